@@ -1,0 +1,71 @@
+"""Exceptions raised by bytepair.
+
+Every error about bad input subclasses a builtin (``ValueError`` or ``KeyError``)
+so existing ``except ValueError`` code keeps working, and carries a message that
+says what is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class BytepairError(Exception):
+    """Base class of every bytepair exception."""
+
+
+class PatternError(BytepairError, ValueError):
+    """A pre-tokenization pattern is not a valid regular expression."""
+
+
+class VocabError(BytepairError, ValueError):
+    """A vocabulary or merge list is inconsistent (duplicates, gaps, missing bytes, ...)."""
+
+
+class DisallowedSpecialError(BytepairError, ValueError):
+    """The text contains a special token that the caller did not allow."""
+
+
+class UnknownTokenError(BytepairError, KeyError):
+    """A token id is not in the vocabulary."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
+        return str(self.args[0]) if self.args else ""
+
+
+class TrainingError(BytepairError, ValueError):
+    """Training arguments or training data cannot work (empty corpus, vocab too small, ...)."""
+
+
+class FormatError(BytepairError, ValueError):
+    """A tokenizer file is malformed, truncated, of an unknown version or unsupported.
+
+    Attributes:
+        path: the file, when the error comes from one.
+        where: line number or JSON path inside the file, when known.
+    """
+
+    def __init__(self, message: str, *, path: object = None, where: object = None) -> None:
+        self.path = path
+        self.where = where
+        prefix = ""
+        if path is not None:
+            prefix = f"{path}"
+            if where is not None:
+                prefix += f" ({where})" if not isinstance(where, int) else f":{where}"
+            prefix += ": "
+        super().__init__(prefix + message)
+
+
+class UnsupportedComponentError(FormatError):
+    """A tokenizer file uses a component bytepair cannot represent exactly."""
+
+
+__all__ = [
+    "BytepairError",
+    "PatternError",
+    "VocabError",
+    "DisallowedSpecialError",
+    "UnknownTokenError",
+    "TrainingError",
+    "FormatError",
+    "UnsupportedComponentError",
+]

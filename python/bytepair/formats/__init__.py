@@ -1,0 +1,4 @@
+"""Tokenizer file formats, one module per format.
+
+- :mod:`.native`: bytepair's own versioned JSON file.
+"""

@@ -1,0 +1,133 @@
+"""bytepair's own file: versioned, human-readable JSON.
+
+Layout (version 1)::
+
+    {
+      "format": "bytepair",
+      "version": 1,
+      "name": "...",
+      "pattern": "<regex>" | null,
+      "special_text": "raise" | "text",
+      "special_tokens": {"<|endoftext|>": 8191, ...},
+      "vocab": ["!", "\\"", ..., "Ġthe", ...],      # index = id; GPT-2 byte-to-unicode strings
+      "merges": [[left_id, right_id], ...]          # optional; k-th entry made the k-th multi-byte token
+    }
+
+Token bytes are written with GPT-2's byte-to-unicode table so every token is a
+readable JSON string (``Ġthe`` is `` the``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Union
+
+from .._io import atomic_write_text
+from ..encoding import Tokenizer
+from ..errors import FormatError
+from ..reference import bytes_to_unicode
+
+FORMAT = "bytepair"
+VERSION = 1
+
+_B2U = bytes_to_unicode()
+_U2B = {c: b for b, c in _B2U.items()}
+
+
+def token_to_str(token: bytes) -> str:
+    """Token bytes as a GPT-2 byte-level string (`` the`` -> ``Ġthe``)."""
+    return "".join(_B2U[b] for b in token)
+
+
+def str_to_token(s: str) -> bytes:
+    """Inverse of :func:`token_to_str`; KeyError on a character outside the table."""
+    return bytes(_U2B[c] for c in s)
+
+
+def to_dict(tok: Tokenizer, *, include_merges: bool = True) -> Dict[str, Any]:
+    """The JSON-ready dict of a tokenizer."""
+    d: Dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": tok.name,
+        "pattern": tok.pattern,
+        "special_text": tok.special_text,
+        "special_tokens": tok.special_tokens,
+        "vocab": [token_to_str(t) for t in tok.token_bytes_list],
+    }
+    if include_merges:
+        d["merges"] = [list(m) for m in tok.merges]
+    return d
+
+
+def save(tok: Tokenizer, path: Union[str, "os.PathLike[str]"]) -> None:
+    """Writes ``tok`` to ``path`` atomically."""
+    text = json.dumps(to_dict(tok), ensure_ascii=False, indent=1)
+    atomic_write_text(path, text + "\n")
+
+
+def from_dict(d: Any, *, path: object = None) -> Tokenizer:
+    """Builds a tokenizer from the dict of a bytepair file, validating it."""
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise FormatError("not a bytepair tokenizer file (missing \"format\": \"bytepair\")", path=path)
+    version = d.get("version")
+    if version != VERSION:
+        raise FormatError(
+            f"unknown bytepair file version {version!r}; this bytepair reads version {VERSION}",
+            path=path, where="$.version",
+        )
+    for key in ("vocab", "special_tokens"):
+        if key not in d:
+            raise FormatError(f"missing key {key!r}", path=path, where=f"$.{key}")
+    vocab = d["vocab"]
+    if not isinstance(vocab, list):
+        raise FormatError("vocab must be a list of strings", path=path, where="$.vocab")
+    tokens: List[bytes] = []
+    for i, s in enumerate(vocab):
+        try:
+            tokens.append(str_to_token(s))
+        except (KeyError, TypeError):
+            raise FormatError(f"token {s!r} is not a byte-level string", path=path, where=f"$.vocab[{i}]") from None
+    merges = d.get("merges")
+    if merges is not None:
+        if not isinstance(merges, list):
+            raise FormatError("merges must be a list of [left_id, right_id]", path=path, where="$.merges")
+        multi = [i for i, t in enumerate(tokens) if len(t) > 1]
+        if len(merges) != len(multi):
+            raise FormatError(
+                f"{len(merges)} merges for {len(multi)} multi-byte tokens", path=path, where="$.merges"
+            )
+        for k, (m, tid) in enumerate(zip(merges, multi)):
+            ok = (
+                isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and 0 <= x < tid for x in m)
+                and tokens[m[0]] + tokens[m[1]] == tokens[tid]
+            )
+            if not ok:
+                raise FormatError(
+                    f"merge {m!r} does not make token {tid} ({vocab[tid]!r}) from earlier tokens",
+                    path=path, where=f"$.merges[{k}]",
+                )
+    pattern = d.get("pattern")
+    specials = d["special_tokens"]
+    if not isinstance(specials, dict):
+        raise FormatError("special_tokens must be an object", path=path, where="$.special_tokens")
+    try:
+        return Tokenizer(
+            tokens, pattern, specials, name=d.get("name", "bytepair"),
+            merges=[tuple(m) for m in merges] if merges is not None else None,
+            special_text=d.get("special_text", "raise"),
+        )
+    except ValueError as e:
+        raise FormatError(str(e), path=path) from e
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> Tokenizer:
+    """Reads a bytepair file."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise FormatError(f"not valid JSON ({e}); the file may be truncated", path=path) from e
+    return from_dict(d, path=path)

@@ -1,0 +1,318 @@
+"""The reference implementation: byte-level BPE in plain Python, written to be read.
+
+This module is the specification of bytepair. The Rust core must produce exactly
+the same merges, ids and bytes; differential tests hold the two in lockstep. It is
+deliberately slow and simple: no caching, no incremental updates, no printing.
+
+The pipeline::
+
+    text --split at special tokens--> segments --pre-tokenize--> chunks (pieces)
+         --UTF-8--> byte lists --merges, lowest rank first--> ids
+
+Tie-break rule (training): when several pairs share the highest count, the pair
+met first wins, reading the distinct chunks in the order they first appear in the
+training text and the pairs left to right inside each chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import regex
+
+from . import patterns as _patterns
+
+Pair = Tuple[int, int]
+
+
+# ---------------------------------------------------------------- GPT-2's byte <-> unicode table
+
+
+def bytes_to_unicode() -> Dict[int, str]:
+    """GPT-2's table from each byte to a printable character.
+
+    Printable bytes (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) stand for themselves;
+    the other 68 bytes get U+0100, U+0101, ... in byte order.
+
+    >>> t = bytes_to_unicode()
+    >>> t[ord("A")], t[0x20], t[0x0A], t[0x00]
+    ('A', 'Ġ', 'Ċ', 'Ā')
+    """
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
+    table = {b: chr(b) for b in keep}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(0x100 + extra)
+            extra += 1
+    return dict(sorted(table.items()))
+
+
+# ---------------------------------------------------------------- Pre-tokenization
+
+
+def compile_pattern(pattern: Optional[str]):
+    """Compiles a pattern (name or regex) for :func:`pretokenize`.
+
+    The core uses Rust's regex semantics, where ``$`` matches only at the very end
+    of the text; Python's ``$`` also matches before a final newline, so ``$`` is
+    written as ``\\Z`` here.
+    """
+    pat = _patterns.resolve(pattern)
+    if pat is None:
+        return None
+    if pat in (_patterns.GPT2, _patterns.CL100K):
+        pat = pat.replace(r"\s++$", r"\s++\Z")
+    return regex.compile(pat)
+
+
+def pretokenize(text: str, pattern: Optional[str]) -> List[str]:
+    """Splits text into the chunks inside which merges happen.
+
+    >>> pretokenize("I'm lowest 토큰", "gpt2")
+    ['I', "'m", ' lowest', ' 토큰']
+    >>> pretokenize("ab cd", None)
+    ['ab cd']
+    """
+    compiled = pattern if hasattr(pattern, "findall") else compile_pattern(pattern)
+    if compiled is None:
+        return [text] if text else []
+    return [m for m in compiled.findall(text) if m]
+
+
+def split_special(text: str, special_tokens: Iterable[str]) -> List[str]:
+    """Cuts text at every occurrence of a special token, dropping the tokens.
+
+    >>> split_special("a<|e|>b", ["<|e|>"])
+    ['a', 'b']
+    """
+    specials = sorted(set(special_tokens), key=len, reverse=True)
+    if not specials:
+        return [text]
+    return regex.split("|".join(regex.escape(s) for s in specials), text)
+
+
+# ---------------------------------------------------------------- Training
+
+
+def count_chunks(
+    texts: Iterable[str], pattern: Optional[str], special_tokens: Sequence[str] = ()
+) -> Dict[bytes, int]:
+    """Counts the distinct chunks of a corpus. The dict keeps first-seen order,
+    which the tie-break rule uses.
+
+    >>> count_chunks(["a b a"], "gpt2")
+    {b'a': 1, b' b': 1, b' a': 1}
+    """
+    compiled = compile_pattern(pattern)
+    counts: Dict[bytes, int] = {}
+    for text in texts:
+        for segment in split_special(text, special_tokens):
+            for chunk in pretokenize(segment, compiled):
+                b = chunk.encode("utf-8")
+                counts[b] = counts.get(b, 0) + 1
+    return counts
+
+
+def count_pairs(chunks: Dict[Tuple[int, ...], int]) -> Dict[Pair, int]:
+    """Counts adjacent pairs, weighted by chunk frequency. The dict's order is the
+    order in which pairs are first met (chunks in order, left to right).
+
+    >>> count_pairs({(1, 2, 3): 2, (2, 3): 1})
+    {(1, 2): 2, (2, 3): 3}
+    """
+    stats: Dict[Pair, int] = {}
+    for ids, freq in chunks.items():
+        for pair in zip(ids, ids[1:]):
+            stats[pair] = stats.get(pair, 0) + freq
+    return stats
+
+
+def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> Tuple[int, ...]:
+    """Replaces every occurrence of ``pair`` in ``ids``, left to right, without overlap.
+
+    >>> merge_pair((97, 97, 97), (97, 97), 256)
+    (256, 97)
+    """
+    out: List[int] = []
+    i = 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return tuple(out)
+
+
+def best_pair(stats: Dict[Pair, int], vocab: Dict[int, bytes], max_token_length: Optional[int] = None) -> Optional[Pair]:
+    """The most frequent pair; on ties the one met first (``stats`` is in that order).
+
+    >>> best_pair({(1, 2): 3, (2, 3): 5, (3, 4): 5}, {})
+    (2, 3)
+    """
+    best: Optional[Pair] = None
+    for pair, n in stats.items():
+        if max_token_length is not None and len(vocab[pair[0]]) + len(vocab[pair[1]]) > max_token_length:
+            continue
+        if best is None or n > stats[best]:
+            best = pair
+    return best
+
+
+def train_from_counts(
+    chunk_counts: Dict[bytes, int],
+    num_merges: int,
+    *,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> List[Pair]:
+    """Learns up to ``num_merges`` merges from chunk counts (in first-seen order).
+
+    Stops early when no pair is left or the best pair occurs fewer than
+    ``min_frequency`` times. The k-th merge creates id ``256 + k``.
+
+    >>> train_from_counts({b"banana bandana": 1}, 3)
+    [(97, 110), (98, 256), (256, 97)]
+    """
+    chunks: Dict[Tuple[int, ...], int] = {}
+    for b, n in chunk_counts.items():
+        key = tuple(b)
+        chunks[key] = chunks.get(key, 0) + n
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: List[Pair] = []
+    for k in range(num_merges):
+        stats = count_pairs(chunks)
+        pair = best_pair(stats, vocab, max_token_length)
+        if pair is None or stats[pair] < min_frequency:
+            break
+        new_id = 256 + k
+        merges.append(pair)
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        merged: Dict[Tuple[int, ...], int] = {}
+        for ids, n in chunks.items():
+            key = merge_pair(ids, pair, new_id)
+            merged[key] = merged.get(key, 0) + n
+        chunks = merged
+    return merges
+
+
+def train(
+    data: Union[str, Iterable[str]],
+    vocab_size: int,
+    pattern: Optional[str] = "o200k",
+    special_tokens: Sequence[str] = (),
+    *,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
+    """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
+
+    Returns ``(merges, vocab, special_ids)``; special tokens get the ids after the
+    last merge, in the order given.
+
+    >>> merges, vocab, sp = train("banana bandana", 259, pattern=None)
+    >>> [vocab[256 + k] for k in range(len(merges))]
+    [b'an', b'ban', b'ana']
+    """
+    texts = [data] if isinstance(data, str) else list(data)
+    num_merges = vocab_size - 256 - len(special_tokens)
+    if num_merges < 0:
+        raise ValueError(f"vocab_size {vocab_size} is below 256 + {len(special_tokens)} special tokens")
+    counts = count_chunks(texts, pattern, special_tokens)
+    merges = train_from_counts(counts, num_merges, min_frequency=min_frequency, max_token_length=max_token_length)
+    vocab = build_vocab(merges)
+    special_ids = {s: len(vocab) + i for i, s in enumerate(special_tokens)}
+    return merges, vocab, special_ids
+
+
+def build_vocab(merges: Sequence[Pair]) -> Dict[int, bytes]:
+    """Token bytes by id: the 256 bytes, then one token per merge.
+
+    >>> build_vocab([(97, 98)])[256]
+    b'ab'
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for k, (a, b) in enumerate(merges):
+        vocab[256 + k] = vocab[a] + vocab[b]
+    return vocab
+
+
+# ---------------------------------------------------------------- Encoding
+
+
+def encode_piece(piece: bytes, ranks: Dict[bytes, int]) -> List[int]:
+    """Encodes one chunk: a chunk that is a token maps to its rank; otherwise
+    start from single bytes and repeatedly merge the adjacent pair whose joined
+    bytes have the lowest rank (leftmost on ties) until no pair is a token.
+
+    >>> encode_piece(b"abc", {bytes([i]): i for i in range(256)} | {b"bc": 256, b"abc": 257})
+    [257]
+    """
+    if piece in ranks:
+        return [ranks[piece]]
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best_i, best_rank = -1, None
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and (best_rank is None or r < best_rank):
+                best_i, best_rank = i, r
+        if best_rank is None:
+            break
+        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+    return [ranks[p] for p in parts]
+
+
+def encode(
+    text: str,
+    ranks: Dict[bytes, int],
+    pattern: Optional[str],
+    special_tokens: Optional[Dict[str, int]] = None,
+    allowed_special: Iterable[str] = (),
+) -> List[int]:
+    """Encodes text: allowed special tokens become their ids, the rest of the text
+    is pre-tokenized and each chunk encoded by :func:`encode_piece`.
+
+    >>> r = {bytes([i]): i for i in range(256)} | {b"lo": 256}
+    >>> encode("lol", r, None)
+    [256, 108]
+    """
+    special_tokens = special_tokens or {}
+    allowed = [s for s in special_tokens if s in set(allowed_special)]
+    compiled = compile_pattern(pattern)
+    out: List[int] = []
+    if allowed:
+        alternation = "|".join(regex.escape(s) for s in sorted(allowed, key=len, reverse=True))
+        parts = regex.split(f"({alternation})", text)
+    else:
+        parts = [text]
+    for i, part in enumerate(parts):
+        if i % 2 == 1:
+            out.append(special_tokens[part])
+            continue
+        for chunk in pretokenize(part, compiled):
+            out.extend(encode_piece(chunk.encode("utf-8"), ranks))
+    return out
+
+
+# ---------------------------------------------------------------- Decoding
+
+
+def decode_bytes(ids: Iterable[int], vocab: Dict[int, bytes]) -> bytes:
+    """Concatenates the bytes of each id.
+
+    >>> decode_bytes([104, 105], {104: b"h", 105: b"i"})
+    b'hi'
+    """
+    return b"".join(vocab[i] for i in ids)
+
+
+def decode(ids: Iterable[int], vocab: Dict[int, bytes]) -> str:
+    """Decodes ids to text; bytes that are not valid UTF-8 become U+FFFD.
+
+    >>> decode([0xED], {0xED: bytes([0xED])})
+    '\\ufffd'
+    """
+    return decode_bytes(ids, vocab).decode("utf-8", errors="replace")

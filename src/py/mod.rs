@@ -1,0 +1,20 @@
+//! PyO3 bindings: the `bytepair._core` extension module. Every #[pyclass] and
+//! #[pyfunction] lives under this folder; the core itself never imports pyo3.
+
+use pyo3::prelude::*;
+
+mod encoding;
+mod errors;
+mod pretok;
+mod trainer;
+
+#[pymodule]
+#[pyo3(name = "_core")]
+fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
+    pretok::register(m)?;
+    encoding::register(m)?;
+    trainer::register(m)?;
+    Ok(())
+}

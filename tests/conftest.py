@@ -1,0 +1,46 @@
+"""Shared fixtures: real-text excerpts (tests/data) and tiktoken reference
+encodings built from the rank files bundled in bytepair (no network)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+CORPORA = ["en_austen.txt", "en_kjv.txt", "en_pydocs.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
+ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
+
+
+def corpus(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def corpora() -> dict:
+    return {name: corpus(name) for name in CORPORA}
+
+
+_tt_cache: dict = {}
+
+
+def tiktoken_encoding(name: str):
+    """A real ``tiktoken.Encoding`` built offline from bytepair's bundled rank file."""
+    if name not in _tt_cache:
+        tiktoken = pytest.importorskip("tiktoken")
+        from bytepair import get_encoding, registry
+
+        ours = get_encoding(name)
+        ranks = {}
+        for line in registry.read_bundled_ranks(name).splitlines():
+            if line:
+                tok, rank = line.split()
+                ranks[base64.b64decode(tok)] = int(rank)
+        _tt_cache[name] = tiktoken.Encoding(
+            name=f"{name}-offline",
+            pat_str=ours.pattern,
+            mergeable_ranks=ranks,
+            special_tokens=ours.special_tokens,
+        )
+    return _tt_cache[name]
