@@ -231,6 +231,41 @@ class Tokenizer:
         """The bytes of each id."""
         return [self.decode_single_token_bytes(t) for t in tokens]
 
+    # ------------------------------------------------------------ truncation
+
+    def truncate(self, vocab_size: int) -> Tuple["Tokenizer", Dict[int, int]]:
+        """Keeps the first merges (any prefix of a merge list is a valid tokenizer)
+        and the special tokens, so that ``n_vocab == vocab_size``.
+
+        Returns ``(tokenizer, id_map)`` where ``id_map`` maps every old id that
+        survives to its new id (mergeable ids keep their value; special tokens are
+        renumbered after the kept merges, in their old order).
+
+        >>> tok = Tokenizer([bytes([b]) for b in range(256)] + [b"ab", b"abc"], None, {"<s>": 258})
+        >>> small, ids = tok.truncate(258)
+        >>> small.n_vocab, ids[258]
+        (258, 257)
+        """
+        n_special = len(self._special_tokens)
+        keep = vocab_size - n_special
+        if keep < 256 or keep > len(self._tokens):
+            raise ValueError(
+                f"vocab_size must be between {256 + n_special} and {self.n_vocab}, got {vocab_size}"
+            )
+        tokens = self._tokens[:keep]
+        id_map = {i: i for i in range(keep)}
+        specials: Dict[str, int] = {}
+        for k, (s, old) in enumerate(sorted(self._special_tokens.items(), key=lambda kv: kv[1])):
+            specials[s] = keep + k
+            id_map[old] = keep + k
+        merges = None
+        if self._merges is not None:
+            n_multi = sum(1 for t in tokens if len(t) > 1)
+            merges = self._merges[:n_multi]
+        tok = Tokenizer(tokens, self._pattern, specials, name=self.name, merges=merges,
+                        special_text=self.special_text)
+        return tok, id_map
+
     # ------------------------------------------------------------ files
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
