@@ -26,3 +26,14 @@ def test_train_and_roundtrip(tmp_path):
     tok.save(tmp_path / "t.json")
     back = bytepair.load(tmp_path / "t.json")
     assert back == tok and back.merges == tok.merges
+
+
+def test_counts_roundtrip_and_train(tmp_path):
+    from bytepair.counts import ChunkCounts
+
+    texts = ["low lower lowest ", "newer newest wider widest " * 3]
+    c = ChunkCounts.from_texts(texts, pattern="gpt2")
+    c.save(tmp_path / "c.bpc")
+    back = ChunkCounts.load(tmp_path / "c.bpc")
+    assert back == c
+    assert bytepair.train(counts=back, vocab_size=270).merges == bytepair.train(texts, 270, pattern="gpt2").merges

@@ -62,6 +62,65 @@ class ChunkCounts:
         """Number of chunk occurrences counted."""
         return sum(self._counts.values())
 
+    # ------------------------------------------------------------ files
+
+    def save(self, path: "PathLike") -> None:
+        """Writes the table atomically in bytepair's chunk-count format (``.bpc``):
+
+        a JSON header line ``{"format": "bytepair-chunk-counts", "version": 1,
+        "pattern": ..., "special_tokens": [...], "entries": N}`` then, per chunk in
+        first-seen order, a LEB128 byte length, the bytes, and a LEB128 count.
+        """
+        import json
+
+        from ._io import atomic_write_bytes
+
+        header = {
+            "format": _FORMAT, "version": _VERSION, "pattern": self.pattern,
+            "special_tokens": self.special_tokens, "entries": len(self._counts),
+        }
+        out = bytearray(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n")
+        for chunk, n in self._counts.items():
+            _put_varint(out, len(chunk))
+            out += chunk
+            _put_varint(out, n)
+        atomic_write_bytes(path, bytes(out))
+
+    @classmethod
+    def load(cls, path: "PathLike") -> "ChunkCounts":
+        """Reads a file written by :meth:`save`; a damaged file raises FormatError."""
+        import json
+
+        from .errors import FormatError
+
+        with open(path, "rb") as f:
+            raw = f.read()
+        nl = raw.find(b"\n")
+        try:
+            header = json.loads(raw[:nl].decode("utf-8")) if nl >= 0 else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            header = None
+        if not isinstance(header, dict) or header.get("format") != _FORMAT:
+            raise FormatError("not a bytepair chunk-count file", path=path)
+        if header.get("version") != _VERSION:
+            raise FormatError(f"unknown chunk-count file version {header.get('version')!r}", path=path)
+        counts: Dict[bytes, int] = {}
+        pos = nl + 1
+        try:
+            for _ in range(int(header["entries"])):
+                n, pos = _get_varint(raw, pos)
+                if pos + n > len(raw):
+                    raise IndexError
+                chunk = raw[pos : pos + n]
+                pos += n
+                c, pos = _get_varint(raw, pos)
+                counts[chunk] = c
+        except (IndexError, KeyError, ValueError):
+            raise FormatError("chunk-count file is truncated or damaged", path=path) from None
+        if pos != len(raw):
+            raise FormatError("chunk-count file has trailing data", path=path)
+        return cls(counts, pattern=header.get("pattern"), special_tokens=header.get("special_tokens", ()))
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChunkCounts):
             return NotImplemented
@@ -71,4 +130,30 @@ class ChunkCounts:
         return f"<ChunkCounts {len(self):,} distinct chunks, {self.total():,} total>"
 
 
+
+
 PathLike = Union[str, "os.PathLike[str]"]
+_FORMAT = "bytepair-chunk-counts"
+_VERSION = 1
+
+
+def _put_varint(out: bytearray, n: int) -> None:
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return
+
+
+def _get_varint(raw: bytes, pos: int) -> Tuple[int, int]:
+    n = shift = 0
+    while True:
+        b = raw[pos]
+        pos += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, pos

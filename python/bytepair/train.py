@@ -13,6 +13,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
 from . import patterns as _patterns
 from . import reference
+from .counts import ChunkCounts
 from .encoding import Tokenizer
 from .errors import TrainingError
 
@@ -64,9 +65,10 @@ def iter_documents(data: Data) -> Iterator[str]:
 
 
 def train(
-    data: Data,
-    vocab_size: int,
+    data: Optional[Data] = None,
+    vocab_size: Optional[int] = None,
     *,
+    counts: Optional["ChunkCounts"] = None,
     pattern: Optional[str] = "o200k",
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
@@ -78,12 +80,16 @@ def train(
     ``vocab_size`` counts everything: 256 byte tokens + merges + special tokens.
     Special tokens get the ids after the last merge, in the order given; their
     text in the corpus is cut out before counting, so merges never produce them.
+    Instead of ``data``, a precounted :class:`~bytepair.counts.ChunkCounts` table
+    can be given as ``counts=`` (its pattern is used).
 
     >>> tok = train("banana bandana", 259, pattern=None)
     >>> tok.encode("banana")
     [257, 258]
     """
     specials = _validate_specials(special_tokens)
+    if (data is None) == (counts is None):
+        raise TypeError("give either training data or counts=, not both or neither")
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError("vocab_size must be an int")
     if vocab_size < 256 + len(specials):
@@ -98,13 +104,17 @@ def train(
         from .errors import PatternError
 
         raise PatternError(f"invalid pre-tokenization pattern {pattern!r}: {e}") from e
-    docs = list(iter_documents(data))
-    if not any(docs):
+    if counts is not None:
+        pat = counts.pattern
+        table = counts.as_dict()
+    else:
+        docs = list(iter_documents(data))
+        table = reference.count_chunks(docs, pat, specials)
+    if not table:
         raise TrainingError("the training corpus is empty")
     num_merges = vocab_size - 256 - len(specials)
-    counts = reference.count_chunks(docs, pat, specials)
     merges = reference.train_from_counts(
-        counts, num_merges, min_frequency=min_frequency, max_token_length=max_token_length
+        table, num_merges, min_frequency=min_frequency, max_token_length=max_token_length
     )
     if len(merges) < num_merges:
         warnings.warn(

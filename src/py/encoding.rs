@@ -78,6 +78,11 @@ impl PyCoreBpe {
         Ok(PyBytes::new(py, b))
     }
 
+    /// The merge list `[(left, right), ...]` for the multi-byte tokens in rank order.
+    fn derive_merges(&self, py: Python<'_>) -> PyResult<Vec<(Rank, Rank)>> {
+        py.detach(|| crate::encode::derive_merges(self.inner.vocab())).map_err(to_py)
+    }
+
     #[getter]
     fn n_mergeable(&self) -> usize {
         self.inner.vocab().len()
