@@ -6,6 +6,7 @@
 //! [`CoreBpe`] encoder and tiktoken's special-token semantics.
 
 pub mod batch;
+pub mod cache;
 pub mod merge;
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -125,15 +126,12 @@ struct Counter {
 impl Sink for Counter {
     fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
         let Counter { n, scratch } = self;
-        core.pretok.for_each_piece(text, |piece| {
-            let bytes = piece.as_bytes();
-            if core.vocab.rank(bytes).is_some() {
-                *n += 1;
-            } else {
-                encode_piece(bytes, &core.vocab, scratch);
+        cache::with_memo(core.owner, &core.vocab, |enc| {
+            core.pretok.for_each_piece(text, |piece| {
+                enc(piece.as_bytes(), scratch);
                 *n += scratch.len();
                 scratch.clear();
-            }
+            })
         })
     }
     fn special(&mut self, _id: Rank) {
@@ -155,6 +153,8 @@ pub struct CoreBpe {
     /// so a disallowed token hidden inside another match is still found.
     special_overlap: Option<AhoCorasick>,
     special_decoder: FxHashMap<Rank, Vec<u8>>,
+    /// Tag for the per-thread piece memo (see [`cache`]).
+    owner: u64,
 }
 
 impl CoreBpe {
@@ -221,6 +221,7 @@ impl CoreBpe {
             special_ac,
             special_overlap,
             special_decoder,
+            owner: cache::next_owner(),
         })
     }
 
