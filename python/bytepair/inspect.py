@@ -470,7 +470,8 @@ def sweep(
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]
         tokens = sum(_count(small, t) for t in texts)
-        rows.append(SweepRow(v, v - 256 - n_special, tokens, n_bytes, n_chars))
+        n_merges = sum(1 for t in small.token_bytes_list if len(t) > 1)
+        rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
     return Sweep(_name(base), rows)
 
 
@@ -727,7 +728,7 @@ class Comparison(_Result):
         headers = ["text", "tokenizer", "n_vocab", "tokens", "bytes/token", "chars/token"]
         multi = len(self.texts) > 1
         if multi:
-            headers.append(f"vs {_short(self.texts[0])}")
+            headers.append("vs 1st text")
         rows = []
         for r in self.rows:
             row: List[Any] = [_short(r.text), r.tokenizer, r.n_vocab, r.tokens, r.bytes_per_token,
@@ -748,7 +749,7 @@ class Comparison(_Result):
         return {"texts": self.texts, "tokenizers": self.tokenizers, "rows": out}
 
 
-def _short(s: str, width: int = 24) -> str:
+def _short(s: str, width: int = 20) -> str:
     s = visible(s)
     if display_width(s) <= width:
         return s
