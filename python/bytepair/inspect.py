@@ -636,7 +636,7 @@ class Pieces(_Result):
 
     def _table(self):
         headers = ["#", "id", "bytes", "text", "utf-8"]
-        rows = [[Plain(p.index), Plain(p.id), p.hex, visible(p.text) if p.complete else show_bytes(p.bytes),
+        rows = [[Plain(p.index), Plain(p.id), p.hex, "'" + visible(show_bytes(p.bytes)) + "'",
                  "special" if p.special else ("complete" if p.complete else "partial")] for p in self.pieces]
         n_bytes = len(self.text.encode("utf-8"))
         title = (f"{self.tokenizer}: {len(self.pieces):,} tokens, {n_bytes:,} bytes, "
