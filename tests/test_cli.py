@@ -7,11 +7,10 @@ import json
 import sys
 import types
 
-import pytest
-from conftest import DATA, tiktoken_encoding
-
 import bytepair
+import pytest
 from bytepair import cli
+from conftest import DATA, tiktoken_encoding
 
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):
@@ -179,7 +178,7 @@ def test_sweep_and_compare_plots(capsys, tmp_path):
 
 def test_plot_without_matplotlib_says_how_to_get_it(capsys, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    code, out, err = run(capsys, "compare", "-e", "gpt2", "--text", "x", "--plot", str(tmp_path / "c.png"))
+    code, _out, err = run(capsys, "compare", "-e", "gpt2", "--text", "x", "--plot", str(tmp_path / "c.png"))
     assert code == 2 and "pip install 'bytepair[plot]'" in err and err.count("\n") == 1
     assert not (tmp_path / "c.png").exists()
 
@@ -237,7 +236,7 @@ def test_train_from_counts(capsys, tmp_path):
 
 def test_convert_is_wired(capsys, tmp_path):
     conv = getattr(bytepair, "convert", None)
-    code, out, err = run(capsys, "convert", "gpt2", str(tmp_path / "gpt2.tiktoken"), "--to", "tiktoken")
+    code, _out, err = run(capsys, "convert", "gpt2", str(tmp_path / "gpt2.tiktoken"), "--to", "tiktoken")
     if conv is None:
         assert code == 2 and "convert" in err
     else:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from conftest import tiktoken_encoding
-
 import bytepair
+import pytest
 from bytepair import inspect as bi
+from conftest import tiktoken_encoding
 
 
 def _tokens(step_or_trace) -> str:

@@ -11,14 +11,13 @@ import re
 import shlex
 from pathlib import Path
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-_FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
+_FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def _blocks():
@@ -45,7 +44,7 @@ def _console_cases():
 
 
 def _same(expected: str, got: str) -> bool:
-    norm = lambda s: "\n".join(line.rstrip() for line in s.strip("\n").splitlines()) + "\n"  # noqa: E731
+    norm = lambda s: "\n".join(line.rstrip() for line in s.strip("\n").splitlines()) + "\n"
     return doctest.OutputChecker().check_output(norm(expected), norm(got), doctest.ELLIPSIS)
 
 
@@ -65,7 +64,7 @@ def test_python_block(code, expected, checkout):
         pytest.skip("bytepair.CharTokenizer is not in this build yet")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
+        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})  # noqa: S102 - our README
     if expected is not None:
         assert _same(expected, out.getvalue()), f"README shows:\n{expected}\nthe code prints:\n{out.getvalue()}"
 

@@ -23,9 +23,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, ClassVar
 
 from .errors import BytepairError
 
@@ -108,7 +109,7 @@ def _add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, de
                    help=f"a tokenizer file{more}")
 
 
-def _load_tokenizer(kind: str, value: str) -> Tuple[str, Any]:
+def _load_tokenizer(kind: str, value: str) -> tuple[str, Any]:
     if kind == "e":
         from .registry import get_encoding
 
@@ -120,12 +121,12 @@ def _load_tokenizer(kind: str, value: str) -> Tuple[str, Any]:
     return Path(value).name, load(value)
 
 
-def _tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> List[Tuple[str, Any]]:
+def _tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> list[tuple[str, Any]]:
     specs = getattr(args, "tokenizers", None) or [("e", d) for d in default]
     return [_load_tokenizer(k, v) for k, v in specs]
 
 
-def _one_tokenizer(args: argparse.Namespace) -> Tuple[str, Any]:
+def _one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
     specs = getattr(args, "tokenizers", None) or []
     if len(specs) > 1:
         raise UsageError(f"'{args.command}' takes one tokenizer; got {len(specs)} (-e/-t given more than once)")
@@ -148,7 +149,7 @@ def _read_stdin_bytes() -> bytes:
     return sys.stdin.read().encode("utf-8")
 
 
-def _decode_input(raw: bytes, label: str, allow_bytes: bool) -> Union[str, bytes]:
+def _decode_input(raw: bytes, label: str, allow_bytes: bool) -> str | bytes:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -163,10 +164,10 @@ def _decode_input(raw: bytes, label: str, allow_bytes: bool) -> Union[str, bytes
     return text
 
 
-def _inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required: bool = True) -> List[Tuple[str, Union[str, bytes]]]:
+def _inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required: bool = True) -> list[tuple[str, str | bytes]]:
     """The inputs as ``(label, text)`` pairs: files, then ``--text`` values; stdin
     when neither is given (an error when stdin is a terminal)."""
-    out: List[Tuple[str, Union[str, bytes]]] = []
+    out: list[tuple[str, str | bytes]] = []
     for f in getattr(args, "files", None) or []:
         if f == "-":
             out.append(("<stdin>", _decode_input(_read_stdin_bytes(), "<stdin>", allow_bytes)))
@@ -188,7 +189,7 @@ def _inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required: bo
     return out
 
 
-def _texts(args: argparse.Namespace, **kw: Any) -> List[Tuple[str, str]]:
+def _texts(args: argparse.Namespace, **kw: Any) -> list[tuple[str, str]]:
     return [(label, t) for label, t in _inputs(args, **kw) if isinstance(t, str)]
 
 
@@ -196,7 +197,7 @@ def _joined_text(args: argparse.Namespace) -> str:
     return "".join(t for _, t in _texts(args))
 
 
-def _int_list(s: str, what: str) -> List[int]:
+def _int_list(s: str, what: str) -> list[int]:
     try:
         return [int(x) for x in s.replace(",", " ").split()]
     except ValueError:
@@ -248,7 +249,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     specials = args.special or ["<|endoftext|>"]
     pattern = None if args.pattern == "none" else args.pattern
-    extra = dict(min_frequency=args.min_frequency, max_token_length=args.max_token_length)
+    extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
     kw = _train_kwargs(train, args)
     t0 = time.perf_counter()
     if args.counts:
@@ -298,19 +299,19 @@ def cmd_train(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- encode / decode / count
 
 
-def _byte_ids(tok: Any) -> List[int]:
+def _byte_ids(tok: Any) -> list[int]:
     ranks = tok.mergeable_ranks
     return [ranks[bytes([b])] for b in range(256)]
 
 
-def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> List[int]:
+def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> list[int]:
     """Encodes arbitrary bytes: valid UTF-8 runs as text, each invalid byte as its
     single-byte token, so ``decode_bytes`` gives ``data`` back exactly."""
     import re
 
     s = data.decode("utf-8", "surrogateescape")
-    byte_ids: Optional[List[int]] = None
-    ids: List[int] = []
+    byte_ids: list[int] | None = None
+    ids: list[int] = []
     pos = 0
     for m in re.finditer("[\udc80-\udcff]+", s):
         ids += _encode_text(tok, s[pos:m.start()], allow_special)
@@ -322,7 +323,7 @@ def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> List[int]:
     return ids
 
 
-def _encode_text(tok: Any, text: str, allow_special: bool) -> List[int]:
+def _encode_text(tok: Any, text: str, allow_special: bool) -> list[int]:
     if not text:
         return []
     if allow_special:
@@ -347,7 +348,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_ids(args: argparse.Namespace) -> List[int]:
+def _read_ids(args: argparse.Namespace) -> list[int]:
     raw: str
     if args.ids:
         raw = " ".join(args.ids)
@@ -390,7 +391,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream_steps(tok: Any, ids: Sequence[int]) -> Tuple[List[str], str]:
+def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
     """What an incremental decoder emits after each id, and what ``flush`` adds at
     the end. Uses ``tok.stream_decoder()`` when the tokenizer has one."""
     make = getattr(tok, "stream_decoder", None)
@@ -481,7 +482,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("give --sizes or --merges, not both")
     sizes = _int_list(args.sizes, "--sizes") if args.sizes else None
     merges = _int_list(args.merges, "--merges") if args.merges else None
-    eval_text: Optional[List[str]] = None
+    eval_text: list[str] | None = None
     if args.eval:
         eval_text = [str(_decode_input(Path(f).read_bytes(), f, False)) for f in args.eval]
     if getattr(args, "tokenizers", None):
@@ -509,7 +510,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _doubling(lo: int, hi: int) -> List[int]:
+def _doubling(lo: int, hi: int) -> list[int]:
     out, v = [], lo
     while v < hi:
         out.append(v)
@@ -602,17 +603,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         text = _sample_path().read_text(encoding="utf-8")
     n_bytes = len(text.encode("utf-8"))
     ours = get_encoding(name)
-    engines: List[Tuple[str, Callable[[str], List[int]]]] = [(f"bytepair {_version()}", ours.encode_ordinary)]
+    engines: list[tuple[str, Callable[[str], list[int]]]] = [(f"bytepair {_version()}", ours.encode_ordinary)]
     tt = _tiktoken_encoding(name, ours)
     if tt is not None:
         import tiktoken
 
         engines.append((f"tiktoken {tiktoken.__version__}", tt.encode_ordinary))
     rows = []
-    reference_ids: Optional[List[int]] = None
+    reference_ids: list[int] | None = None
     for label_e, fn in engines:
         best = float("inf")
-        ids: List[int] = []
+        ids: list[int] = []
         for _ in range(max(1, args.repeat)):
             t0 = time.perf_counter()
             ids = fn(text)
@@ -674,7 +675,7 @@ class _RenamingSubparsers:
     """Lets another module add subcommands, renaming any whose name is taken
     (``count`` from the distributed tools becomes ``count-chunks``)."""
 
-    RENAME = {"count": "count-chunks"}
+    RENAME: ClassVar[dict[str, str]] = {"count": "count-chunks"}
 
     def __init__(self, sub: Any, taken: Iterable[str]) -> None:
         self._sub = sub
@@ -854,7 +855,7 @@ def _message(e: BaseException) -> str:
     return " ".join(msg.split())
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (0 ok, 2 user error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -862,7 +863,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         try:
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open until exit
         except OSError:  # pragma: no cover
             pass
         return 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html as _html
 import os
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     from .inspect import Pieces
@@ -41,12 +41,12 @@ h1 { font-size: 1.2em; }
 """
 
 
-def pieces_html(p: "Pieces", *, title: Optional[str] = None) -> str:
+def pieces_html(p: Pieces, *, title: str | None = None) -> str:
     """The page as a string."""
-    spans: List[str] = []
+    spans: list[str] = []
     n_partial = 0
     # byte offset -> the character covering it, to name the character a partial token belongs to
-    owner: List[str] = []
+    owner: list[str] = []
     for ch in p.text:
         owner.extend([ch] * len(ch.encode("utf-8")))
     for piece in p.pieces:
@@ -85,12 +85,12 @@ def pieces_html(p: "Pieces", *, title: Optional[str] = None) -> str:
     )
 
 
-def _part_of(owner: List[str], start: int, n: int) -> str:
+def _part_of(owner: list[str], start: int, n: int) -> str:
     chars = "".join(dict.fromkeys(owner[start : start + n]))
     return f" ({chars})" if chars else ""
 
 
-def write_pieces_html(p: "Pieces", path: PathLike, *, title: Optional[str] = None) -> None:
+def write_pieces_html(p: Pieces, path: PathLike, *, title: str | None = None) -> None:
     """Writes :func:`pieces_html` to ``path`` (atomic)."""
     from ._io import atomic_write_text
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import unicodedata
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Union
 
 from . import patterns as _patterns
 from . import reference
@@ -106,7 +107,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: s
     return "\n".join([line(list(headers))] + [line(r) for r in cells])
 
 
-def _numeric_columns(rows: Sequence[Sequence[Any]], n: int) -> List[bool]:
+def _numeric_columns(rows: Sequence[Sequence[Any]], n: int) -> list[bool]:
     """A column is numeric when every value in it is a number or None (and one is a number)."""
     out = []
     for i in range(n):
@@ -134,7 +135,7 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def _rich_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Sequence[Any]]):
+def _rich_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]]):
     from rich.table import Table  # optional dependency
 
     table = Table(title=title, show_edge=False, header_style="bold")
@@ -145,18 +146,18 @@ def _rich_table(title: Optional[str], headers: Sequence[str], rows: Sequence[Seq
     return table
 
 
-def _plain(v: Optional[int]) -> Optional[Plain]:
+def _plain(v: int | None) -> Plain | None:
     return None if v is None else Plain(v)
 
 
-def _bytes_json(b: bytes) -> Dict[str, Any]:
+def _bytes_json(b: bytes) -> dict[str, Any]:
     return {"hex": b.hex(), "text": show_bytes(b)}
 
 
 class _Result:
     """Shared rendering: subclasses define ``_table()`` -> (title, headers, rows)."""
 
-    def _table(self) -> Tuple[Optional[str], List[str], List[List[Any]]]:  # pragma: no cover
+    def _table(self) -> tuple[str | None, list[str], list[list[Any]]]:  # pragma: no cover
         raise NotImplementedError
 
     def to_text(self) -> str:
@@ -176,7 +177,7 @@ class _Result:
 # ---------------------------------------------------------------- input helpers
 
 
-def _read_texts(source: TextSource) -> List[str]:
+def _read_texts(source: TextSource) -> list[str]:
     from .train import iter_documents
 
     return list(iter_documents(source))  # type: ignore[arg-type]
@@ -207,7 +208,7 @@ def _resolve_tokenizer(tok: Any) -> Any:
     return tok
 
 
-def _encode(tok: Any, text: str) -> List[int]:
+def _encode(tok: Any, text: str) -> list[int]:
     """Ids for ``text``, special-token text counted as plain text."""
     if isinstance(tok, Tokenizer):
         return tok.encode_ordinary(text)
@@ -256,7 +257,7 @@ class MergeStep:
     right: bytes
     count: int
     num_tokens: int
-    tokens: Optional[List[bytes]] = None
+    tokens: list[bytes] | None = None
 
     @property
     def token(self) -> bytes:
@@ -268,7 +269,7 @@ class MergeStep:
         return _join_tokens(self.tokens, sep)
 
 
-def _join_tokens(tokens: Optional[Sequence[bytes]], sep: str = "|") -> str:
+def _join_tokens(tokens: Sequence[bytes] | None, sep: str = "|") -> str:
     if tokens is None:
         return ""
     return sep.join(visible(show_bytes(t)) for t in tokens)
@@ -278,10 +279,10 @@ def _join_tokens(tokens: Optional[Sequence[bytes]], sep: str = "|") -> str:
 class Trace(_Result):
     """Every merge step of training on a text (see :func:`trace`)."""
 
-    pattern: Optional[str]
+    pattern: str | None
     num_bytes: int
-    start_tokens: Optional[List[bytes]]
-    steps: List[MergeStep] = field(default_factory=list)
+    start_tokens: list[bytes] | None
+    steps: list[MergeStep] = field(default_factory=list)
 
     @property
     def num_start_tokens(self) -> int:
@@ -289,7 +290,7 @@ class Trace(_Result):
         return self.num_bytes
 
     def _table(self):
-        rows: List[List[Any]] = [["start", "", "", "", self.num_bytes, _join_tokens(self.start_tokens)]]
+        rows: list[list[Any]] = [["start", "", "", "", self.num_bytes, _join_tokens(self.start_tokens)]]
         for s in self.steps:
             rows.append([Plain(s.merge), Plain(s.id), f"{show_bytes(s.left)!r} + {show_bytes(s.right)!r}", s.count,
                          s.num_tokens, s.tokens_text()])
@@ -298,7 +299,7 @@ class Trace(_Result):
             headers, rows = headers[:-1], [r[:-1] for r in rows]
         return None, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (bytes as ``{"hex", "text"}``)."""
         return {
             "pattern": _patterns.name_of(self.pattern) or self.pattern,
@@ -313,7 +314,7 @@ class Trace(_Result):
         }
 
 
-def trace(text: TextSource, num_merges: int, pattern: Optional[str] = None) -> Trace:
+def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trace:
     """Trains ``num_merges`` merges on ``text`` and records every step.
 
     The merges come from :func:`bytepair.train` (same rules, same tie-break); each
@@ -340,8 +341,8 @@ def trace(text: TextSource, num_merges: int, pattern: Optional[str] = None) -> T
     total = sum(len(d.encode("utf-8")) for d in docs)
     compiled = reference.compile_pattern(pat)
     keep = total <= TRACE_TOKENS_LIMIT
-    sequence: List[bytes] = []
-    counts: Dict[bytes, int] = {}
+    sequence: list[bytes] = []
+    counts: dict[bytes, int] = {}
     for d in docs:
         for chunk in reference.pretokenize(d, compiled):
             b = chunk.encode("utf-8")
@@ -349,16 +350,16 @@ def trace(text: TextSource, num_merges: int, pattern: Optional[str] = None) -> T
             if keep:
                 sequence.append(b)
     # state: chunk bytes -> its current ids (all chunks advance together, as in training)
-    state: Dict[bytes, Tuple[int, ...]] = {b: tuple(b) for b in counts}
+    state: dict[bytes, tuple[int, ...]] = {b: tuple(b) for b in counts}
     vocab = {i: bytes([i]) for i in range(256)}
 
-    def tokens_now() -> Optional[List[bytes]]:
+    def tokens_now() -> list[bytes] | None:
         if not keep:
             return None
         return [vocab[i] for b in sequence for i in state[b]]
 
     start = tokens_now()
-    steps: List[MergeStep] = []
+    steps: list[MergeStep] = []
     for k, pair in enumerate(merges):
         new_id = 256 + k
         seen = 0
@@ -401,14 +402,14 @@ class Sweep(_Result):
     """Token counts against vocab size for one merge list (see :func:`sweep`)."""
 
     tokenizer: str
-    rows: List[SweepRow]
+    rows: list[SweepRow]
 
     def _table(self):
         headers = ["vocab", "merges", "tokens", "bytes/token", "chars/token"]
         rows = [[r.vocab_size, r.merges, r.tokens, r.bytes_per_token, r.chars_per_token] for r in self.rows]
         return None, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "rows": [
             {"vocab_size": r.vocab_size, "merges": r.merges, "tokens": r.tokens, "bytes": r.bytes,
@@ -417,12 +418,12 @@ class Sweep(_Result):
 
 
 def sweep(
-    source: Union[Tokenizer, TextSource],
-    sizes: Optional[Sequence[int]] = None,
-    eval_text: Optional[TextSource] = None,
+    source: Tokenizer | TextSource,
+    sizes: Sequence[int] | None = None,
+    eval_text: TextSource | None = None,
     *,
-    merges: Optional[Sequence[int]] = None,
-    pattern: Optional[str] = "o200k",
+    merges: Sequence[int] | None = None,
+    pattern: str | None = "o200k",
     special_tokens: Sequence[str] = (),
 ) -> Sweep:
     """Token count of ``eval_text`` at several vocab sizes of one merge list.
@@ -466,7 +467,7 @@ def sweep(
     texts = _read_texts(eval_text)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_chars = sum(len(t) for t in texts)
-    rows: List[SweepRow] = []
+    rows: list[SweepRow] = []
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]
         tokens = sum(_count(small, t) for t in texts)
@@ -498,10 +499,10 @@ class WordRank:
     """
 
     word: str
-    id: Optional[int]
-    merge: Optional[int]
-    pieces: List[bytes]
-    piece_ids: List[int]
+    id: int | None
+    merge: int | None
+    pieces: list[bytes]
+    piece_ids: list[int]
 
 
 @dataclass
@@ -509,7 +510,7 @@ class WordRanks(_Result):
     """Seed D's table: the merge at which each word became one token."""
 
     tokenizer: str
-    rows: List[WordRank]
+    rows: list[WordRank]
 
     def _table(self):
         headers = ["word", "merge", "id", "pieces"]
@@ -517,7 +518,7 @@ class WordRanks(_Result):
                 for r in self.rows]
         return None, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "rows": [
             {"word": r.word, "id": r.id, "merge": r.merge, "pieces": [show_bytes(p) for p in r.pieces],
@@ -539,8 +540,8 @@ def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
     tok = _resolve_tokenizer(tokenizer)
     if isinstance(words, str):
         raise TypeError("word_ranks takes a list of words, not one str")
-    multi_prefix: Optional[List[int]] = None
-    rows: List[WordRank] = []
+    multi_prefix: list[int] | None = None
+    rows: list[WordRank] = []
     for w in words:
         ids = _encode(tok, w)
         pieces = [_token_bytes(tok, i) for i in ids]
@@ -555,7 +556,7 @@ def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
     return WordRanks(_name(tok), rows)
 
 
-def _multi_byte_prefix(tok: Any) -> List[int]:
+def _multi_byte_prefix(tok: Any) -> list[int]:
     """``out[i]`` = number of multi-byte tokens with id <= i (the merge number of i)."""
     if hasattr(tok, "token_bytes_list"):
         tokens: Sequence[Any] = tok.token_bytes_list
@@ -613,7 +614,7 @@ class Pieces(_Result):
 
     tokenizer: str
     text: str
-    pieces: List[Piece]
+    pieces: list[Piece]
 
     def __len__(self) -> int:
         return len(self.pieces)
@@ -622,7 +623,7 @@ class Pieces(_Result):
         return iter(self.pieces)
 
     @property
-    def ids(self) -> List[int]:
+    def ids(self) -> list[int]:
         return [p.id for p in self.pieces]
 
     def boundaries(self, sep: str = "|") -> str:
@@ -643,14 +644,14 @@ class Pieces(_Result):
                  f"{len(self.text):,} chars")
         return title, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "tokens": len(self.pieces), "pieces": [
             {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": p.text, "start": p.start,
              "complete": p.complete, "special": p.special} for p in self.pieces]}
 
 
-def pieces(tokenizer: Any, text: str, *, allowed_special: Union[str, Iterable[str]] = ()) -> Pieces:
+def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = ()) -> Pieces:
     """Encodes ``text`` and describes every token: id, bytes, text, and whether it
     is a complete UTF-8 sequence on its own.
 
@@ -671,7 +672,7 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: Union[str, Iterable[st
     else:
         ids = _encode(tok, text)
         special_ids = set()
-    out: List[Piece] = []
+    out: list[Piece] = []
     pos = 0
     for k, i in enumerate(ids):
         b = _token_bytes(tok, i)
@@ -707,9 +708,9 @@ class CompareRow:
 class Comparison(_Result):
     """Token counts of several texts under several tokenizers (see :func:`compare`)."""
 
-    texts: List[str]
-    tokenizers: List[str]
-    rows: List[CompareRow]
+    texts: list[str]
+    tokenizers: list[str]
+    rows: list[CompareRow]
 
     def row(self, text: str, tokenizer: str) -> CompareRow:
         """The row for one text label and tokenizer name."""
@@ -731,14 +732,14 @@ class Comparison(_Result):
             headers.append("vs 1st text")
         rows = []
         for r in self.rows:
-            row: List[Any] = [_short(r.text), r.tokenizer, r.n_vocab, r.tokens, r.bytes_per_token,
+            row: list[Any] = [_short(r.text), r.tokenizer, r.n_vocab, r.tokens, r.bytes_per_token,
                               r.chars_per_token]
             if multi:
                 row.append(f"{self.ratio(r.text, self.texts[0], r.tokenizer):.2f}x")
             rows.append(row)
         return None, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data, with ``ratio_to_first`` per row."""
         out = []
         for r in self.rows:
@@ -761,7 +762,7 @@ def _short(s: str, width: int = 20) -> str:
     return out + "…"
 
 
-def compare(texts: Union[Mapping[str, str], Sequence[str]], tokenizers: Union[Mapping[str, Any], Sequence[Any]]) -> Comparison:
+def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, Any] | Sequence[Any]) -> Comparison:
     """Tokens, bytes per token and characters per token for every text and tokenizer.
 
     ``texts`` maps a label (e.g. a language) to its text, or is a list of texts
@@ -845,7 +846,7 @@ class Evaluation(_Result):
                  f"{100 * self.byte_fallback_share:.2f}%", f"{100 * self.unknown_share:.2f}%"]]
         return None, headers, rows
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "bytes": self.bytes, "chars": self.chars, "tokens": self.tokens,
                 "bytes_per_token": self.bytes_per_token, "chars_per_token": self.chars_per_token,
@@ -867,7 +868,7 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
     texts = _read_texts(held_out)
     n_tokens = fallback = unknown = 0
     char_level = _is_char_tokenizer(tok)
-    cache: Dict[int, bool] = {}
+    cache: dict[int, bool] = {}
     for t in texts:
         ids = _encode(tok, t)
         n_tokens += len(ids)
@@ -884,11 +885,26 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
 
 
 __all__ = [
-    "trace", "Trace", "MergeStep",
-    "sweep", "Sweep", "SweepRow",
-    "word_ranks", "WordRanks", "WordRank",
-    "pieces", "Pieces", "Piece",
-    "compare", "Comparison", "CompareRow",
-    "evaluate", "Evaluation",
-    "format_table", "show_bytes", "visible", "is_complete_utf8", "display_width",
+    "CompareRow",
+    "Comparison",
+    "Evaluation",
+    "MergeStep",
+    "Piece",
+    "Pieces",
+    "Sweep",
+    "SweepRow",
+    "Trace",
+    "WordRank",
+    "WordRanks",
+    "compare",
+    "display_width",
+    "evaluate",
+    "format_table",
+    "is_complete_utf8",
+    "pieces",
+    "show_bytes",
+    "sweep",
+    "trace",
+    "visible",
+    "word_ranks",
 ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Union
 
 from .errors import BytepairError
 
@@ -60,7 +61,7 @@ def _save(fig, path: PathLike) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _charmap(path: str) -> Dict[int, int]:
+def _charmap(path: str) -> dict[int, int]:
     from matplotlib.ft2font import FT2Font
 
     try:
@@ -69,7 +70,7 @@ def _charmap(path: str) -> Dict[int, int]:
         return {}
 
 
-def _missing_from_default(labels: Sequence[str]) -> Set[int]:
+def _missing_from_default(labels: Sequence[str]) -> set[int]:
     """Code points of ``labels`` that matplotlib's default font cannot draw."""
     from matplotlib import font_manager
 
@@ -77,7 +78,7 @@ def _missing_from_default(labels: Sequence[str]) -> Set[int]:
     return {ord(ch) for s in labels for ch in s if ord(ch) not in default and not ch.isspace()}
 
 
-def _font_covering(needed: Set[int]) -> Optional[str]:
+def _font_covering(needed: set[int]) -> str | None:
     """The file of an installed font that has every code point in ``needed``."""
     from matplotlib import font_manager
 
@@ -85,7 +86,7 @@ def _font_covering(needed: Set[int]) -> Optional[str]:
         font_manager.fontManager.ttflist,
         key=lambda f: (_PREFERRED_FONTS.index(f.name) if f.name in _PREFERRED_FONTS else len(_PREFERRED_FONTS)),
     )
-    checked: Set[str] = set()
+    checked: set[str] = set()
     for f in entries:
         # LastResort maps every code point to a "missing glyph" box: it covers nothing
         if f.fname in checked or "last resort" in f.name.lower():
@@ -96,7 +97,7 @@ def _font_covering(needed: Set[int]) -> Optional[str]:
     return None
 
 
-def _labels_and_font(labels: Sequence[str]) -> "tuple[List[str], Optional[str], bool]":
+def _labels_and_font(labels: Sequence[str]) -> tuple[list[str], str | None, bool]:
     """Labels that can be drawn, an extra font to draw them with (None: the default
     is enough), and whether some labels had to be replaced by ``text N`` because
     no installed font has their characters."""
@@ -115,7 +116,7 @@ def _short(s: str, width: int = 22) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
-def plot_sweep(sweep: "Sweep", path: PathLike, *, title: Optional[str] = None) -> None:
+def plot_sweep(sweep: Sweep, path: PathLike, *, title: str | None = None) -> None:
     """Draws tokens of the evaluation text and vocab size against the number of
     merges (two y axes) and writes the picture (PNG, SVG or PDF by extension)."""
     _require_matplotlib()
@@ -145,7 +146,7 @@ def plot_sweep(sweep: "Sweep", path: PathLike, *, title: Optional[str] = None) -
     _save(fig, path)
 
 
-def plot_compare(comparison: "Comparison", path: PathLike, *, title: Optional[str] = None) -> None:
+def plot_compare(comparison: Comparison, path: PathLike, *, title: str | None = None) -> None:
     """Draws bytes per token for every text (e.g. language) and tokenizer as grouped
     bars, each labelled with its token count, and writes the picture."""
     _require_matplotlib()
@@ -186,4 +187,4 @@ def plot_compare(comparison: "Comparison", path: PathLike, *, title: Optional[st
         _save(fig, path)
 
 
-__all__ = ["plot_sweep", "plot_compare", "MissingExtraError"]
+__all__ = ["MissingExtraError", "plot_compare", "plot_sweep"]
