@@ -322,3 +322,38 @@ def test_distributed_commands_are_registered_without_clashing(monkeypatch):
     assert added == ["count", "encode-dataset"]
     assert {"count", "count-chunks", "encode-dataset"} <= set(choices)
     assert choices["count"].get_default("func") is cli.cmd_count
+
+
+# ---------------------------------------------------------------- long inputs
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_split_blocks_never_changes_the_ids(corpora, name):
+    tt = tiktoken_encoding(name)
+    for corpus, text in corpora.items():
+        text = text[:25000]
+        blocks = cli.split_blocks(text, 700)
+        assert "".join(blocks) == text
+        assert len(blocks) > 3 or len(text) < 5000, corpus
+        ids = [i for b in blocks for i in tt.encode_ordinary(b)]
+        assert ids == tt.encode_ordinary(text), f"{corpus}: a cut changed the ids"
+
+
+def test_split_blocks_on_hostile_whitespace():
+    tt = tiktoken_encoding("gpt2")
+    text = "a  \nb\n\nc \n d\n" * 300 + "x\n" * 300
+    blocks = cli.split_blocks(text, 50)
+    assert len(blocks) > 10
+    assert [i for b in blocks for i in tt.encode_ordinary(b)] == tt.encode_ordinary(text)
+
+
+def test_long_input_in_a_terminal_shows_progress_and_same_ids(capsys, monkeypatch):
+    pytest.importorskip("tqdm")
+    text = (DATA / "en_pydocs.txt").read_text(encoding="utf-8")
+    monkeypatch.setattr(cli, "BLOCK_CHARS", 4000)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code, out, err = run(capsys, "encode", "-e", "cl100k_base", str(DATA / "en_pydocs.txt"))
+    assert code == 0 and "encoding" in err  # the bar's label
+    assert [int(x) for x in out.split()] == tiktoken_encoding("cl100k_base").encode_ordinary(text)
+    code, out, _ = run(capsys, "count", "-e", "gpt2", str(DATA / "en_pydocs.txt"))
+    assert int(out) == len(tiktoken_encoding("gpt2").encode_ordinary(text))

@@ -359,18 +359,29 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
         return [vocab[i] for b in sequence for i in state[b]]
 
     start = tokens_now()
+    # token id -> chunks that may contain it (a superset: entries are never removed),
+    # so each merge only revisits the chunks that can hold its pair
+    where: dict[int, set[bytes]] = {}
+    for b in counts:
+        for i in set(b):
+            where.setdefault(i, set()).add(b)
+    num_tokens = total
     steps: list[MergeStep] = []
     for k, pair in enumerate(merges):
         new_id = 256 + k
-        seen = 0
-        for b, ids in state.items():
-            n = sum(1 for x, y in zip(ids, ids[1:]) if (x, y) == pair)
-            seen += n * counts[b]
         vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
-        for b, ids in state.items():
-            if len(ids) > 1:
-                state[b] = reference.merge_pair(ids, pair, new_id)
-        num_tokens = sum(len(ids) * counts[b] for b, ids in state.items())
+        seen = 0
+        candidates = where.get(pair[0], set()) & where.get(pair[1], set())
+        for b in candidates:
+            ids = state[b]
+            n = sum(1 for x, y in zip(ids, ids[1:]) if (x, y) == pair)
+            if not n:
+                continue
+            seen += n * counts[b]
+            merged = reference.merge_pair(ids, pair, new_id)
+            num_tokens -= (len(ids) - len(merged)) * counts[b]
+            state[b] = merged
+            where.setdefault(new_id, set()).add(b)
         steps.append(MergeStep(k + 1, new_id, vocab[pair[0]], vocab[pair[1]], seen, num_tokens, tokens_now()))
     return Trace(pattern=pat, num_bytes=total, start_tokens=start, steps=steps)
 
