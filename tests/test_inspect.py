@@ -263,8 +263,10 @@ def test_rich_rendering():
     console = Console(record=True, width=120, color_system=None)
     console.print(bi.pieces("gpt2", "토큰 ok"))
     console.print(bi.trace("low lower lowest", 2))
+    console.print(bi.pieces("gpt2", "[bold]x[/bold]"))
     out = console.export_text()
     assert "partial" in out and "12876" in out and "'l' + 'o'" in out
+    assert "'[/'" in out  # token text is shown, not read as markup
 
 
 def test_format_table_aligns_wide_characters():

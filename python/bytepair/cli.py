@@ -73,7 +73,7 @@ def _show_result(result: Any, args: argparse.Namespace) -> None:
         except ImportError:
             pass
         else:
-            Console(soft_wrap=False).print(result)
+            Console(soft_wrap=False, force_terminal=True).print(result)
             return
     _emit(result.to_text())
 

@@ -137,12 +137,14 @@ def _cell(v: Any) -> str:
 
 def _rich_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]]):
     from rich.table import Table  # optional dependency
+    from rich.text import Text
 
-    table = Table(title=title, show_edge=False, header_style="bold")
+    # Text(...) and not str: token text like "[b]" must not be read as rich markup
+    table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
     for h, numeric in zip(headers, _numeric_columns(rows, len(headers))):
-        table.add_column(h, justify="right" if numeric else "left")
+        table.add_column(Text(h), justify="right" if numeric else "left")
     for row in rows:
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(Text(_cell(v)) for v in row))
     return table
 
 
