@@ -21,6 +21,15 @@ pre-tokenization this is simply the pair that occurs first in the text.
 
 The last section is the character-level "XSLM" tokenizer (ids are characters,
 not bytes), which :class:`bytepair.CharTokenizer` wraps.
+
+End to end:
+
+>>> merges, vocab, _ = train("low lower lowest", 259, pattern="gpt2")
+>>> [vocab[256 + k] for k in range(len(merges))]
+[b'lo', b'low', b' low']
+>>> ids = encode(" lowest", {b: i for i, b in vocab.items()}, "gpt2")
+>>> ids, decode(ids, vocab)
+([258, 101, 115, 116], ' lowest')
 """
 
 from __future__ import annotations
@@ -223,11 +232,19 @@ def train(
 ) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
     """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
 
-    ``data`` is one text or an iterable of texts (documents). The text of each
-    special token is cut out before counting, so no merge can produce it. Returns
-    ``(merges, vocab, special_ids)``; special tokens get the ids after the last
-    merge, in the order given. Fewer merges are learned when the corpus runs out
-    of pairs (or of pairs seen ``min_frequency`` times).
+    Args:
+        data: one text, or an iterable of texts (documents; no merge crosses
+            from one document into the next).
+        vocab_size: the target size, counting the 256 bytes and the special tokens.
+        pattern: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex, or None (each
+            document is one chunk).
+        special_tokens: their text is cut out before counting, so no merge can
+            produce it; they get the ids after the last merge, in the order given.
+        min_frequency: stop when the best pair occurs fewer times than this.
+        max_token_length: never make a token longer than this many bytes.
+
+    Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
+    corpus runs out of pairs (or of pairs seen ``min_frequency`` times).
 
     >>> merges, vocab, sp = train("banana bandana", 259, pattern=None)
     >>> [vocab[256 + k] for k in range(len(merges))]
