@@ -239,6 +239,22 @@ def test_a_tokenizer_json_format(tmp_path):
     assert CharTokenizer.load(other).encode("Q: hi\nA: ") == tok.encode("Q: hi\nA: ")
 
 
+def test_a_special_tokens_are_never_split_or_learned():
+    # [PAD] [UNK] [BOS] [EOS] and format markers registered as special tokens:
+    # one id each, never split, and never the material of a merge
+    specials = ["[PAD]", "[UNK]", "[BOS]", "[EOS]", "[QUESTION]", "[ANSWER]"]
+    text = "".join(f"[BOS][QUESTION] what is {w}? [ANSWER] it is {w}.[EOS]" for w in ["a cat", "a hat", "a bat"] * 8)
+    tok = bytepair.train(text, 256 + 10 + len(specials), pattern="gpt2", special_tokens=specials)
+    assert tok.special_tokens == {s: 266 + i for i, s in enumerate(specials)}
+    assert not any(b"[" in t or b"]" in t for t in tok.token_bytes_list)
+    ids = tok.encode("[BOS][QUESTION] hi [ANSWER]", allowed_special="all")
+    assert ids[:2] == [tok.special_tokens["[BOS]"], tok.special_tokens["[QUESTION]"]]
+    assert ids[-1] == tok.special_tokens["[ANSWER]"]
+    with pytest.raises(bytepair.DisallowedSpecialError):
+        tok.encode("[EOS]")
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
+
+
 def test_a_against_oracle_on_seeds_text():
     for text, k in [(LOW, 4), (QA, 48), ("aaaa aaaa\naaaa", 5), ("abab" * 5, 8)]:
         vocab, merges = oracle_char(text, k)
