@@ -246,7 +246,7 @@ def test_a_special_tokens_are_never_split_or_learned():
     text = "".join(f"[BOS][QUESTION] what is {w}? [ANSWER] it is {w}.[EOS]" for w in ["a cat", "a hat", "a bat"] * 8)
     tok = bytepair.train(text, 256 + 10 + len(specials), pattern="gpt2", special_tokens=specials)
     assert tok.special_tokens == {s: 266 + i for i, s in enumerate(specials)}
-    assert not any(b"[" in t or b"]" in t for t in tok.token_bytes_list)
+    assert not any(b"[" in t or b"]" in t for t in tok.token_bytes_list[256:])
     ids = tok.encode("[BOS][QUESTION] hi [ANSWER]", allowed_special="all")
     assert ids[:2] == [tok.special_tokens["[BOS]"], tok.special_tokens["[QUESTION]"]]
     assert ids[-1] == tok.special_tokens["[ANSWER]"]
