@@ -232,7 +232,7 @@ def test_bytepair_file_is_not_a_char_file(tmp_path, saved):
 
 
 def test_failed_save_keeps_old_file(tmp_path, saved, monkeypatch):
-    tok, raw = saved
+    _, raw = saved
     p = _write(tmp_path, "tok.json", raw)
     other = bytepair.train("completely different text", 260, pattern=None)
 
