@@ -95,6 +95,17 @@ def test_train_from_counts_stops():
     assert R.train_from_counts({b"abab": 1}, 0) == []
 
 
+def test_overlapping_occurrences_count():
+    # "aaa" holds (a, a) twice (positions 0 and 1) although merging it saves only
+    # one token; the count is what min_frequency (and the char tokenizer's stop
+    # below 2) compares against, in every trainer
+    assert R.train_from_counts({b"aaa": 1}, 1, min_frequency=2) == [(97, 97)]
+    assert R.train_from_counts({b"aa": 1}, 1, min_frequency=2) == []
+    assert bytepair.train("aaa", 257, pattern=None, min_frequency=2).merges == [(97, 97)]
+    # ... so a run of 5 "z" (4 overlapping occurrences) beats a pair seen 3 times apart
+    assert R.train_from_counts({b"xy xy xy ": 1, b"zzzzz": 1}, 1) == [(122, 122)]
+
+
 def test_train_from_counts_max_token_length():
     merges = R.train_from_counts({b"aaaaaaaa": 5}, 10, max_token_length=2)
     assert merges == [(97, 97)]  # "aaaa" would be 4 bytes
