@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import itertools
+import json
 import random
 
 import pytest
@@ -225,12 +226,12 @@ def test_a_tokenizer_json_format(tmp_path):
     tok.save(path)
     raw = path.read_bytes().decode("utf-8")
     assert "토" in raw and "\\u" not in raw  # non-ASCII written as itself
-    import json
-
     data = json.loads(raw)
     assert set(data) == {"vocab", "merges"}
     assert data["vocab"] == tok.vocab
     assert data["merges"] == [[[a, b], new] for (a, b), new in tok.merges]
+    # byte for byte what the course code writes (json.dumps with ensure_ascii=False)
+    assert raw == json.dumps({"vocab": data["vocab"], "merges": data["merges"]}, ensure_ascii=False)
     assert CharTokenizer.load(path) == tok
     # a file in the same shape written by other code loads too
     other = tmp_path / "other.json"
