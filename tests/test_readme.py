@@ -92,9 +92,10 @@ def test_console_block(block, checkout):
             code = cli.main(argv[1:])
         assert code == 0, f"{command} failed: {err.getvalue()}"
         assert _same(expected, out.getvalue()), f"$ {command}\nREADME shows:\n{expected}\nit prints:\n{out.getvalue()}"
-    for name in ("sweep.png", "compare.png"):
-        if f"--plot {name}" in block:
-            assert (checkout / name).read_bytes()[:4] == b"\x89PNG"
+        for opt, magic in (("--plot", b"\x89PNG"), ("--html", b"<!DOCTYPE html>")):
+            if opt in argv:
+                written = checkout / argv[argv.index(opt) + 1]
+                assert written.read_bytes().startswith(magic), f"{command} did not write {written.name}"
 
 
 def test_set_up_commands_are_the_two_promised():

@@ -486,7 +486,7 @@ def sweep(
         tokens = sum(_count(small, t) for t in texts)
         n_merges = sum(1 for t in small.token_bytes_list if len(t) > 1)
         rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
-    return Sweep(_name(base), rows)
+    return Sweep(_name(base) if tok_given else "trained on the input", rows)
 
 
 def _looks_like_text(s: str) -> bool:

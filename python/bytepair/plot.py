@@ -127,18 +127,34 @@ def plot_sweep(sweep: Sweep, path: PathLike, *, title: str | None = None) -> Non
     fig = _new_figure(7.5, 4.4)
     ax = fig.add_subplot()
     ax.plot(merges, [r.tokens for r in rows], marker="o", color="tab:blue", label="tokens of the text")
-    ax.set_xlabel("merges")
+    positive = [m for m in merges if m > 0]
+    if positive and max(positive) / min(positive) > 30:
+        # sizes spread over decades (e.g. 0..50,000 merges): a log axis keeps the
+        # steep start readable; symlog because 0 merges is a valid point
+        ax.set_xscale("symlog", linthresh=min(positive))
+        ax.set_xlabel("merges (log scale)")
+    else:
+        ax.set_xlabel("merges")
+    from matplotlib.ticker import FuncFormatter
+
+    thousands = FuncFormatter(lambda v, _pos: f"{v:,.0f}")
+    ax.xaxis.set_major_formatter(thousands)
+    ax.yaxis.set_major_formatter(thousands)
+    ax.margins(y=0.12)
     ax.set_ylabel("tokens of the evaluation text", color="tab:blue")
     ax.tick_params(axis="y", labelcolor="tab:blue")
     ax.grid(True, alpha=0.3)
     if len(rows) <= 12:
-        for r in rows:
+        for k, r in enumerate(rows):
+            last = k == len(rows) - 1  # keep the last label inside the axes
             ax.annotate(f"{r.bytes_per_token:.2f} B/tok", (r.merges, r.tokens), textcoords="offset points",
-                        xytext=(4, 6), fontsize=8, color="tab:blue")
+                        xytext=(-4 if last else 4, 6), ha="right" if last else "left", fontsize=8,
+                        color="tab:blue")
     ax2 = ax.twinx()
     ax2.plot(merges, [r.vocab_size for r in rows], marker="s", linestyle="--", color="tab:orange",
              label="vocab size")
     ax2.set_ylabel("vocab size", color="tab:orange")
+    ax2.yaxis.set_major_formatter(thousands)
     ax2.tick_params(axis="y", labelcolor="tab:orange")
     handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     ax.legend(handles, [str(h.get_label()) for h in handles], loc="upper center", fontsize=9)
