@@ -54,7 +54,7 @@ def test_binary_input_is_refused_then_accepted_with_bytes(capsys, tmp_path):
     f.write_bytes(blob)
     code, out, err = run(capsys, "encode", str(f))
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "binary" in err and "--bytes" in err and str(f) in err
+    assert err.count("\n") == 1 and "not UTF-8" in err and "--bytes" in err and str(f) in err
     code, out, _ = run(capsys, "encode", "-e", "gpt2", "--bytes", str(f))
     assert code == 0
     ids = [int(x) for x in out.split()]

@@ -156,8 +156,8 @@ def _decode_input(raw: bytes, label: str, allow_bytes: bool) -> str | bytes:
         if allow_bytes:
             return raw
         raise UsageError(
-            f"{label} is binary, not UTF-8 text (invalid byte at offset {e.start});"
-            " pass --bytes to encode its raw bytes"
+            f"{label} is not UTF-8 text (invalid byte at offset {e.start});"
+            " to encode binary data as raw bytes, pass --bytes"
         ) from None
     if "\x00" in text and not allow_bytes:
         raise UsageError(f"{label} looks binary (it contains NUL bytes); pass --bytes to encode it anyway")

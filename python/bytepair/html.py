@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import html as _html
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
+
+from .inspect import Piece, is_complete_utf8, show_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .inspect import Pieces
@@ -34,38 +37,36 @@ h1 { font-size: 1.2em; }
 .t { border-radius: 3px; padding: 0.1em 0; }
 .c0 { background: #fde2a7; } .c1 { background: #b9e3f9; } .c2 { background: #c9f2c7; }
 .c3 { background: #f7c6d9; } .c4 { background: #ddd3f5; }
-.p { outline: 2px dashed #c62828; outline-offset: -2px; }
+.p { outline: 1px dashed #c62828; outline-offset: -1px; font-family: ui-monospace, monospace; }
+ruby.g { ruby-position: over; outline: 2px dashed #c62828; outline-offset: 1px; border-radius: 3px;
+         margin: 0 2px; }
+rt { font-size: 0.55em; line-height: 1; }
 .s { background: #444; color: #fff; }
 .nl { color: #999; }
-.hex { font-size: 0.75em; color: #8b0000; }
 """
 
 
 def pieces_html(p: Pieces, *, title: str | None = None) -> str:
-    """The page as a string."""
-    spans: list[str] = []
-    n_partial = 0
+    """The page as a string.
+
+    Tokens that are pieces of characters are grouped until the characters are
+    complete; such a group shows its characters with the byte tokens above them
+    (an HTML ruby annotation), so Korean or emoji stay readable while every token
+    boundary is still visible.
+    """
+    n_partial = sum(1 for piece in p.pieces if not piece.complete)
     # byte offset -> the character covering it, to name the character a partial token belongs to
     owner: list[str] = []
     for ch in p.text:
         owner.extend([ch] * len(ch.encode("utf-8")))
-    for piece in p.pieces:
-        classes = ["t", f"c{piece.index % 5}"]
-        complete = piece.complete
-        if piece.special:
-            classes.append("s")
-        if not complete:
-            classes.append("p")
-            n_partial += 1
-        tip = (f"#{piece.index} id {piece.id} · bytes {piece.bytes.hex(' ')} · offset {piece.start}"
-               + (" · special" if piece.special else "")
-               + ("" if complete else " · partial UTF-8: part of a character"
-                  + _part_of(owner, piece.start, len(piece.bytes))))
-        if complete:
-            body = _html.escape(piece.text).replace("\n", '<span class="nl">↵</span>\n')
-        else:
-            body = '<span class="hex">' + _html.escape(piece.bytes.decode("utf-8", "backslashreplace")) + "</span>"
-        spans.append(f'<span class="{" ".join(classes)}" title="{_html.escape(tip, quote=True)}">{body}</span>')
+    out: list[str] = []
+    for group in _groups(p.pieces):
+        if len(group) == 1 and group[0].complete:
+            out.append(_span(group[0], owner))
+            continue
+        text = b"".join(x.bytes for x in group).decode("utf-8", "replace")
+        out.append('<ruby class="g">' + _text(text) + "<rt>" + "".join(_span(x, owner) for x in group)
+                   + "</rt></ruby>")
     n_bytes = len(p.text.encode("utf-8"))
     heading = title or f"{p.tokenizer}: {len(p.pieces):,} tokens"
     stats = (f"{len(p.pieces):,} tokens · {n_bytes:,} bytes · {len(p.text):,} characters · "
@@ -76,13 +77,48 @@ def pieces_html(p: Pieces, *, title: str | None = None) -> str:
         f"<title>{_html.escape(heading)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<h1>{_html.escape(heading)}</h1>\n"
         f'<div class="stats">{_html.escape(stats)}</div>\n'
-        '<div class="legend"><span><span class="t c0">token</span><span class="t c1">boundaries</span>'
+        '<div class="legend"><span><span class="c0">token</span><span class="c1">boundaries</span>'
         " alternate colours; hover for the id</span>"
-        '<span><span class="t c0 p"><span class="hex">\\xed</span></span> partial UTF-8 (bytes shown)</span>'
-        '<span><span class="t s">special</span> special token</span></div>\n'
-        f'<p class="text">{"".join(spans)}</p>\n'
+        '<span><ruby class="g">토<rt><span class="c0 p">\\xed</span><span class="c1 p">\\x86</span>'
+        '<span class="c2 p">\\xa0</span></rt></ruby> tokens that are pieces of a character (bytes above)</span>'
+        '<span><span class="s">special</span> special token</span></div>\n'
+        f'<p class="text">{"".join(out)}</p>\n'
         "</body>\n</html>\n"
     )
+
+
+def _groups(pieces: Sequence[Piece]) -> list[list[Piece]]:
+    """Consecutive tokens, grouped until their bytes end on a character boundary."""
+    groups: list[list[Piece]] = []
+    cur: list[Piece] = []
+    acc = b""
+    for piece in pieces:
+        cur.append(piece)
+        acc += piece.bytes
+        if is_complete_utf8(acc):  # text is valid UTF-8, so a group closes within a character
+            groups.append(cur)
+            cur, acc = [], b""
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def _text(s: str) -> str:
+    return _html.escape(s).replace("\n", '<span class="nl">↵</span>\n')
+
+
+def _span(piece: Piece, owner: list[str]) -> str:
+    classes = ["t", f"c{piece.index % 5}"]
+    if piece.special:
+        classes.append("s")
+    if not piece.complete:
+        classes.append("p")
+    tip = (f"#{piece.index} id {piece.id} · bytes {piece.bytes.hex(' ')} · offset {piece.start}"
+           + (" · special" if piece.special else "")
+           + ("" if piece.complete else " · partial UTF-8: part of a character"
+              + _part_of(owner, piece.start, len(piece.bytes))))
+    body = _text(piece.text) if piece.complete else _html.escape(show_bytes(piece.bytes))
+    return f'<span class="{" ".join(classes)}" title="{_html.escape(tip, quote=True)}">{body}</span>'
 
 
 def _part_of(owner: list[str], start: int, n: int) -> str:
