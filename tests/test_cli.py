@@ -357,3 +357,16 @@ def test_long_input_in_a_terminal_shows_progress_and_same_ids(capsys, monkeypatc
     assert [int(x) for x in out.split()] == tiktoken_encoding("cl100k_base").encode_ordinary(text)
     code, out, _ = run(capsys, "count", "-e", "gpt2", str(DATA / "en_pydocs.txt"))
     assert int(out) == len(tiktoken_encoding("gpt2").encode_ordinary(text))
+
+
+def test_plot_labels_fall_back_when_no_font_has_the_characters(monkeypatch):
+    pytest.importorskip("matplotlib")
+    from bytepair import plot
+
+    labels = ["Hello, this is a toke…", "안녕하세요"]
+    monkeypatch.setattr(plot, "_font_covering", lambda needed: None)
+    shown, font, replaced = plot._labels_and_font(labels)
+    assert shown == ["Hello, this is a toke…", "text 2"] and font is None and replaced
+    monkeypatch.setattr(plot, "_font_covering", lambda needed: "/some/font.ttf")
+    assert plot._labels_and_font(labels) == (labels, "/some/font.ttf", False)
+    assert plot._labels_and_font(["plain ascii"]) == (["plain ascii"], None, False)

@@ -671,7 +671,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         import tiktoken
 
         engines.append((f"tiktoken {tiktoken.__version__}", tt.encode_ordinary))
-    rows = []
+    rows: list[dict[str, Any]] = []
     reference_ids: list[int] | None = None
     for label_e, fn in engines:
         best = float("inf")

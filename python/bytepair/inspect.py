@@ -467,7 +467,7 @@ def sweep(
         if not isinstance(v, int) or isinstance(v, bool) or v < 256 + n_special:
             raise ValueError(f"vocab size {v!r} is below 256 + {n_special} special tokens")
     if tok_given:
-        base = source
+        base: Any = source
         if eval_text is None:
             raise ValueError("sweeping a tokenizer needs eval_text (the text to count tokens of)")
     else:
@@ -484,7 +484,7 @@ def sweep(
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]
         tokens = sum(_count(small, t) for t in texts)
-        n_merges = sum(1 for t in small.token_bytes_list if len(t) > 1)
+        n_merges = sum(len(t) > 1 for t in small.token_bytes_list)
         rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
     return Sweep(_name(base) if tok_given else "trained on the input", rows)
 

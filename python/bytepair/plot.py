@@ -11,8 +11,8 @@ from __future__ import annotations
 import io
 import os
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Union
 
 from .errors import BytepairError
 
@@ -61,7 +61,7 @@ def _save(fig, path: PathLike) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _charmap(path: str) -> dict[int, int]:
+def _charmap(path: str) -> Mapping[int, Any]:
     from matplotlib.ft2font import FT2Font
 
     try:
