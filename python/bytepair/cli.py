@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from importlib import resources
@@ -78,15 +79,41 @@ def _show_result(result: Any, args: argparse.Namespace) -> None:
     _emit(result.to_text())
 
 
-def _progress(items: Sequence[Any], desc: str, args: argparse.Namespace) -> Iterable[Any]:
-    """Wraps ``items`` in a progress bar on a terminal's stderr when tqdm is installed."""
-    if getattr(args, "json", False) or not getattr(sys.stderr, "isatty", lambda: False)():
-        return items
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return items
-    return tqdm(items, desc=desc, leave=False, unit="step")
+class _Busy:
+    """A one-line "working..." indicator with elapsed seconds on a terminal's stderr,
+    for work that reports no progress of its own (loading, training, tracing).
+    Silent when stderr is not a terminal or with --json."""
+
+    def __init__(self, args: argparse.Namespace | None, label: str) -> None:
+        self.label = label
+        self.on = (args is not None and not getattr(args, "json", False) and not getattr(args, "quiet", False)
+                   and bool(getattr(sys.stderr, "isatty", lambda: False)()))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        spin = "|/-\\"
+        k = 0
+        # wait a little first: quick work should not flash a message
+        while not self._stop.wait(0.5 if k else 0.8):
+            sys.stderr.write(f"\r{spin[k % 4]} {self.label} {time.perf_counter() - t0:4.0f} s")
+            sys.stderr.flush()
+            k += 1
+        if k:
+            sys.stderr.write("\r" + " " * (len(self.label) + 12) + "\r")
+            sys.stderr.flush()
+
+    def __enter__(self) -> _Busy:
+        if self.on:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
 
 
 # -- tokenizers
@@ -123,7 +150,11 @@ def _load_tokenizer(kind: str, value: str) -> tuple[str, Any]:
 
 def _tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> list[tuple[str, Any]]:
     specs = getattr(args, "tokenizers", None) or [("e", d) for d in default]
-    return [_load_tokenizer(k, v) for k, v in specs]
+    out = []
+    for k, v in specs:
+        with _Busy(args, f"loading {v}"):
+            out.append(_load_tokenizer(k, v))
+    return out
 
 
 def _one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
@@ -244,6 +275,13 @@ def _train_kwargs(train_fn: Callable[..., Any], args: argparse.Namespace) -> dic
     return kw
 
 
+def _reports_progress(train_fn: Callable[..., Any]) -> bool:
+    """True when ``train`` draws its own progress bar (it takes ``progress=``)."""
+    import inspect as _pyinspect
+
+    return "progress" in _pyinspect.signature(train_fn).parameters
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from . import train
 
@@ -258,7 +296,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         from .counts import ChunkCounts
 
         counts = ChunkCounts.load(args.counts)
-        tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
+        with _Busy(None if _reports_progress(train) else args, "training"):
+            tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
         source = args.counts
         n_bytes = sum(len(c) * n for c, n in counts.items())
         n_tokens = sum(n * len(tok.encode_ordinary(c.decode("utf-8", "replace"))) for c, n in counts.items())
@@ -273,7 +312,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                     raise FileNotFoundError(2, "No such file or directory", str(p))
             data = paths
             source = ", ".join(str(p) for p in paths) if args.files else "the bundled sample"
-        tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
+        with _Busy(None if _reports_progress(train) else args, "training"):
+            tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
         from .train import iter_documents
 
         docs = list(iter_documents(data))
@@ -532,7 +572,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
     from .inspect import trace
 
     texts = [t for _, t in _texts(args)]
-    result = trace(texts, args.merges, pattern=None if args.pattern == "none" else args.pattern)
+    with _Busy(args, "training and tracing"):
+        result = trace(texts, args.merges, pattern=None if args.pattern == "none" else args.pattern)
     _show_result(result, args)
     return 0
 
@@ -561,7 +602,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if sizes is None and merges is None:
             merges = [0, 64, 128, 256, 512]
     pattern = None if args.pattern == "none" else args.pattern
-    result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern)
+    with _Busy(args, "sweeping"):
+        result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern)
     if args.plot:
         from .plot import plot_sweep
 
