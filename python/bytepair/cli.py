@@ -104,11 +104,10 @@ class _Busy:
             sys.stderr.write("\r" + " " * (len(self.label) + 12) + "\r")
             sys.stderr.flush()
 
-    def __enter__(self) -> _Busy:
+    def __enter__(self) -> None:
         if self.on:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()
-        return self
 
     def __exit__(self, *exc: object) -> None:
         if self._thread is not None:
