@@ -6,9 +6,8 @@ from __future__ import annotations
 import pickle
 import random
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair import reference
 from bytepair.errors import DisallowedSpecialError, UnknownTokenError
 from conftest import CORPORA, ENCODINGS, tiktoken_encoding
@@ -143,11 +142,11 @@ def test_special_semantics_match_tiktoken(name):
         ours.encode(text)
     assert "allowed_special" in str(e.value) and "disallowed_special" in str(e.value)
     for kw in [
-        dict(allowed_special="all"),
-        dict(disallowed_special=()),
-        dict(allowed_special={specials[0]}, disallowed_special=()),
-        dict(allowed_special={specials[-1]}, disallowed_special=()),
-        dict(allowed_special=set(specials), disallowed_special="all"),
+        {"allowed_special": "all"},
+        {"disallowed_special": ()},
+        {"allowed_special": {specials[0]}, "disallowed_special": ()},
+        {"allowed_special": {specials[-1]}, "disallowed_special": ()},
+        {"allowed_special": set(specials), "disallowed_special": "all"},
     ]:
         assert ours.encode(text, **kw) == ref.encode(text, **kw), kw
         assert ours.count(text, **kw) == len(ref.encode(text, **kw)), kw

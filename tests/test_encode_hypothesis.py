@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-import bytepair  # noqa: E402
-from conftest import ENCODINGS, tiktoken_encoding  # noqa: E402
+import bytepair
+from conftest import ENCODINGS, tiktoken_encoding
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 LOOKALIKES = ["<|endoftext|>", "<|endoftext", "|>", "<|", "<|fim_prefix|>", "<|endofprompt|>",
               "<|ENDOFTEXT|>", "<||>", "'s", "'LL", "\r\n", " \n", "123456"]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair import registry
 from bytepair.errors import FormatError, UnknownEncodingError
 

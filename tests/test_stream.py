@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair.errors import UnknownTokenError
 
 
