@@ -28,6 +28,35 @@ pub struct Vocab {
     /// exactly merging by the rank of concatenated bytes, with a 64-bit key
     /// instead of hashing byte strings.
     pairs: HashMap<u64, Rank, FxBuildHasher>,
+    /// Tokens of at most 8 bytes keyed by their bytes packed in a `u64`: the
+    /// common lookup (English pieces are mostly short) touches one table slot and
+    /// no arena bytes, and compares with one integer comparison.
+    short: HashTable<Short>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Short {
+    key: u64,
+    len: u32,
+    rank: Rank,
+}
+
+/// Longest token (bytes) held in the packed table.
+const SHORT_MAX: usize = 8;
+
+#[inline]
+fn pack(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(buf)
+}
+
+#[inline]
+fn short_hash(key: u64, len: usize) -> u64 {
+    // folded 64x64->128 multiply: good high bits (hashbrown's tag) and low bits (bucket)
+    let m = ((key ^ ((len as u64) << 59)) as u128)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    (m >> 64) as u64 ^ m as u64
 }
 
 #[inline]
@@ -104,6 +133,16 @@ impl Vocab {
     /// The rank of a byte string, if it is a token. O(len) hashing plus one probe.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
+        if bytes.len() <= SHORT_MAX {
+            let key = pack(bytes);
+            let len = bytes.len() as u32;
+            return self
+                .short
+                .find(short_hash(key, bytes.len()), |e| {
+                    e.key == key && e.len == len
+                })
+                .map(|e| e.rank);
+        }
         let h = hash(bytes);
         self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
     }
@@ -149,6 +188,23 @@ impl Vocab {
     /// Every split of every token into two tokens. Cost: one prefix and one
     /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
     /// boundaries, 446 k pairs), spread over rayon threads.
+    fn build_short(&self) -> HashTable<Short> {
+        let mut t = HashTable::with_capacity(self.len());
+        for (r, tok) in self.tokens().enumerate() {
+            if tok.len() <= SHORT_MAX {
+                let e = Short {
+                    key: pack(tok),
+                    len: tok.len() as u32,
+                    rank: r as Rank,
+                };
+                t.insert_unique(short_hash(e.key, tok.len()), e, |e| {
+                    short_hash(e.key, e.len as usize)
+                });
+            }
+        }
+        t
+    }
+
     fn build_pairs(&self) -> HashMap<u64, Rank, FxBuildHasher> {
         // scoped threads rather than rayon's global pool: nothing outlives the
         // call, so a process that forks after loading has no missing workers
@@ -267,7 +323,9 @@ impl Builder {
             table,
             byte_ranks: [0; 256],
             pairs: HashMap::default(),
+            short: HashTable::new(),
         };
+        v.short = v.build_short();
         for b in 0..=255u8 {
             match v.rank(&[b]) {
                 Some(r) => v.byte_ranks[b as usize] = r,

@@ -107,8 +107,9 @@ trait Sink {
 impl Sink for Vec<Rank> {
     #[inline]
     fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
-        core.pretok.for_each_piece(text, |piece| {
-            encode_piece(piece.as_bytes(), &core.vocab, self)
+        cache::with_memo(core.owner, &core.vocab, |enc| {
+            core.pretok
+                .for_each_piece(text, |piece| enc(piece.as_bytes(), self))
         })
     }
     #[inline]
