@@ -187,7 +187,7 @@ impl Vocab {
 impl Vocab {
     /// Every split of every token into two tokens. Cost: one prefix and one
     /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
-    /// boundaries, 446 k pairs), spread over rayon threads.
+    /// boundaries, 446 k pairs), spread over scoped threads.
     fn build_short(&self) -> HashTable<Short> {
         let mut t = HashTable::with_capacity(self.len());
         for (r, tok) in self.tokens().enumerate() {

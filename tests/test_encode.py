@@ -321,3 +321,29 @@ def test_hostile_inputs_are_exact_and_not_quadratic(name):
             enc.count(text)
             times.append(max(time.process_time() - t, 1e-3))
         assert times[1] / times[0] < 8 * 4, times  # quadratic would be 64x
+
+
+def _encode_in_child(q):
+    enc = bytepair.get_encoding("cl100k_base")
+    q.put(enc.encode_batch(["hello world", "fork safe"] * 4, num_threads=2))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # 3.12+ warns about fork with threads
+def test_batch_after_fork_does_not_hang():
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    enc = bytepair.get_encoding("cl100k_base")
+    want = enc.encode_batch(["hello world", "fork safe"] * 4, num_threads=2)  # pools exist in the parent
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_encode_in_child, args=(q,))
+    p.start()
+    try:
+        assert q.get(timeout=60) == want
+    finally:
+        p.join(timeout=60)
+        if p.is_alive():
+            p.kill()
+    assert p.exitcode == 0

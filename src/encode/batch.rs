@@ -1,6 +1,11 @@
 //! Many texts at once on rayon threads. One pool per requested thread count is
 //! built on first use and kept, so repeated `encode_batch(num_threads=k)` calls
 //! pay no thread start-up.
+//!
+//! Fork safety: rayon's global pool is never used. Pools are tagged with the
+//! process id; a child process created by `fork` (whose copy of a pool has no
+//! worker threads) builds fresh pools instead of waiting forever on the
+//! parent's. The parent's pools are leaked in the child, never joined.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -11,11 +16,21 @@ use super::{CoreBpe, SpecialPolicy};
 use crate::error::{Error, Result};
 use crate::Rank;
 
+type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+
 fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
+    static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
+    let pools = POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new())));
     // a poisoned lock only means another thread panicked while inserting; the map is intact
-    let mut map = pools.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = pools.lock().unwrap_or_else(|e| e.into_inner());
+    let (pid, map) = &mut *guard;
+    if *pid != std::process::id() {
+        // forked: the inherited pools have no threads in this process
+        for (_, p) in map.drain() {
+            std::mem::forget(p);
+        }
+        *pid = std::process::id();
+    }
     if let Some(p) = map.get(&threads) {
         return Ok(p.clone());
     }
@@ -29,8 +44,8 @@ fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
-/// Runs `f` over `items` in parallel on `threads` threads (`None`: rayon's global
-/// pool, one thread per core; `Some(1)`: the calling thread), keeping the order.
+/// Runs `f` over `items` in parallel on `threads` threads (`None`: one per
+/// core; `Some(1)` or a single item: the calling thread), keeping the order.
 /// The first error (in input order) wins.
 pub fn map_par<T: Sync, R: Send>(
     items: &[T],
