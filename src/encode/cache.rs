@@ -33,9 +33,19 @@ pub fn next_owner() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Bumped by [`clear_all`]; a memo filled under an older epoch is dropped.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Empties every thread's memo (lazily, on each thread's next use). Used by
+/// benchmarks to time cold encodes; never needed for correctness.
+pub fn clear_all() {
+    EPOCH.fetch_add(1, Ordering::Relaxed);
+}
+
 #[derive(Default)]
 struct Memo {
     owner: u64,
+    epoch: u64,
     map: HashMap<Box<[u8]>, Box<[Rank]>, FxBuildHasher>,
 }
 
@@ -57,9 +67,11 @@ pub fn with_memo<R>(
         let Ok(mut memo) = cell.try_borrow_mut() else {
             return f(&mut |p, out| encode_piece(p, vocab, out));
         };
-        if memo.owner != owner {
+        let epoch = EPOCH.load(Ordering::Relaxed);
+        if memo.owner != owner || memo.epoch != epoch {
             memo.map.clear();
             memo.owner = owner;
+            memo.epoch = epoch;
         }
         let memo = &mut *memo;
         f(&mut |piece: &[u8], out: &mut Vec<Rank>| {

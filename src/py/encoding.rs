@@ -307,7 +307,15 @@ impl PyCoreBpe {
     }
 }
 
+/// Empties the per-thread piece memo of every thread (benchmarks use it to time
+/// cold encodes; results never depend on it).
+#[pyfunction]
+fn clear_piece_memo() {
+    crate::encode::cache::clear_all();
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCoreBpe>()?;
+    m.add_function(wrap_pyfunction!(clear_piece_memo, m)?)?;
     Ok(())
 }
