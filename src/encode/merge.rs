@@ -14,13 +14,18 @@
 //!   with lazy deletion: O(n log n) on any input, so hostile text ('x' * 10 MB,
 //!   one huge word) never goes quadratic.
 //!
-//! Performance notes (release build, 2 MB corpus excerpts, one thread):
+//! Performance notes (release build, 2 MB corpus excerpts, one thread, CPU
+//! time on a shared 2-core VM; see benches/RESULTS.md for the peer comparison):
 //! - the whole-piece lookup answers 94% of English pieces (cl100k_base) with one
 //!   probe; Korean (o200k_base) only ~48%, so the merge loop matters there;
 //! - merging by hashing byte slices (`rank(&piece[a..b])`, tiktoken's way) ran
-//!   at 5.3 MB/s on Korean under heavy machine load; a `(left, right) -> rank`
-//!   map over all two-token splits of every token (446 k entries for o200k_base,
-//!   built at load) replaces each slice hash by a 64-bit probe;
+//!   Korean/o200k at ~14 MB/cpu-s; a `(left, right) -> rank` map over all
+//!   two-token splits of every token (446 k entries for o200k_base, built at
+//!   load) replaces each slice hash by a 64-bit probe: ~2x on that input;
+//! - a `Vec` per short piece cost ~10% in malloc/free; the scan now works in a
+//!   stack array;
+//! - the per-thread memo of non-token pieces (`cache.rs`) is what brings Korean
+//!   from ~25 to ~65-100 MB/cpu-s in steady state;
 //! - the scan path beats the heap for short pieces; above [`SHORT_PIECE_MAX`]
 //!   the heap wins and the scan's O(n²) worst case appears.
 
