@@ -1,0 +1,280 @@
+"""Engines: run one function over many tasks, in worker processes, with retries.
+
+Both engines have the same contract, :meth:`Engine.run`: call
+``fn(shared, *args)`` for every ``args`` in a list and yield
+``(index, Outcome)`` pairs **as tasks finish** (any order; the callers restore
+input order). An exception raised by ``fn`` is a deterministic failure of that
+task: it is returned as a failed :class:`Outcome` (never retried, never
+stopping the other tasks). A worker process that dies (killed, out of memory,
+segfault) is different: its task is retried on a fresh worker, up to
+``max_retries`` times.
+
+* ``"local"``: a pool of ``workers`` processes on this machine (default: one per
+  CPU), standard library only. Workers are started with ``spawn`` (no fork of a
+  process that runs Rust threads) and each runs one task at a time, so the
+  driver knows exactly which task a dead worker was running.
+* ``"ray"``: Ray tasks (``pip install bytepair[ray]``). Connects to the cluster
+  named by ``address`` (or ``RAY_ADDRESS``), or starts a local one, unless Ray
+  is already initialised. ``shared`` is put in the object store once.
+
+Each task limits the Rust thread pool to one thread per task slot
+(``RAYON_NUM_THREADS``, unless set), since the engine already keeps every CPU
+busy with one task each.
+
+>>> eng = get_engine("local", workers=1)
+>>> sorted((i, o.value) for i, o in eng.run(divmod, [(7,), (9,)], shared=100))
+[(0, (14, 2)), (1, (11, 1))]
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
+
+from .errors import EngineError, EngineUnavailableError
+
+TaskFn = Callable[..., Any]
+
+
+@dataclass
+class Outcome:
+    """The result of one task: ``ok`` and ``value``, or not ``ok`` and ``error``
+    (a one-line reason)."""
+
+    ok: bool
+    value: Any = None
+    error: str = ""
+
+
+class Engine:
+    """Base class; see the module docstring."""
+
+    name = "engine"
+
+    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+            ) -> Iterator[Tuple[int, Outcome]]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _describe(e: BaseException) -> str:
+    from ..errors import BytepairError
+
+    if isinstance(e, BytepairError):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def _limit_threads(threads: int) -> None:
+    # Read by the Rust thread pool when it starts (lazily, at its first use).
+    os.environ.setdefault("RAYON_NUM_THREADS", str(max(1, threads)))
+
+
+def call_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...], threads: int = 1) -> Outcome:
+    """Runs one task in a worker; exceptions become a failed Outcome."""
+    _limit_threads(threads)
+    try:
+        return Outcome(True, fn(shared, *args))
+    except Exception as e:
+        return Outcome(False, error=_describe(e))
+
+
+# ---------------------------------------------------------------- local engine
+
+
+def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker process
+    _limit_threads(threads)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        fn, shared, args = msg
+        try:
+            out = call_task(fn, shared, args, threads)
+        except BaseException as e:  # noqa: BLE001 - report, never kill the worker silently
+            out = Outcome(False, error=f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+        try:
+            conn.send(out)
+        except Exception as e:  # the result does not pickle
+            conn.send(Outcome(False, error=f"the task's result cannot be sent back ({_describe(e)})"))
+
+
+class _Slot:
+    def __init__(self, ctx: Any, threads: int) -> None:
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_local_worker, args=(child, threads), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: Optional[int] = None
+
+    def stop(self, timeout: float = 5.0) -> None:
+        try:
+            self.conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self.proc.join(timeout)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
+
+
+class LocalEngine(Engine):
+    """A process pool on this machine (no dependency beyond the standard library).
+
+    Args:
+        workers: number of worker processes (default ``os.cpu_count()``).
+        max_retries: how often a task is rerun after its worker process died.
+    """
+
+    name = "local"
+
+    def __init__(self, workers: Optional[int] = None, *, max_retries: int = 3) -> None:
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise EngineError(f"workers must be a positive int, got {workers!r}")
+        self.workers = workers or os.cpu_count() or 1
+        self.max_retries = max_retries
+
+    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+            ) -> Iterator[Tuple[int, Outcome]]:
+        n = len(arglist)
+        if n == 0:
+            return
+        ctx = multiprocessing.get_context("spawn")
+        threads = max(1, (os.cpu_count() or 1) // self.workers)
+        queue: Deque[int] = deque(range(n))
+        attempts = [0] * n
+        slots: List[_Slot] = []
+        try:
+            slots = [_Slot(ctx, threads) for _ in range(min(self.workers, n))]
+            while True:
+                for s in slots:
+                    if s.task is None and queue:
+                        s.task = queue.popleft()
+                        s.conn.send((fn, shared, arglist[s.task]))
+                busy = [s for s in slots if s.task is not None]
+                if not busy:
+                    return
+                wait([s.conn for s in busy] + [s.proc.sentinel for s in busy])
+                for k, s in enumerate(slots):
+                    if s.task is None:
+                        continue
+                    i = s.task
+                    result: Optional[Outcome] = None
+                    dead = False
+                    try:
+                        if s.conn.poll():
+                            result = s.conn.recv()
+                        elif not s.proc.is_alive():
+                            dead = True
+                    except (EOFError, OSError):
+                        dead = True
+                    if result is not None:
+                        s.task = None
+                        yield i, result
+                    elif dead:
+                        attempts[i] += 1
+                        s.task = None
+                        s.stop(timeout=0)
+                        slots[k] = _Slot(ctx, threads)
+                        code = s.proc.exitcode
+                        if attempts[i] > self.max_retries:
+                            yield i, Outcome(False, error=(
+                                f"the worker process died {attempts[i]} times running this task"
+                                f" (last exit code {code}); out of memory or a crash?"))
+                        else:
+                            queue.appendleft(i)
+        finally:
+            for s in slots:
+                s.stop(timeout=0 if s.task is not None else 5.0)
+
+
+# ---------------------------------------------------------------- Ray engine
+
+
+def import_ray() -> Any:
+    """Imports Ray, or raises EngineUnavailableError saying how to install it."""
+    try:
+        import ray
+    except ImportError as e:
+        raise EngineUnavailableError(
+            'the "ray" engine needs Ray, which is not installed: pip install "bytepair[ray]"'
+            ' (or use engine="local")'
+        ) from e
+    return ray
+
+
+class RayEngine(Engine):
+    """Ray tasks, one CPU each.
+
+    Args:
+        address: a cluster address (``"auto"``, ``"ray://host:10001"``, ...);
+            None uses ``RAY_ADDRESS`` or starts a local Ray. Ignored when Ray is
+            already initialised in this process.
+        max_retries: how often Ray reruns a task whose worker process died.
+        init_kwargs: more arguments for ``ray.init`` (e.g. ``num_cpus=2``).
+    """
+
+    name = "ray"
+
+    def __init__(self, address: Optional[str] = None, *, max_retries: int = 3, **init_kwargs: Any) -> None:
+        ray = import_ray()
+        if not ray.is_initialized():
+            init_kwargs.setdefault("include_dashboard", False)
+            init_kwargs.setdefault("log_to_driver", True)
+            ray.init(address=address, **init_kwargs)
+        self.ray = ray
+        self.max_retries = max_retries
+
+    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+            ) -> Iterator[Tuple[int, Outcome]]:
+        ray = self.ray
+        if not arglist:
+            return
+        task = ray.remote(call_task).options(
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)
+        shared_ref = ray.put(shared)
+        refs = {task.remote(fn, shared_ref, tuple(args), 1): i for i, args in enumerate(arglist)}
+        pending = list(refs)
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    i = refs[ref]
+                    try:
+                        yield i, ray.get(ref)
+                    except ray.exceptions.RayError as e:
+                        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                        yield i, Outcome(False, error=f"{type(e).__name__}: {reason}")
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+
+def get_engine(engine: Union[str, Engine] = "local", *, workers: Optional[int] = None,
+               address: Optional[str] = None, max_retries: int = 3, **ray_init: Any) -> Engine:
+    """An engine from its name (``"local"`` or ``"ray"``), or ``engine`` itself.
+
+    >>> get_engine("local", workers=2).workers
+    2
+    >>> get_engine("spark")
+    Traceback (most recent call last):
+    ...
+    bytepair.distributed.errors.EngineError: unknown engine 'spark'; use "local" or "ray"
+    """
+    if isinstance(engine, Engine):
+        return engine
+    if engine == "local":
+        return LocalEngine(workers, max_retries=max_retries)
+    if engine == "ray":
+        if workers is not None:
+            ray_init.setdefault("num_cpus", workers)
+        return RayEngine(address, max_retries=max_retries, **ray_init)
+    raise EngineError(f'unknown engine {engine!r}; use "local" or "ray"')
