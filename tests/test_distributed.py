@@ -15,11 +15,10 @@ import random
 import signal
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
-
-import pytest
+from typing import Dict, List, Optional, Tuple
 
 import bytepair
+import pytest
 from bytepair.counts import ChunkCounts
 from bytepair.distributed import (
     EngineUnavailableError,
@@ -38,7 +37,7 @@ SPECIALS = ["<|endoftext|>"]
 FORMATS = ["jsonl", "parquet", "txt", "jsonl.gz", "jsonl", "txt.gz"]
 
 
-# ---------------------------------------------------------------- helpers (also used by the Ray tests)
+# ------------------------------------------------ helpers (also used by the Ray tests)
 
 
 def real_documents() -> List[str]:
@@ -58,7 +57,9 @@ def write_shard(path: Path, docs: List[str]) -> None:
         pq.write_table(pa.table({"text": docs, "id": list(range(len(docs)))}), path)
         return
     if ".jsonl" in name:
-        raw = "".join(json.dumps({"id": i, "text": d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs))
+        raw = "".join(
+            json.dumps({"id": i, "text": d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs)
+        )
     else:
         assert len(docs) == 1
         raw = docs[0]
@@ -66,7 +67,9 @@ def write_shard(path: Path, docs: List[str]) -> None:
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
 
 
-def make_shards(folder: Path, n_shards: int, seed: int, docs: List[str] = None) -> Tuple[List[Path], List[str]]:
+def make_shards(
+    folder: Path, n_shards: int, seed: int, docs: Optional[List[str]] = None
+) -> Tuple[List[Path], List[str]]:
     """Splits real documents into shards of mixed formats at random cut points.
     Returns the paths and the documents they hold, in order (a text shard is one
     document: its group joined by blank lines)."""
@@ -91,7 +94,9 @@ def kill_once_reader(marker_dir: str, victim: str, path: str):
     """Reads a shard; the first time it is asked for ``victim`` it SIGKILLs its own process."""
     if os.path.basename(path) == victim:
         try:
-            fd = os.open(os.path.join(marker_dir, "killed-" + victim), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            fd = os.open(
+                os.path.join(marker_dir, "killed-" + victim), os.O_CREAT | os.O_EXCL | os.O_WRONLY
+            )
         except FileExistsError:
             pass
         else:
@@ -109,7 +114,9 @@ def failing_reader(victims: Tuple[str, ...], path: str):
 
 def logging_reader(log_dir: str, path: str):
     """Reads a shard and records that it did (one file per read)."""
-    with open(os.path.join(log_dir, f"{os.path.basename(path)}.{os.getpid()}.{random.random()}"), "w"):
+    with open(
+        os.path.join(log_dir, f"{os.path.basename(path)}.{os.getpid()}.{random.random()}"), "w"
+    ):
         pass
     return iter_documents(path)
 
@@ -133,7 +140,11 @@ def read_bin(path: Path, dtype: str) -> List[int]:
 
 
 def outputs_state(out: Path) -> Dict[str, Tuple[int, int]]:
-    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.iterdir() if p.name != "manifest.json"}
+    return {
+        p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in out.iterdir()
+        if p.name != "manifest.json"
+    }
 
 
 # ---------------------------------------------------------------- readers
@@ -264,7 +275,9 @@ def test_encode_equals_encode_batch(tmp_path, fmt):
             import pyarrow.parquet as pq
 
             rows = pq.read_table(out).column("tokens").to_pylist()
-            assert rows == [ids + [tok.eot_token] for ids in tok.encode_batch(docs, disallowed_special=())]
+            assert rows == [
+                ids + [tok.eot_token] for ids in tok.encode_batch(docs, disallowed_special=())
+            ]
             got = [i for r in rows for i in r]
         assert got == want
         assert (s["documents"], s["tokens"]) == (len(docs), len(want))
@@ -274,14 +287,22 @@ def test_encode_equals_encode_batch(tmp_path, fmt):
 def test_encode_trained_tokenizer_uint16_and_special_text(tmp_path):
     # a trained tokenizer travels pickled; special-token text in a document is
     # plain text by default, and a special id with allowed_special="all"
-    tok = bytepair.train(real_documents()[:40], vocab_size=270, pattern="gpt2", special_tokens=SPECIALS)
+    tok = bytepair.train(
+        real_documents()[:40], vocab_size=270, pattern="gpt2", special_tokens=SPECIALS
+    )
     docs = ["plain <|endoftext|> inside", "x" * 1000, "second doc"]
     write_shard(tmp_path / "a.jsonl", docs)
-    m = encode_dataset([tmp_path / "a.jsonl"], tmp_path / "o1", tokenizer=tok, append_eot=False, workers=1)
+    m = encode_dataset(
+        [tmp_path / "a.jsonl"], tmp_path / "o1", tokenizer=tok, append_eot=False, workers=1
+    )
     assert m["dtype"] == "uint16"
     assert read_bin(tmp_path / "o1" / "a.bin", "uint16") == expected_ids(tok, docs, eot=False)
-    m = encode_dataset([tmp_path / "a.jsonl"], tmp_path / "o2", tokenizer=tok, allowed_special="all", workers=1)
-    want = [i for ids in tok.encode_batch(docs, allowed_special="all") for i in ids + [tok.eot_token]]
+    m = encode_dataset(
+        [tmp_path / "a.jsonl"], tmp_path / "o2", tokenizer=tok, allowed_special="all", workers=1
+    )
+    want = [
+        i for ids in tok.encode_batch(docs, allowed_special="all") for i in ids + [tok.eot_token]
+    ]
     assert read_bin(tmp_path / "o2" / "a.bin", "uint16") == want
     assert want.count(tok.eot_token) == 4
 
@@ -295,7 +316,9 @@ def test_killed_worker_is_retried_encode(tmp_path):
     assert (tmp_path / "m" / f"killed-{paths[2].name}").exists()
     assert [s["tokens"] for s in got["shards"]] == [s["tokens"] for s in ref["shards"]]
     for s in ref["shards"]:
-        assert (tmp_path / "out" / s["output"]).read_bytes() == (tmp_path / "ref" / s["output"]).read_bytes()
+        assert (tmp_path / "out" / s["output"]).read_bytes() == (
+            tmp_path / "ref" / s["output"]
+        ).read_bytes()
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.endswith(".tmp")]
 
 
@@ -305,24 +328,38 @@ def test_resume_writes_only_missing_shards(tmp_path):
     log.mkdir()
     # an interrupted run: two shards fail, the others are written
     with pytest.raises(ShardsFailedError):
-        encode_dataset(paths, out, tokenizer="gpt2", workers=2,
-                       reader=functools.partial(failing_reader, (paths[1].name, paths[4].name)))
+        encode_dataset(
+            paths,
+            out,
+            tokenizer="gpt2",
+            workers=2,
+            reader=functools.partial(failing_reader, (paths[1].name, paths[4].name)),
+        )
     before = outputs_state(out)
     assert len(before) == 4
-    m = encode_dataset(paths, out, tokenizer="gpt2", workers=2, reader=functools.partial(logging_reader, str(log)))
+    m = encode_dataset(
+        paths, out, tokenizer="gpt2", workers=2, reader=functools.partial(logging_reader, str(log))
+    )
     assert reads(log) == sorted(p.name.split(".")[0] for p in (paths[1], paths[4]))
     after = outputs_state(out)
     assert {k: v for k, v in after.items() if k in before} == before  # untouched
     assert len(after) == 6 and len(m["shards"]) == 6
     # a third run has nothing to do; a run on more shards only adds those
-    assert encode_dataset(paths, out, tokenizer="gpt2", reader=functools.partial(logging_reader, str(log))) == m
+    assert (
+        encode_dataset(
+            paths, out, tokenizer="gpt2", reader=functools.partial(logging_reader, str(log))
+        )
+        == m
+    )
     assert len(reads(log)) == 2
     # a lost output file or a changed source is redone, nothing else
     (out / m["shards"][0]["output"]).unlink()
     assert paths[4].name.endswith(".jsonl")
     with open(paths[4], "a", encoding="utf-8") as f:
         f.write(json.dumps({"text": "one more document"}) + "\n")
-    m2 = encode_dataset(paths, out, tokenizer="gpt2", workers=2, reader=functools.partial(logging_reader, str(log)))
+    m2 = encode_dataset(
+        paths, out, tokenizer="gpt2", workers=2, reader=functools.partial(logging_reader, str(log))
+    )
     assert len(reads(log)) == 4
     assert set(reads(log)) == {p.name.split(".")[0] for p in (paths[0], paths[1], paths[4])}
     ref = encode_dataset(paths, tmp_path / "fresh", tokenizer="gpt2", workers=2)
@@ -350,12 +387,18 @@ def test_encode_argument_errors(tmp_path):
     for d in "ab":
         (tmp_path / d / "part.txt").write_text("x")
     with pytest.raises(ValueError, match="both be written to part.bin"):
-        encode_dataset([tmp_path / "a" / "part.txt", tmp_path / "b" / "part.txt"], tmp_path / "o", tokenizer="gpt2")
+        encode_dataset(
+            [tmp_path / "a" / "part.txt", tmp_path / "b" / "part.txt"],
+            tmp_path / "o",
+            tokenizer="gpt2",
+        )
     no_eot = bytepair.train("abc abd " * 20, vocab_size=258, pattern="gpt2")
     with pytest.raises(ValueError, match="append_eot=False"):
         encode_dataset([tmp_path / "a" / "part.txt"], tmp_path / "o", tokenizer=no_eot)
     with pytest.raises(ValueError, match="output format"):
-        encode_dataset([tmp_path / "a" / "part.txt"], tmp_path / "o", tokenizer="gpt2", format="csv")
+        encode_dataset(
+            [tmp_path / "a" / "part.txt"], tmp_path / "o", tokenizer="gpt2", format="csv"
+        )
 
 
 # ---------------------------------------------------------------- engines and CLI
@@ -389,15 +432,60 @@ def _cli(argv: List[str]) -> int:
 def test_cli_count_chunks_and_encode_dataset(tmp_path, capsys):
     paths, docs = make_shards(tmp_path / "in", 3, seed=17)
     out = tmp_path / "c.bpc"
-    assert _cli(["count-chunks", *map(str, paths), "-o", str(out), "--workers", "2", "--pattern", "gpt2"]) == 0
-    assert ChunkCounts.load(out) == ChunkCounts.from_texts(docs, pattern="gpt2", special_tokens=SPECIALS)
+    assert (
+        _cli(
+            [
+                "count-chunks",
+                *map(str, paths),
+                "-o",
+                str(out),
+                "--workers",
+                "2",
+                "--pattern",
+                "gpt2",
+            ]
+        )
+        == 0
+    )
+    assert ChunkCounts.load(out) == ChunkCounts.from_texts(
+        docs, pattern="gpt2", special_tokens=SPECIALS
+    )
     assert "train --counts" in capsys.readouterr().out
-    assert _cli(["encode-dataset", *map(str, paths), "-o", str(tmp_path / "ds"), "-e", "gpt2",
-                 "--workers", "2"]) == 0
+    assert (
+        _cli(
+            [
+                "encode-dataset",
+                *map(str, paths),
+                "-o",
+                str(tmp_path / "ds"),
+                "-e",
+                "gpt2",
+                "--workers",
+                "2",
+            ]
+        )
+        == 0
+    )
     m = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     tok = bytepair.get_encoding("gpt2")
     assert m["tokens"] == len(expected_ids(tok, docs)) and m["documents"] == len(docs)
     tok.save(tmp_path / "tok.json")
-    assert _cli(["encode-dataset", str(paths[0]), "-o", str(tmp_path / "ds2"), "-t", str(tmp_path / "tok.json"),
-                 "--format", "npy", "--no-eot", "--workers", "1"]) == 0
+    assert (
+        _cli(
+            [
+                "encode-dataset",
+                str(paths[0]),
+                "-o",
+                str(tmp_path / "ds2"),
+                "-t",
+                str(tmp_path / "tok.json"),
+                "--format",
+                "npy",
+                "--no-eot",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "ds2" / "shard-000.npy").exists()

@@ -12,11 +12,16 @@ import functools
 import os
 from pathlib import Path
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair.counts import ChunkCounts
-from bytepair.distributed import ShardsFailedError, count_chunks, encode_dataset, iter_documents, read_manifest
+from bytepair.distributed import (
+    ShardsFailedError,
+    count_chunks,
+    encode_dataset,
+    iter_documents,
+    read_manifest,
+)
 from test_distributed import (
     SPECIALS,
     expected_ids,
@@ -41,8 +46,12 @@ def engine():
     paths = [str(Path(__file__).parent), str(Path(bytepair.__file__).parent.parent)]
     if os.environ.get("PYTHONPATH"):
         paths.append(os.environ["PYTHONPATH"])
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR",
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
+    )
     yield "ray"  # count_chunks/encode_dataset find the running Ray
     ray.shutdown()
 
@@ -83,25 +92,37 @@ def test_ray_trained_tokenizer_travels(engine, tmp_path):
     m = encode_dataset(paths, tmp_path / "out", tokenizer=tok, engine=engine)
     assert m["dtype"] == "uint16"
     for p, s in zip(paths, m["shards"]):
-        assert read_bin(tmp_path / "out" / s["output"], "uint16") == expected_ids(tok, list(iter_documents(p)))
+        assert read_bin(tmp_path / "out" / s["output"], "uint16") == expected_ids(
+            tok, list(iter_documents(p))
+        )
 
 
 def test_ray_killed_worker_still_identical(engine, tmp_path):
     paths, docs = make_shards(tmp_path / "in", 4, seed=31)
     (tmp_path / "m").mkdir()
-    got = count_chunks(paths, engine=engine,
-                       reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[2].name))
+    got = count_chunks(
+        paths,
+        engine=engine,
+        reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[2].name),
+    )
     assert (tmp_path / "m" / f"killed-{paths[2].name}").exists()  # the task's process really died
     assert got == ChunkCounts.from_texts(docs, pattern="o200k")
 
     ref = encode_dataset(paths, tmp_path / "ref", tokenizer="gpt2", engine=engine)
-    m = encode_dataset(paths, tmp_path / "out", tokenizer="gpt2", engine=engine,
-                       reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[1].name))
+    m = encode_dataset(
+        paths,
+        tmp_path / "out",
+        tokenizer="gpt2",
+        engine=engine,
+        reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[1].name),
+    )
     assert (tmp_path / "m" / f"killed-{paths[1].name}").exists()
     key = [(s["output"], s["documents"], s["tokens"]) for s in ref["shards"]]
     assert [(s["output"], s["documents"], s["tokens"]) for s in m["shards"]] == key
     for s in ref["shards"]:
-        assert (tmp_path / "out" / s["output"]).read_bytes() == (tmp_path / "ref" / s["output"]).read_bytes()
+        assert (tmp_path / "out" / s["output"]).read_bytes() == (
+            tmp_path / "ref" / s["output"]
+        ).read_bytes()
 
 
 def test_ray_resume_and_bad_shards(engine, tmp_path):
@@ -111,14 +132,24 @@ def test_ray_resume_and_bad_shards(engine, tmp_path):
     out, log = tmp_path / "out", tmp_path / "log"
     log.mkdir()
     with pytest.raises(ShardsFailedError) as ei:
-        encode_dataset(paths + [bad], out, tokenizer="gpt2", engine=engine,
-                       reader=functools.partial(failing_reader, (paths[3].name,)))
+        encode_dataset(
+            paths + [bad],
+            out,
+            tokenizer="gpt2",
+            engine=engine,
+            reader=functools.partial(failing_reader, (paths[3].name,)),
+        )
     assert list(ei.value.failures) == [str(paths[3]), str(bad)]
     assert "not UTF-8" in ei.value.failures[str(bad)]
     before = outputs_state(out)
     assert len(before) == 4 == len(read_manifest(out)["shards"])
-    m = encode_dataset(paths, out, tokenizer="gpt2", engine=engine,
-                       reader=functools.partial(logging_reader, str(log)))
+    m = encode_dataset(
+        paths,
+        out,
+        tokenizer="gpt2",
+        engine=engine,
+        reader=functools.partial(logging_reader, str(log)),
+    )
     assert reads(log) == [paths[3].name.split(".")[0]]
     assert {k: v for k, v in outputs_state(out).items() if k in before} == before
     assert len(m["shards"]) == 5

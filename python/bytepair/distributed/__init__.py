@@ -17,31 +17,38 @@ Shards are plain text (one file = one document), JSONL or Parquet (one record
 >>> for i, doc in enumerate(docs):
 ...     _ = (d / f"{i}.txt").write_text(doc)
 >>> counts = count_chunks(sorted(d.glob("*.txt")), pattern="gpt2", workers=2)
->>> bytepair.train(counts=counts, vocab_size=270) == bytepair.train(docs, vocab_size=270, pattern="gpt2")
+>>> one_machine = bytepair.train(docs, vocab_size=270, pattern="gpt2")
+>>> bytepair.train(counts=counts, vocab_size=270) == one_machine
 True
 """
 
 from .count import count_chunks
 from .encode import encode_dataset, read_manifest, tokenizer_fingerprint
 from .engines import Engine, LocalEngine, RayEngine, get_engine
-from .errors import EngineError, EngineUnavailableError, OutputDirError, ShardError, ShardsFailedError
+from .errors import (
+    EngineError,
+    EngineUnavailableError,
+    OutputDirError,
+    ShardError,
+    ShardsFailedError,
+)
 from .readers import iter_documents, output_stem, shard_format
 
 __all__ = [
-    "count_chunks",
-    "encode_dataset",
-    "read_manifest",
-    "tokenizer_fingerprint",
     "Engine",
-    "LocalEngine",
-    "RayEngine",
-    "get_engine",
-    "iter_documents",
-    "shard_format",
-    "output_stem",
     "EngineError",
     "EngineUnavailableError",
+    "LocalEngine",
     "OutputDirError",
+    "RayEngine",
     "ShardError",
     "ShardsFailedError",
+    "count_chunks",
+    "encode_dataset",
+    "get_engine",
+    "iter_documents",
+    "output_stem",
+    "read_manifest",
+    "shard_format",
+    "tokenizer_fingerprint",
 ]

@@ -35,8 +35,10 @@ def normalize_paths(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
 
 def check_input_format(input_format: Optional[str]) -> None:
     if input_format is not None and input_format not in INPUT_FORMATS:
-        raise ValueError(f"unknown input_format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}"
-                         " or None (from the file name)")
+        raise ValueError(
+            f"unknown input_format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}"
+            " or None (from the file name)"
+        )
 
 
 class Progress:

@@ -29,8 +29,11 @@ from .readers import iter_documents
 def _count_shard(shared: Tuple[Any, ...], path: str) -> Tuple[Dict[bytes, int], int]:
     """Task body: the ordered chunk table of one shard and its document count."""
     pattern, specials, text_column, input_format, reader = shared
-    docs = reader(path) if reader is not None else iter_documents(
-        path, text_column=text_column, input_format=input_format)
+    docs = (
+        reader(path)
+        if reader is not None
+        else iter_documents(path, text_column=text_column, input_format=input_format)
+    )
     n_docs = 0
 
     def counted():
@@ -125,6 +128,7 @@ def count_chunks(
     finally:
         bar.close()
     if failures:
-        raise ShardsFailedError({shards[i]: failures[i] for i in sorted(failures)},
-                                what=f"{len(shards)} shards")
+        raise ShardsFailedError(
+            {shards[i]: failures[i] for i in sorted(failures)}, what=f"{len(shards)} shards"
+        )
     return total

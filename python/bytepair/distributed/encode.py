@@ -59,13 +59,17 @@ def tokenizer_fingerprint(tok: Tokenizer) -> str:
     the pattern and the special tokens (not the name).
 
     >>> from bytepair import get_encoding
-    >>> tokenizer_fingerprint(get_encoding("gpt2")) == tokenizer_fingerprint(get_encoding("r50k_base"))
+    >>> a, b = get_encoding("gpt2"), get_encoding("r50k_base")
+    >>> tokenizer_fingerprint(a) == tokenizer_fingerprint(b)
     True
     >>> tokenizer_fingerprint(get_encoding("gpt2"))[:7]
     'sha256:'
     """
     h = hashlib.sha256()
-    head = {"pattern": tok.pattern, "special_tokens": sorted(tok.special_tokens.items(), key=lambda kv: kv[1])}
+    head = {
+        "pattern": tok.pattern,
+        "special_tokens": sorted(tok.special_tokens.items(), key=lambda kv: kv[1]),
+    }
     h.update(json.dumps(head, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     for t in tok.token_bytes_list:
         h.update(len(t).to_bytes(4, "little"))
@@ -143,15 +147,27 @@ def _batches(docs: Iterator[str]) -> Iterator[List[str]]:
 
 def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str, int]:
     """Task body: encodes one shard into ``out_path``; returns its counts."""
-    (spec, text_column, input_format, reader, out_format, dtype,
-     append_eot, allowed, disallowed) = shared
+    (
+        spec,
+        text_column,
+        input_format,
+        reader,
+        out_format,
+        dtype,
+        append_eot,
+        allowed,
+        disallowed,
+    ) = shared
     tok = _worker_tokenizer(spec)
     eot = tok.eot_token
     code = "H" if dtype == "uint16" else "I"
     if array.array(code).itemsize != (2 if code == "H" else 4):  # pragma: no cover - exotic C ABI
         code = "L" if code == "I" else code
-    docs = reader(path) if reader is not None else iter_documents(
-        path, text_column=text_column, input_format=input_format)
+    docs = (
+        reader(path)
+        if reader is not None
+        else iter_documents(path, text_column=text_column, input_format=input_format)
+    )
     n_docs = 0
     values = array.array(code)
     offsets = [0]
@@ -184,8 +200,11 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
     if out_format == "npy":
         import numpy as np
 
-        arr = np.frombuffer(values, dtype="<u2" if dtype == "uint16" else "<u4") if len(values) else \
-            np.zeros(0, dtype="<u2" if dtype == "uint16" else "<u4")
+        arr = (
+            np.frombuffer(values, dtype="<u2" if dtype == "uint16" else "<u4")
+            if len(values)
+            else np.zeros(0, dtype="<u2" if dtype == "uint16" else "<u4")
+        )
         with _atomic_file(out_path) as f:
             np.save(f, arr, allow_pickle=False)
     else:
@@ -194,8 +213,11 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
 
         kind = pa.uint16() if dtype == "uint16" else pa.uint32()
         flat = pa.array(values, type=kind)
-        col = pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), flat) if len(offsets) > 1 \
+        col = (
+            pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), flat)
+            if len(offsets) > 1
             else pa.array([], type=pa.list_(kind))
+        )
         table = pa.table({"tokens": col})
         with _atomic_file(out_path) as f:
             pq.write_table(table, f)
@@ -205,11 +227,21 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
 # ---------------------------------------------------------------- manifest
 
 
-def _settings(tok: Tokenizer, out_format: str, append_eot: bool, text_column: str,
-              allowed: Any, disallowed: Any) -> Dict[str, Any]:
+def _settings(
+    tok: Tokenizer,
+    out_format: str,
+    append_eot: bool,
+    text_column: str,
+    allowed: Any,
+    disallowed: Any,
+) -> Dict[str, Any]:
     return {
-        "tokenizer": {"name": tok.name, "fingerprint": tokenizer_fingerprint(tok),
-                      "n_vocab": tok.n_vocab, "eot_token": tok.eot_token},
+        "tokenizer": {
+            "name": tok.name,
+            "fingerprint": tokenizer_fingerprint(tok),
+            "n_vocab": tok.n_vocab,
+            "eot_token": tok.eot_token,
+        },
         "dtype": dtype_for(tok.n_vocab),
         "output_format": out_format,
         "append_eot": append_eot,
@@ -230,9 +262,13 @@ def read_manifest(out_dir: PathLike) -> Optional[Dict[str, Any]]:
     try:
         m = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise OutputDirError(f"{path}: damaged manifest ({e}); delete the directory or use another one") from e
+        raise OutputDirError(
+            f"{path}: damaged manifest ({e}); delete the directory or use another one"
+        ) from e
     if not isinstance(m, dict) or m.get("format") != _MANIFEST_FORMAT:
-        raise OutputDirError(f"{path}: not a bytepair dataset manifest; use another output directory")
+        raise OutputDirError(
+            f"{path}: not a bytepair dataset manifest; use another output directory"
+        )
     if m.get("version") != _MANIFEST_VERSION:
         raise OutputDirError(f"{path}: unknown manifest version {m.get('version')!r}")
     return m
@@ -244,27 +280,45 @@ def _check_compatible(path: str, old: Dict[str, Any], settings: Dict[str, Any]) 
             f"{path} was written with tokenizer {old.get('tokenizer', {}).get('name')!r}"
             f" ({old.get('tokenizer', {}).get('fingerprint')}), not with this one"
             f" ({settings['tokenizer']['name']!r}, {settings['tokenizer']['fingerprint']});"
-            " outputs of two tokenizers are never mixed: use another output directory")
-    for key in ("dtype", "output_format", "append_eot", "text_column", "allowed_special", "disallowed_special"):
+            " outputs of two tokenizers are never mixed: use another output directory"
+        )
+    for key in (
+        "dtype",
+        "output_format",
+        "append_eot",
+        "text_column",
+        "allowed_special",
+        "disallowed_special",
+    ):
         if old.get(key) != settings[key]:
             raise OutputDirError(
                 f"{path} was written with {key}={old.get(key)!r}, this run has {settings[key]!r};"
-                " use the same settings to resume, or another output directory")
+                " use the same settings to resume, or another output directory"
+            )
 
 
-def _write_manifest(out_dir: str, settings: Dict[str, Any], entries: Dict[str, Dict[str, Any]],
-                    order: Sequence[str]) -> Dict[str, Any]:
+def _write_manifest(
+    out_dir: str, settings: Dict[str, Any], entries: Dict[str, Dict[str, Any]], order: Sequence[str]
+) -> Dict[str, Any]:
     names = [n for n in order if n in entries] + [n for n in entries if n not in set(order)]
     shards = [entries[n] for n in names]
-    manifest = {"format": _MANIFEST_FORMAT, "version": _MANIFEST_VERSION, **settings,
-                "documents": sum(s["documents"] for s in shards),
-                "tokens": sum(s["tokens"] for s in shards),
-                "shards": shards}
-    atomic_write_text(os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    manifest = {
+        "format": _MANIFEST_FORMAT,
+        "version": _MANIFEST_VERSION,
+        **settings,
+        "documents": sum(s["documents"] for s in shards),
+        "tokens": sum(s["tokens"] for s in shards),
+        "shards": shards,
+    }
+    atomic_write_text(
+        os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    )
     return manifest
 
 
-def _is_done(out_dir: str, entry: Optional[Dict[str, Any]], src: str, itemsize: int, out_format: str) -> bool:
+def _is_done(
+    out_dir: str, entry: Optional[Dict[str, Any]], src: str, itemsize: int, out_format: str
+) -> bool:
     if entry is None:
         return False
     out = os.path.join(out_dir, entry["output"])
@@ -340,12 +394,19 @@ def encode_dataset(
 
         tokenizer = get_encoding(tokenizer)
     if not isinstance(tokenizer, Tokenizer):
-        raise TypeError(f"tokenizer must be a bytepair Tokenizer or an encoding name, not {type(tokenizer).__name__}")
+        raise TypeError(
+            "tokenizer must be a bytepair Tokenizer or an encoding name,"
+            f" not {type(tokenizer).__name__}"
+        )
     if format not in OUTPUT_FORMATS:
-        raise ValueError(f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}")
+        raise ValueError(
+            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}"
+        )
     if append_eot and tokenizer.eot_token is None:
-        raise ValueError(f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
-                         " pass append_eot=False or add the token")
+        raise ValueError(
+            f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
+            " pass append_eot=False or add the token"
+        )
     if format == "npy":
         try:
             import numpy  # noqa: F401
@@ -359,13 +420,17 @@ def encode_dataset(
     shards = normalize_paths(paths)
     check_input_format(input_format)
     allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
-    disallowed = disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    disallowed = (
+        disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    )
     names: Dict[str, str] = {}
     for p in shards:
         name = f"{output_stem(p)}.{format}"
         if name == MANIFEST or name in names:
             other = names.get(name, MANIFEST)
-            raise ValueError(f"{p} and {other} would both be written to {name}; give the shards distinct names")
+            raise ValueError(
+                f"{p} and {other} would both be written to {name}; give the shards distinct names"
+            )
         names[name] = p
     order = list(names)
 
@@ -386,8 +451,17 @@ def encode_dataset(
         return manifest
 
     eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
-    shared = (_shippable(tokenizer), text_column, input_format, reader, format, settings["dtype"],
-              append_eot, allowed, disallowed)
+    shared = (
+        _shippable(tokenizer),
+        text_column,
+        input_format,
+        reader,
+        format,
+        settings["dtype"],
+        append_eot,
+        allowed,
+        disallowed,
+    )
     args = [(names[n], os.path.abspath(os.path.join(out, n))) for n in todo]
     failures: Dict[str, str] = {}
     bar = Progress(len(order), "encoding", progress)
@@ -400,9 +474,13 @@ def encode_dataset(
             if not res.ok:
                 failures[src] = res.error
                 continue
-            entries[name] = {"source": os.path.abspath(src), "output": name,
-                             "documents": res.value["documents"], "tokens": res.value["tokens"],
-                             "source_bytes": res.value["source_bytes"]}
+            entries[name] = {
+                "source": os.path.abspath(src),
+                "output": name,
+                "documents": res.value["documents"],
+                "tokens": res.value["tokens"],
+                "source_bytes": res.value["source_bytes"],
+            }
             manifest = _write_manifest(out, settings, entries, order)
     finally:
         bar.close()

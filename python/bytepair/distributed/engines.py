@@ -56,8 +56,9 @@ class Engine:
 
     name = "engine"
 
-    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
-            ) -> Iterator[Tuple[int, Outcome]]:  # pragma: no cover - interface
+    def run(
+        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+    ) -> Iterator[Tuple[int, Outcome]]:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -79,7 +80,7 @@ def call_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...], threads: int = 1) 
     _limit_threads(threads)
     try:
         return Outcome(True, fn(shared, *args))
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any error of a task is that shard's failure
         return Outcome(False, error=_describe(e))
 
 
@@ -102,8 +103,10 @@ def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker pr
             out = Outcome(False, error=f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
         try:
             conn.send(out)
-        except Exception as e:  # the result does not pickle
-            conn.send(Outcome(False, error=f"the task's result cannot be sent back ({_describe(e)})"))
+        except Exception as e:  # noqa: BLE001 - the result does not pickle
+            conn.send(
+                Outcome(False, error=f"the task's result cannot be sent back ({_describe(e)})")
+            )
 
 
 class _Slot:
@@ -126,6 +129,21 @@ class _Slot:
         self.conn.close()
 
 
+_RUNNING = object()
+_DEAD = object()
+
+
+def _poll(s: _Slot) -> Any:
+    """The Outcome a worker sent, ``_DEAD`` if it died, else ``_RUNNING``."""
+    alive = s.proc.is_alive()  # checked first: a result sent just before exiting still counts
+    try:
+        if s.conn.poll():
+            return s.conn.recv()
+    except (EOFError, OSError):
+        return _DEAD
+    return _RUNNING if alive else _DEAD
+
+
 class LocalEngine(Engine):
     """A process pool on this machine (no dependency beyond the standard library).
 
@@ -142,8 +160,9 @@ class LocalEngine(Engine):
         self.workers = workers or os.cpu_count() or 1
         self.max_retries = max_retries
 
-    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
-            ) -> Iterator[Tuple[int, Outcome]]:
+    def run(
+        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+    ) -> Iterator[Tuple[int, Outcome]]:
         n = len(arglist)
         if n == 0:
             return
@@ -164,33 +183,28 @@ class LocalEngine(Engine):
                     return
                 wait([s.conn for s in busy] + [s.proc.sentinel for s in busy])
                 for k, s in enumerate(slots):
-                    if s.task is None:
-                        continue
                     i = s.task
-                    result: Optional[Outcome] = None
-                    dead = False
-                    try:
-                        if s.conn.poll():
-                            result = s.conn.recv()
-                        elif not s.proc.is_alive():
-                            dead = True
-                    except (EOFError, OSError):
-                        dead = True
-                    if result is not None:
-                        s.task = None
+                    if i is None:
+                        continue
+                    result = _poll(s)
+                    if result is _RUNNING:
+                        continue
+                    s.task = None
+                    if isinstance(result, Outcome):
                         yield i, result
-                    elif dead:
-                        attempts[i] += 1
-                        s.task = None
-                        s.stop(timeout=0)
-                        slots[k] = _Slot(ctx, threads)
-                        code = s.proc.exitcode
-                        if attempts[i] > self.max_retries:
-                            yield i, Outcome(False, error=(
-                                f"the worker process died {attempts[i]} times running this task"
-                                f" (last exit code {code}); out of memory or a crash?"))
-                        else:
-                            queue.appendleft(i)
+                        continue
+                    # The worker died: replace it, rerun its task on a fresh one.
+                    attempts[i] += 1
+                    s.stop(timeout=0)
+                    slots[k] = _Slot(ctx, threads)
+                    if attempts[i] <= self.max_retries:
+                        queue.appendleft(i)
+                        continue
+                    reason = (
+                        f"the worker process died {attempts[i]} times running this task"
+                        f" (last exit code {s.proc.exitcode}); out of memory or a crash?"
+                    )
+                    yield i, Outcome(False, error=reason)
         finally:
             for s in slots:
                 s.stop(timeout=0 if s.task is not None else 5.0)
@@ -224,7 +238,9 @@ class RayEngine(Engine):
 
     name = "ray"
 
-    def __init__(self, address: Optional[str] = None, *, max_retries: int = 3, **init_kwargs: Any) -> None:
+    def __init__(
+        self, address: Optional[str] = None, *, max_retries: int = 3, **init_kwargs: Any
+    ) -> None:
         ray = import_ray()
         if not ray.is_initialized():
             init_kwargs.setdefault("include_dashboard", False)
@@ -233,13 +249,15 @@ class RayEngine(Engine):
         self.ray = ray
         self.max_retries = max_retries
 
-    def run(self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
-            ) -> Iterator[Tuple[int, Outcome]]:
+    def run(
+        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+    ) -> Iterator[Tuple[int, Outcome]]:
         ray = self.ray
         if not arglist:
             return
         task = ray.remote(call_task).options(
-            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False
+        )
         shared_ref = ray.put(shared)
         refs = {task.remote(fn, shared_ref, tuple(args), 1): i for i, args in enumerate(arglist)}
         pending = list(refs)
@@ -251,15 +269,23 @@ class RayEngine(Engine):
                     try:
                         yield i, ray.get(ref)
                     except ray.exceptions.RayError as e:
-                        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                        reason = (
+                            str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                        )
                         yield i, Outcome(False, error=f"{type(e).__name__}: {reason}")
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
 
 
-def get_engine(engine: Union[str, Engine] = "local", *, workers: Optional[int] = None,
-               address: Optional[str] = None, max_retries: int = 3, **ray_init: Any) -> Engine:
+def get_engine(
+    engine: Union[str, Engine] = "local",
+    *,
+    workers: Optional[int] = None,
+    address: Optional[str] = None,
+    max_retries: int = 3,
+    **ray_init: Any,
+) -> Engine:
     """An engine from its name (``"local"`` or ``"ray"``), or ``engine`` itself.
 
     >>> get_engine("local", workers=2).workers

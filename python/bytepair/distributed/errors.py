@@ -35,8 +35,13 @@ class ShardsFailedError(BytepairError, ValueError):
             would be incomplete.
     """
 
-    def __init__(self, failures: Dict[str, str], manifest: Optional[Dict[str, Any]] = None,
-                 *, what: str = "shards") -> None:
+    def __init__(
+        self,
+        failures: Dict[str, str],
+        manifest: Optional[Dict[str, Any]] = None,
+        *,
+        what: str = "shards",
+    ) -> None:
         self.failures = dict(failures)
         self.manifest = manifest
         lines = [f"{len(failures)} of the {what} failed (the others finished):"]
@@ -58,4 +63,10 @@ class EngineUnavailableError(EngineError, ImportError):
     """The engine's optional dependency is not installed (``pip install bytepair[ray]``)."""
 
 
-__all__ = ["ShardError", "ShardsFailedError", "OutputDirError", "EngineError", "EngineUnavailableError"]
+__all__ = [
+    "EngineError",
+    "EngineUnavailableError",
+    "OutputDirError",
+    "ShardError",
+    "ShardsFailedError",
+]

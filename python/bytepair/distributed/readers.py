@@ -38,7 +38,7 @@ INPUT_FORMATS = ("text", "jsonl", "parquet")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def _split_gz(path: PathLike) -> "tuple[str, bool]":
+def _split_gz(path: PathLike) -> tuple[str, bool]:
     name = os.path.basename(os.fspath(path))
     if name.lower().endswith(".gz"):
         return name[:-3], True
@@ -67,8 +67,9 @@ def output_stem(path: PathLike) -> str:
     return stem or name
 
 
-def iter_documents(path: PathLike, *, text_column: str = "text",
-                   input_format: Optional[str] = None) -> Iterator[str]:
+def iter_documents(
+    path: PathLike, *, text_column: str = "text", input_format: Optional[str] = None
+) -> Iterator[str]:
     """Yields the documents of one shard (see the module docstring).
 
     Args:
@@ -110,7 +111,8 @@ def _read_text(path: PathLike) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ShardError(
-            path, f"not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8 or drop the shard"
+            path,
+            f"not UTF-8 text (byte {e.start}: {e.reason}); convert it to UTF-8 or drop the shard",
         ) from e
 
 
@@ -122,23 +124,34 @@ def _iter_jsonl(path: PathLike, text_column: str) -> Iterator[str]:
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as e:
-                    raise ShardError(f"{os.fspath(path)}:{lineno}", f"not UTF-8 (byte {e.start} of the line)") from e
+                    raise ShardError(
+                        f"{os.fspath(path)}:{lineno}", f"not UTF-8 (byte {e.start} of the line)"
+                    ) from e
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as e:
-                    raise ShardError(f"{os.fspath(path)}:{lineno}", f"invalid JSON ({e.msg}, column {e.colno})") from e
+                    raise ShardError(
+                        f"{os.fspath(path)}:{lineno}", f"invalid JSON ({e.msg}, column {e.colno})"
+                    ) from e
                 if not isinstance(obj, dict):
-                    raise ShardError(f"{os.fspath(path)}:{lineno}", f"expected a JSON object, got {type(obj).__name__}")
+                    raise ShardError(
+                        f"{os.fspath(path)}:{lineno}",
+                        f"expected a JSON object, got {type(obj).__name__}",
+                    )
                 if text_column not in obj:
                     keys = ", ".join(map(repr, list(obj)[:8])) or "none"
-                    raise ShardError(f"{os.fspath(path)}:{lineno}",
-                                     f"no {text_column!r} key (keys: {keys}); pass text_column=")
+                    raise ShardError(
+                        f"{os.fspath(path)}:{lineno}",
+                        f"no {text_column!r} key (keys: {keys}); pass text_column=",
+                    )
                 text = obj[text_column]
                 if not isinstance(text, str):
-                    raise ShardError(f"{os.fspath(path)}:{lineno}",
-                                     f"{text_column!r} is a {type(text).__name__}, not a string")
+                    raise ShardError(
+                        f"{os.fspath(path)}:{lineno}",
+                        f"{text_column!r} is a {type(text).__name__}, not a string",
+                    )
                 yield text
     except (gzip.BadGzipFile, EOFError) as e:
         raise ShardError(path, f"damaged gzip file after line {lineno} ({e})") from e
@@ -158,7 +171,9 @@ def _iter_parquet(path: PathLike, text_column: str) -> Iterator[str]:
         raise ShardError(path, f"not a valid Parquet file ({e})") from e
     names = pf.schema_arrow.names
     if text_column not in names:
-        raise ShardError(path, f"no column {text_column!r} (columns: {', '.join(names)}); pass text_column=")
+        raise ShardError(
+            path, f"no column {text_column!r} (columns: {', '.join(names)}); pass text_column="
+        )
     kind = pf.schema_arrow.field(text_column).type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise ShardError(path, f"column {text_column!r} has type {kind}, not string")
