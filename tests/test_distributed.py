@@ -489,3 +489,45 @@ def test_cli_count_chunks_and_encode_dataset(tmp_path, capsys):
         == 0
     )
     assert (tmp_path / "ds2" / "shard-000.npy").exists()
+
+
+def test_script_without_main_guard_and_reader_in_main(tmp_path):
+    # spawn workers must not re-run an unguarded driver script; a reader defined
+    # in a (guarded) script still reaches the workers.
+    import subprocess
+
+    (tmp_path / "a.txt").write_text("hello world")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [str(Path(bytepair.__file__).parent.parent), os.environ.get("PYTHONPATH", "")]
+        ),
+    )
+    unguarded = tmp_path / "unguarded.py"
+    unguarded.write_text(
+        "from bytepair.distributed import count_chunks\n"
+        f"c = count_chunks([{str(tmp_path / 'a.txt')!r}], pattern='gpt2', workers=2)\n"
+        "print(sorted(c.items()))\n"
+    )
+    guarded = tmp_path / "guarded.py"
+    guarded.write_text(
+        "from bytepair.distributed import count_chunks\n"
+        "def shout(path):\n    return [open(path).read().upper()]\n"
+        "if __name__ == '__main__':\n"
+        f"    c = count_chunks([{str(tmp_path / 'a.txt')!r}], pattern='gpt2', reader=shout, workers=1)\n"
+        "    print(sorted(c.items()))\n"
+    )
+    for script, want in [
+        (unguarded, "[(b' world', 1), (b'hello', 1)]"),
+        (guarded, "[(b' WORLD', 1), (b'HELLO', 1)]"),
+    ]:
+        run = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == want

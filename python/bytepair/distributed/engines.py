@@ -28,8 +28,11 @@ busy with one task each.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import multiprocessing
 import os
+import sys
 import traceback
 from collections import deque
 from dataclasses import dataclass
@@ -109,11 +112,46 @@ def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker pr
             )
 
 
+def _refers_to_main(obj: Any) -> bool:
+    """Whether ``obj`` (or a callable inside a tuple / functools.partial) is
+    defined in the ``__main__`` script, so workers must import that script."""
+    if isinstance(obj, (tuple, list)):
+        return any(_refers_to_main(x) for x in obj)
+    if isinstance(obj, functools.partial):
+        return _refers_to_main(obj.func) or _refers_to_main(obj.args)
+    return callable(obj) and getattr(obj, "__module__", None) == "__main__"
+
+
+@contextlib.contextmanager
+def _main_hidden(hide: bool) -> Iterator[None]:
+    """Starts ``spawn`` workers without re-running the ``__main__`` script.
+
+    ``spawn`` normally re-imports the driver's main script in every worker, so a
+    script without an ``if __name__ == "__main__":`` guard would start the job
+    again inside each worker. bytepair's task functions live in bytepair, so the
+    workers do not need the script; only a reader defined in the script does
+    (then the script is imported, and needs the guard, as with any pool).
+    """
+    main = sys.modules.get("__main__")
+    if not hide or main is None:
+        yield
+        return
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__dict__["__spec__"] = None
+    try:
+        yield
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+
 class _Slot:
-    def __init__(self, ctx: Any, threads: int) -> None:
+    def __init__(self, ctx: Any, threads: int, hide_main: bool = True) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(target=_local_worker, args=(child, threads), daemon=True)
-        self.proc.start()
+        with _main_hidden(hide_main):
+            self.proc.start()
         child.close()
         self.task: Optional[int] = None
 
@@ -171,8 +209,9 @@ class LocalEngine(Engine):
         queue: Deque[int] = deque(range(n))
         attempts = [0] * n
         slots: List[_Slot] = []
+        hide = not (_refers_to_main(fn) or _refers_to_main(shared))
         try:
-            slots = [_Slot(ctx, threads) for _ in range(min(self.workers, n))]
+            slots = [_Slot(ctx, threads, hide) for _ in range(min(self.workers, n))]
             while True:
                 for s in slots:
                     if s.task is None and queue:
@@ -196,7 +235,7 @@ class LocalEngine(Engine):
                     # The worker died: replace it, rerun its task on a fresh one.
                     attempts[i] += 1
                     s.stop(timeout=0)
-                    slots[k] = _Slot(ctx, threads)
+                    slots[k] = _Slot(ctx, threads, hide)
                     if attempts[i] <= self.max_retries:
                         queue.appendleft(i)
                         continue
