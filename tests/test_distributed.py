@@ -514,7 +514,8 @@ def test_script_without_main_guard_and_reader_in_main(tmp_path):
         "from bytepair.distributed import count_chunks\n"
         "def shout(path):\n    return [open(path).read().upper()]\n"
         "if __name__ == '__main__':\n"
-        f"    c = count_chunks([{str(tmp_path / 'a.txt')!r}], pattern='gpt2', reader=shout, workers=1)\n"
+        f"    c = count_chunks([{str(tmp_path / 'a.txt')!r}], pattern='gpt2',\n"
+        "                     reader=shout, workers=1)\n"
         "    print(sorted(c.items()))\n"
     )
     for script, want in [
