@@ -210,9 +210,10 @@ def test_count_equals_one_machine_and_trains_the_same(tmp_path):
 
 
 class ReversedEngine(Engine):
-    """Runs tasks in this process and reports them last-first."""
+    """Runs tasks in this process and reports them last-first (even when asked
+    for input order: the driver must not depend on engines for exactness)."""
 
-    def run(self, fn, arglist, *, shared=None):
+    def run(self, fn, arglist, *, shared=None, ordered=False):
         results = [(i, call_task(fn, shared, args)) for i, args in enumerate(arglist)]
         return iter(results[::-1])
 
@@ -411,6 +412,23 @@ def test_missing_ray_says_how_to_install(monkeypatch, tmp_path):
     (tmp_path / "a.txt").write_text("x")
     with pytest.raises(ImportError, match=r"bytepair\[ray\]"):
         count_chunks([tmp_path / "a.txt"], engine="ray")
+
+
+def sleepy(shared, i):
+    """A task that finishes later the earlier it is."""
+    import time
+
+    time.sleep(shared * (3 - i))
+    return i
+
+
+def test_local_engine_ordered():
+    eng = get_engine("local", workers=2)
+    assert [i for i, _ in eng.run(sleepy, [(0,), (1,), (2,)], shared=0.3, ordered=True)] == [
+        0,
+        1,
+        2,
+    ]
 
 
 def test_local_engine_outcomes():

@@ -9,9 +9,10 @@ documents one after the other on one machine, and
 ``bytepair.train(counts=...)`` gives the same merges (the tie-break rule
 depends on that order).
 
-Memory: the driver holds the merged table plus the partial tables that finished
-ahead of an unfinished earlier shard; the merged table is what training needs
-in memory anyway.
+Memory: the driver holds the merged table plus, with the local engine, the
+partial tables that finished ahead of an unfinished earlier shard (with Ray
+those wait in Ray's object store); the merged table is what training needs in
+memory anyway.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
 from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
-from .engines import Engine, get_engine
+from .engines import Engine, get_engine, in_order
 from .errors import ShardsFailedError
 from .readers import iter_documents
 
@@ -108,23 +109,18 @@ def count_chunks(
     shared = (pat, specials, text_column, input_format, reader)
 
     total = ChunkCounts({}, pattern=pat, special_tokens=specials)
-    ready: Dict[int, Dict[bytes, int]] = {}
     failures: Dict[int, str] = {}
-    next_i = 0
     bar = Progress(len(shards), "counting", progress)
     try:
-        for i, out in eng.run(_count_shard, [(p,) for p in shards], shared=shared):
+        # Input order, whatever order the tasks finish in: the merged table's
+        # first-seen order must be the corpus order.
+        arglist = [(p,) for p in shards]
+        for i, out in in_order(eng.run(_count_shard, arglist, shared=shared, ordered=True)):
             bar.update()
             if not out.ok:
                 failures[i] = out.error
-                ready.clear()  # the result is lost anyway; keep collecting failures
-                continue
-            if failures:
-                continue
-            ready[i] = out.value[0]
-            while next_i in ready:
-                total.update(ChunkCounts(ready.pop(next_i), pattern=pat, special_tokens=specials))
-                next_i += 1
+            elif not failures:  # after a failure the result is lost; still try every shard
+                total.update(ChunkCounts(out.value[0], pattern=pat, special_tokens=specials))
     finally:
         bar.close()
     if failures:

@@ -37,7 +37,7 @@ import traceback
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
-from typing import Any, Callable, Deque, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .errors import EngineError, EngineUnavailableError
 
@@ -60,9 +60,32 @@ class Engine:
     name = "engine"
 
     def run(
-        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        *,
+        shared: Any = None,
+        ordered: bool = False,
     ) -> Iterator[Tuple[int, Outcome]]:  # pragma: no cover - interface
+        """Runs ``fn(shared, *args)`` for each ``args``; yields ``(index, Outcome)``
+        as tasks finish, or in input order when ``ordered``."""
         raise NotImplementedError
+
+
+def in_order(results: Iterator[Tuple[int, Outcome]]) -> Iterator[Tuple[int, Outcome]]:
+    """Re-yields ``(index, outcome)`` pairs in index order, holding back the ones
+    that arrive early.
+
+    >>> [i for i, _ in in_order(iter([(2, None), (0, None), (1, None)]))]
+    [0, 1, 2]
+    """
+    early: Dict[int, Outcome] = {}
+    nxt = 0
+    for i, out in results:
+        early[i] = out
+        while nxt in early:
+            yield nxt, early.pop(nxt)
+            nxt += 1
 
 
 def _describe(e: BaseException) -> str:
@@ -199,7 +222,19 @@ class LocalEngine(Engine):
         self.max_retries = max_retries
 
     def run(
-        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        *,
+        shared: Any = None,
+        ordered: bool = False,
+    ) -> Iterator[Tuple[int, Outcome]]:
+        if ordered:
+            return in_order(self._run(fn, arglist, shared))
+        return self._run(fn, arglist, shared)
+
+    def _run(
+        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], shared: Any
     ) -> Iterator[Tuple[int, Outcome]]:
         n = len(arglist)
         if n == 0:
@@ -289,8 +324,16 @@ class RayEngine(Engine):
         self.max_retries = max_retries
 
     def run(
-        self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], *, shared: Any = None
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        *,
+        shared: Any = None,
+        ordered: bool = False,
     ) -> Iterator[Tuple[int, Outcome]]:
+        """As :meth:`Engine.run`. With ``ordered``, results that finish early stay
+        in Ray's object store (spilling to disk if needed) until their turn, so
+        the driver holds one result at a time."""
         ray = self.ray
         if not arglist:
             return
@@ -298,23 +341,38 @@ class RayEngine(Engine):
             num_cpus=1, max_retries=self.max_retries, retry_exceptions=False
         )
         shared_ref = ray.put(shared)
-        refs = {task.remote(fn, shared_ref, tuple(args), 1): i for i, args in enumerate(arglist)}
+        refs = [task.remote(fn, shared_ref, tuple(args), 1) for args in arglist]
+        index = {ref: i for i, ref in enumerate(refs)}
         pending = list(refs)
+        finished: set = set()
+        nxt = 0
         try:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1)
-                for ref in done:
-                    i = refs[ref]
-                    try:
-                        yield i, ray.get(ref)
-                    except ray.exceptions.RayError as e:
-                        reason = (
-                            str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                        )
-                        yield i, Outcome(False, error=f"{type(e).__name__}: {reason}")
+            while nxt < len(refs):
+                if ordered:
+                    if nxt not in finished:
+                        done, pending = ray.wait(pending, num_returns=1)
+                        finished.update(index[r] for r in done)
+                        continue
+                    i = nxt
+                    nxt += 1
+                else:
+                    done, pending = ray.wait(pending, num_returns=1)
+                    i = index[done[0]]
+                    nxt += 1
+                yield i, self._fetch(refs[i])
+                refs[i] = None  # let Ray free the result
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
+
+    def _fetch(self, ref: Any) -> Outcome:
+        ray = self.ray
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayError as e:
+            text = str(e).strip()
+            reason = text.splitlines()[0] if text else type(e).__name__
+            return Outcome(False, error=f"{type(e).__name__}: {reason}")
 
 
 def get_engine(
