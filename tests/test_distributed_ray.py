@@ -46,12 +46,17 @@ def engine():
     paths = [str(Path(__file__).parent), str(Path(bytepair.__file__).parent.parent)]
     if os.environ.get("PYTHONPATH"):
         paths.append(os.environ["PYTHONPATH"])
-    ray.init(
+    kwargs = dict(
         num_cpus=2,
         include_dashboard=False,
         logging_level="ERROR",
         runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
     )
+    try:
+        ray.init(**kwargs)
+    except Exception:  # noqa: BLE001 - Ray's start-up can time out on an overloaded machine
+        ray.shutdown()
+        ray.init(**kwargs)
     yield "ray"  # count_chunks/encode_dataset find the running Ray
     ray.shutdown()
 

@@ -44,9 +44,9 @@ class ShardsFailedError(BytepairError, ValueError):
     ) -> None:
         self.failures = dict(failures)
         self.manifest = manifest
-        lines = [f"{len(failures)} of the {what} failed (the others finished):"]
+        lines = [f"{len(failures)} of the {what} failed:"]
         lines += [f"  {path}: {reason}" for path, reason in failures.items()]
-        lines.append("fix or remove these shards and run again")
+        lines.append("the other shards finished; fix or remove these and run again")
         super().__init__("\n".join(lines))
 
 
