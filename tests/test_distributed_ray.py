@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import bytepair
+import bytepair.distributed.count
 import pytest
 from bytepair.counts import ChunkCounts
 from bytepair.distributed import (
@@ -61,13 +62,17 @@ def engine():
     ray.shutdown()
 
 
-def test_ray_count_equals_one_machine_and_trains_the_same(engine, tmp_path):
+def test_ray_count_equals_one_machine_and_trains_the_same(engine, tmp_path, monkeypatch):
     seed = 424242
     print("seed", seed)
     paths, docs = make_shards(tmp_path, 8, seed)
-    got = count_chunks(paths, special_tokens=SPECIALS, engine=engine)
     want = ChunkCounts.from_texts(docs, pattern="o200k", special_tokens=SPECIALS)
+    got = count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce="driver")
     assert list(got.items()) == list(want.items()) and got == want
+    # merged by Ray tasks, 3 adjacent tables per task: two levels, a ragged end
+    monkeypatch.setattr(bytepair.distributed.count, "TREE_FAN_IN", 3)
+    got = count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce="tree")
+    assert list(got.items()) == list(want.items())
     tok = bytepair.train(counts=got, vocab_size=275, special_tokens=SPECIALS)
     one = bytepair.train(docs, vocab_size=275, pattern="o200k", special_tokens=SPECIALS)
     assert tok == one and tok.merges == one.merges

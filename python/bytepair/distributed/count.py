@@ -2,53 +2,70 @@
 
 Each task counts one shard with the same pre-tokenizer as
 :meth:`bytepair.counts.ChunkCounts.from_texts` and returns its partial table.
-The driver merges the partial tables **in input order**, whatever order the
-tasks finish in: a chunk first appears in the earliest shard holding it, so the
+The partial tables are merged **in input order**, whatever order the tasks
+finish in: a chunk first appears in the earliest shard holding it, so the
 merged table has exactly the counts and the first-seen order of counting all
 documents one after the other on one machine, and
 ``bytepair.train(counts=...)`` gives the same merges (the tie-break rule
 depends on that order).
 
-Memory: the driver holds the merged table plus, with the local engine, the
-partial tables that finished ahead of an unfinished earlier shard (with Ray
-those wait in Ray's object store); the merged table is what training needs in
-memory anyway.
+Where the merge happens (``reduce=``):
+
+* ``"driver"`` (the local engine): the driver folds the tables in as they
+  arrive, holding the merged table plus the tables that finished ahead of an
+  unfinished earlier shard.
+* ``"tree"`` (Ray's default): Ray tasks merge ``TREE_FAN_IN`` adjacent tables
+  at a time, level by level (the order-preserving merge is associative, so any
+  grouping of *adjacent* tables gives the same result); the driver receives only
+  the final table. This spreads the merge work over the cluster; the final
+  table still has to fit in one process, as it must for training.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+import functools
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
 from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
-from .engines import Engine, get_engine, in_order
+from .engines import Engine, RayEngine, get_engine, in_order
 from .errors import ShardsFailedError
 from .readers import iter_documents
 
+#: Partial tables merged per Ray task when ``reduce="tree"``.
+TREE_FAN_IN = 8
 
-def _count_shard(shared: Tuple[Any, ...], path: str) -> Tuple[Dict[bytes, int], int]:
-    """Task body: the ordered chunk table of one shard and its document count."""
+
+def _count_shard(shared: Tuple[Any, ...], path: str) -> Dict[bytes, int]:
+    """Task body: the ordered chunk table of one shard, as a plain dict
+    (insertion-ordered), which travels between processes whatever the
+    in-memory representation of ChunkCounts."""
     pattern, specials, text_column, input_format, reader = shared
-    docs = (
-        reader(path)
-        if reader is not None
-        else iter_documents(path, text_column=text_column, input_format=input_format)
-    )
-    n_docs = 0
+    if reader is not None:
+        docs = reader(path)
+    else:
+        docs = iter_documents(path, text_column=text_column, input_format=input_format)
 
-    def counted():
-        nonlocal n_docs
+    def checked() -> Iterator[str]:
         for d in docs:
             if not isinstance(d, str):
                 raise TypeError(f"{path}: the reader yielded a {type(d).__name__}, not str")
-            n_docs += 1
             yield d
 
-    table = ChunkCounts.from_texts(counted(), pattern=pattern, special_tokens=specials)
-    # A plain dict (insertion-ordered) travels between processes whatever the
-    # in-memory representation of ChunkCounts.
-    return dict(table.items()), n_docs
+    table = ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials)
+    return dict(table.items())
+
+
+def _merge_tables(
+    pattern: Optional[str], specials: List[str], *tables: Dict[bytes, int]
+) -> Dict[bytes, int]:
+    """Order-preserving merge of consecutive shards' tables (associative, so a
+    tree of merges equals merging left to right)."""
+    total = ChunkCounts(tables[0], pattern=pattern, special_tokens=specials)
+    for t in tables[1:]:
+        total.update(ChunkCounts(t, pattern=pattern, special_tokens=specials))
+    return dict(total.items())
 
 
 def count_chunks(
@@ -64,6 +81,7 @@ def count_chunks(
     address: Optional[str] = None,
     max_retries: int = 3,
     progress: Optional[bool] = None,
+    reduce: str = "auto",
 ) -> ChunkCounts:
     """Counts the pre-token chunks of many shards in parallel.
 
@@ -84,6 +102,10 @@ def count_chunks(
         address: Ray cluster address (default: ``RAY_ADDRESS`` or a local Ray).
         max_retries: reruns of a task whose worker process died.
         progress: show a progress bar over shards (default: if stderr is a tty).
+        reduce: where partial tables are merged: ``"driver"`` (in input order as
+            they arrive) or ``"tree"`` (Ray only: by Ray tasks, ``TREE_FAN_IN``
+            adjacent tables per task, so the driver receives only the final
+            table). ``"auto"``: tree on Ray, driver otherwise.
 
     Returns:
         The merged :class:`~bytepair.counts.ChunkCounts`, equal to
@@ -108,19 +130,33 @@ def count_chunks(
     eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
     shared = (pat, specials, text_column, input_format, reader)
 
+    arglist = [(p,) for p in shards]
+    if reduce not in ("auto", "driver", "tree"):
+        raise ValueError(f'reduce must be "auto", "driver" or "tree", not {reduce!r}')
+    tree = isinstance(eng, RayEngine) and reduce != "driver" and len(shards) > 1
+    if reduce == "tree" and not isinstance(eng, RayEngine):
+        raise ValueError('reduce="tree" needs engine="ray"; the local engine merges on the driver')
     total = ChunkCounts({}, pattern=pat, special_tokens=specials)
     failures: Dict[int, str] = {}
     bar = Progress(len(shards), "counting", progress)
     try:
-        # Input order, whatever order the tasks finish in: the merged table's
-        # first-seen order must be the corpus order.
-        arglist = [(p,) for p in shards]
-        for i, out in in_order(eng.run(_count_shard, arglist, shared=shared, ordered=True)):
-            bar.update()
-            if not out.ok:
-                failures[i] = out.error
-            elif not failures:  # after a failure the result is lost; still try every shard
-                total.update(ChunkCounts(out.value[0], pattern=pat, special_tokens=specials))
+        if tree:
+            merge = functools.partial(_merge_tables, pat, specials)
+            table, failures = eng.tree_reduce(
+                _count_shard, arglist, merge, shared=shared, fan_in=TREE_FAN_IN, on_done=bar.update
+            )
+            if not failures:
+                total = ChunkCounts(table, pattern=pat, special_tokens=specials)
+        else:
+            # Input order, whatever order the tasks finish in: the merged
+            # table's first-seen order must be the corpus order.
+            results = eng.run(_count_shard, arglist, shared=shared, ordered=True)
+            for i, out in in_order(results):
+                bar.update()
+                if not out.ok:
+                    failures[i] = out.error
+                elif not failures:  # after a failure the result is lost; still try every shard
+                    total.update(ChunkCounts(out.value, pattern=pat, special_tokens=specials))
     finally:
         bar.close()
     if failures:

@@ -365,6 +365,61 @@ class RayEngine(Engine):
             for ref in pending:
                 ray.cancel(ref, force=True)
 
+    def tree_reduce(
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        combine: Callable[..., Any],
+        *,
+        shared: Any = None,
+        fan_in: int = 8,
+        on_done: Optional[Callable[[], None]] = None,
+    ) -> Tuple[Any, Dict[int, str]]:
+        """Maps ``fn(shared, *args)`` over ``arglist`` and folds the results with
+        ``combine(*values)`` in a tree of Ray tasks, ``fan_in`` adjacent values per
+        task, keeping input order (so ``combine`` need only be associative).
+
+        Returns ``(value, {})``, or ``(None, failures)`` when some map tasks
+        failed (index -> reason); every map task is waited for first, and only
+        its small status travels to the driver. The tree's results stay in the
+        object store; the driver receives the final value only.
+        """
+        ray = self.ray
+        if fan_in < 2:
+            raise EngineError(f"fan_in must be at least 2, got {fan_in}")
+        leaf = ray.remote(_leaf_task).options(
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, num_returns=2
+        )
+        join = ray.remote(_join_task).options(num_cpus=1, max_retries=self.max_retries)
+        shared_ref = ray.put(shared)
+        pairs = [leaf.remote(fn, shared_ref, tuple(args)) for args in arglist]
+        index = {st: i for i, (st, _) in enumerate(pairs)}
+        pending = [st for st, _ in pairs]
+        failures: Dict[int, str] = {}
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    out = self._fetch(ref)
+                    if not out.ok:
+                        failures[index[ref]] = out.error
+                    if on_done is not None:
+                        on_done()
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+        if failures:
+            return None, failures
+        level = [value for _, value in pairs]
+        while len(level) > 1:
+            level = [
+                join.remote(combine, *level[k : k + fan_in])
+                if len(level[k : k + fan_in]) > 1
+                else level[k]
+                for k in range(0, len(level), fan_in)
+            ]
+        return ray.get(level[0]), {}
+
     def _fetch(self, ref: Any) -> Outcome:
         ray = self.ray
         try:
@@ -373,6 +428,20 @@ class RayEngine(Engine):
             text = str(e).strip()
             reason = text.splitlines()[0] if text else type(e).__name__
             return Outcome(False, error=f"{type(e).__name__}: {reason}")
+
+
+def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any]:
+    """A map task of :meth:`RayEngine.tree_reduce`: ``(Outcome, value)``, the
+    Outcome (small, fetched by the driver) without the value (left in Ray)."""
+    out = call_task(fn, shared, args, 1)
+    if not out.ok:
+        return out, None
+    return Outcome(True), out.value
+
+
+def _join_task(combine: Callable[..., Any], *values: Any) -> Any:
+    _limit_threads(1)
+    return combine(*values)
 
 
 def get_engine(
