@@ -12,7 +12,9 @@ segfault) is different: its task is retried on a fresh worker, up to
 * ``"local"``: a pool of ``workers`` processes on this machine (default: one per
   CPU), standard library only. Workers are started with ``spawn`` (no fork of a
   process that runs Rust threads) and each runs one task at a time, so the
-  driver knows exactly which task a dead worker was running.
+  driver knows exactly which task a dead worker was running. The workers stay
+  up, idle, between calls (``get_engine("local")`` returns one shared engine per
+  worker count), so only the first call pays for starting them.
 * ``"ray"``: Ray tasks (``pip install bytepair[ray]``). Connects to the cluster
   named by ``address`` (or ``RAY_ADDRESS``), or starts a local one, unless Ray
   is already initialised. ``shared`` is put in the object store once.
@@ -28,6 +30,7 @@ busy with one task each.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import multiprocessing
@@ -208,6 +211,10 @@ def _poll(s: _Slot) -> Any:
 class LocalEngine(Engine):
     """A process pool on this machine (no dependency beyond the standard library).
 
+    The worker processes stay alive between calls (idle, waiting on a pipe) so
+    later calls skip the start-up; :meth:`close` (or the end of the program)
+    stops them.
+
     Args:
         workers: number of worker processes (default ``os.cpu_count()``).
         max_retries: how often a task is rerun after its worker process died.
@@ -220,6 +227,20 @@ class LocalEngine(Engine):
             raise EngineError(f"workers must be a positive int, got {workers!r}")
         self.workers = workers or os.cpu_count() or 1
         self.max_retries = max_retries
+        self._idle: List[_Slot] = []  # warm workers kept between runs
+        self._idle_hide = True
+
+    def close(self) -> None:
+        """Stops the idle worker processes."""
+        idle, self._idle = self._idle, []
+        for s in idle:
+            s.stop()
+
+    def __enter__(self) -> LocalEngine:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def run(
         self,
@@ -233,6 +254,19 @@ class LocalEngine(Engine):
             return in_order(self._run(fn, arglist, shared))
         return self._run(fn, arglist, shared)
 
+    def _take_slots(self, want: int, ctx: Any, threads: int, hide: bool) -> List[_Slot]:
+        if self._idle_hide != hide:
+            self.close()
+        slots = [s for s in self._idle if s.proc.is_alive()]
+        for s in self._idle:
+            if not s.proc.is_alive():
+                s.stop(timeout=0)
+        self._idle = []
+        while len(slots) < want:
+            slots.append(_Slot(ctx, threads, hide))
+        self._idle_hide = hide
+        return slots
+
     def _run(
         self, fn: TaskFn, arglist: Sequence[Tuple[Any, ...]], shared: Any
     ) -> Iterator[Tuple[int, Outcome]]:
@@ -245,16 +279,26 @@ class LocalEngine(Engine):
         attempts = [0] * n
         slots: List[_Slot] = []
         hide = not (_refers_to_main(fn) or _refers_to_main(shared))
+        finished = False
         try:
-            slots = [_Slot(ctx, threads, hide) for _ in range(min(self.workers, n))]
+            slots = self._take_slots(min(self.workers, n), ctx, threads, hide)
             while True:
-                for s in slots:
+                for k, s in enumerate(slots):
                     if s.task is None and queue:
-                        s.task = queue.popleft()
-                        s.conn.send((fn, shared, arglist[s.task]))
+                        i = queue.popleft()
+                        try:
+                            s.conn.send((fn, shared, arglist[i]))
+                            s.task = i
+                        except (OSError, ValueError):  # died while idle: replace, no attempt lost
+                            queue.appendleft(i)
+                            s.stop(timeout=0)
+                            slots[k] = _Slot(ctx, threads, hide)
                 busy = [s for s in slots if s.task is not None]
                 if not busy:
-                    return
+                    if not queue:
+                        finished = True
+                        return
+                    continue
                 wait([s.conn for s in busy] + [s.proc.sentinel for s in busy])
                 for k, s in enumerate(slots):
                     i = s.task
@@ -280,8 +324,29 @@ class LocalEngine(Engine):
                     )
                     yield i, Outcome(False, error=reason)
         finally:
-            for s in slots:
-                s.stop(timeout=0 if s.task is not None else 5.0)
+            if finished:
+                self.close()  # another run may have parked workers meanwhile
+                self._idle = slots
+            else:  # abandoned mid-run (error, interrupt): busy workers are killed
+                for s in slots:
+                    s.stop(timeout=0 if s.task is not None else 5.0)
+
+
+_local_engines: Dict[Tuple[int, int], LocalEngine] = {}
+
+
+def _shared_local_engine(workers: Optional[int], max_retries: int) -> LocalEngine:
+    key = (workers or os.cpu_count() or 1, max_retries)
+    eng = _local_engines.get(key)
+    if eng is None:
+        eng = _local_engines[key] = LocalEngine(workers, max_retries=max_retries)
+    return eng
+
+
+@atexit.register
+def _close_local_engines() -> None:
+    for eng in list(_local_engines.values()):
+        eng.close()
 
 
 # ---------------------------------------------------------------- Ray engine
@@ -464,7 +529,9 @@ def get_engine(
     if isinstance(engine, Engine):
         return engine
     if engine == "local":
-        return LocalEngine(workers, max_retries=max_retries)
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise EngineError(f"workers must be a positive int, got {workers!r}")
+        return _shared_local_engine(workers, max_retries)
     if engine == "ray":
         if workers is not None:
             ray_init.setdefault("num_cpus", workers)
