@@ -483,7 +483,10 @@ class RayEngine(Engine):
                 else level[k]
                 for k in range(0, len(level), fan_in)
             ]
-        return ray.get(level[0]), {}
+        try:
+            return ray.get(level[0]), {}
+        except ray.exceptions.RayError as e:  # a merge task failed for good
+            raise EngineError(f"merging the results on Ray failed: {type(e).__name__}: {e}") from e
 
     def _fetch(self, ref: Any) -> Outcome:
         ray = self.ray
