@@ -155,6 +155,15 @@ def test_readers_one_record_is_one_document(tmp_path):
     for name in ["d.jsonl", "d.jsonl.gz", "d.parquet"]:
         write_shard(tmp_path / name, docs)
         assert list(iter_documents(tmp_path / name)) == docs, name
+    (tmp_path / "bom.jsonl").write_bytes(b'\xef\xbb\xbf{"text": "a"}\r\n{"text": "b"}\r\n')
+    assert list(iter_documents(tmp_path / "bom.jsonl")) == ["a", "b"]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"body": pa.array(["x", "y", "x"]).dictionary_encode()}), tmp_path / "d.pq"
+    )
+    assert list(iter_documents(tmp_path / "d.pq", text_column="body")) == ["x", "y", "x"]
     (tmp_path / "t.txt").write_text(docs[0], encoding="utf-8")
     assert list(iter_documents(tmp_path / "t.txt")) == [docs[0]]
     assert list(iter_documents(tmp_path / "t.txt", input_format="text")) == [docs[0]]

@@ -127,6 +127,8 @@ def _iter_jsonl(path: PathLike, text_column: str) -> Iterator[str]:
                     raise ShardError(
                         f"{os.fspath(path)}:{lineno}", f"not UTF-8 (byte {e.start} of the line)"
                     ) from e
+                if lineno == 1 and line.startswith("\ufeff"):  # a byte-order mark is not JSON
+                    line = line[1:]
                 if not line.strip():
                     continue
                 try:
@@ -175,6 +177,8 @@ def _iter_parquet(path: PathLike, text_column: str) -> Iterator[str]:
             path, f"no column {text_column!r} (columns: {', '.join(names)}); pass text_column="
         )
     kind = pf.schema_arrow.field(text_column).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise ShardError(path, f"column {text_column!r} has type {kind}, not string")
     row = 0
