@@ -21,6 +21,10 @@ import time
 from typing import Any
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def _engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
@@ -74,7 +78,7 @@ def _cmd_count_chunks(args: argparse.Namespace) -> int:
     secs = time.perf_counter() - t0
     counts.save(args.output)
     print(
-        f"counted {len(args.shards)} shards in {secs:.2f} s ({args.engine} engine):"
+        f"counted {_plural(len(args.shards), 'shard')} in {secs:.2f} s ({args.engine} engine):"
         f" {len(counts):,} distinct chunks, {counts.total():,} in all"
     )
     print(f"wrote {args.output}; train with: bytepair train --counts {args.output} --vocab-size N")
@@ -109,7 +113,7 @@ def _cmd_encode_dataset(args: argparse.Namespace) -> int:
     )
     secs = time.perf_counter() - t0
     print(
-        f"{len(m['shards'])} shards in {args.output}: {m['documents']:,} documents,"
+        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {m['documents']:,} documents,"
         f" {m['tokens']:,} tokens ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
     )
     return 0
