@@ -140,7 +140,7 @@ def count_chunks(
     failures: Dict[int, str] = {}
     bar = Progress(len(shards), "counting", progress)
     try:
-        if tree:
+        if tree and isinstance(eng, RayEngine):
             merge = functools.partial(_merge_tables, pat, specials)
             table, failures = eng.tree_reduce(
                 _count_shard, arglist, merge, shared=shared, fan_in=TREE_FAN_IN, on_done=bar.update

@@ -159,7 +159,9 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
         disallowed,
     ) = shared
     tok = _worker_tokenizer(spec)
-    eot = tok.eot_token
+    eot = (
+        tok.eot_token if tok.eot_token is not None else -1
+    )  # -1: never used (append_eot is checked)
     code = "H" if dtype == "uint16" else "I"
     if array.array(code).itemsize != (2 if code == "H" else 4):  # pragma: no cover - exotic C ABI
         code = "L" if code == "I" else code

@@ -162,7 +162,9 @@ def _main_hidden(hide: bool) -> Iterator[None]:
     if not hide or main is None:
         yield
         return
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    saved: Dict[str, Any] = {
+        k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__
+    }
     main.__dict__.pop("__file__", None)
     main.__dict__["__spec__"] = None
     try:
@@ -301,9 +303,9 @@ class LocalEngine(Engine):
                     continue
                 wait([s.conn for s in busy] + [s.proc.sentinel for s in busy])
                 for k, s in enumerate(slots):
-                    i = s.task
-                    if i is None:
+                    if s.task is None:
                         continue
+                    i = s.task
                     result = _poll(s)
                     if result is _RUNNING:
                         continue

@@ -28,7 +28,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from typing import IO, Iterator, Optional, Union
+from typing import IO, Iterator, Optional, Union, cast
 
 from .errors import ShardError
 
@@ -97,7 +97,7 @@ def iter_documents(
 
 def _open_binary(path: PathLike) -> IO[bytes]:
     if _split_gz(path)[1]:
-        return gzip.open(path, "rb")
+        return cast(IO[bytes], gzip.open(path, "rb"))
     return open(path, "rb")
 
 
