@@ -23,8 +23,7 @@ Where the merge happens (``reduce=``):
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
@@ -37,10 +36,8 @@ from .readers import iter_documents
 TREE_FAN_IN = 8
 
 
-def _count_shard(shared: Tuple[Any, ...], path: str) -> Dict[bytes, int]:
-    """Task body: the ordered chunk table of one shard, as a plain dict
-    (insertion-ordered), which travels between processes whatever the
-    in-memory representation of ChunkCounts."""
+def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
+    """Task body: the chunk table of one shard (it pickles compactly)."""
     pattern, specials, text_column, input_format, reader = shared
     if reader is not None:
         docs = reader(path)
@@ -53,19 +50,16 @@ def _count_shard(shared: Tuple[Any, ...], path: str) -> Dict[bytes, int]:
                 raise TypeError(f"{path}: the reader yielded a {type(d).__name__}, not str")
             yield d
 
-    table = ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials)
-    return dict(table.items())
+    return ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials)
 
 
-def _merge_tables(
-    pattern: Optional[str], specials: List[str], *tables: Dict[bytes, int]
-) -> Dict[bytes, int]:
+def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:
     """Order-preserving merge of consecutive shards' tables (associative, so a
     tree of merges equals merging left to right)."""
-    total = ChunkCounts(tables[0], pattern=pattern, special_tokens=specials)
+    total = tables[0]
     for t in tables[1:]:
-        total.update(ChunkCounts(t, pattern=pattern, special_tokens=specials))
-    return dict(total.items())
+        total.update(t)
+    return total
 
 
 def count_chunks(
@@ -141,12 +135,16 @@ def count_chunks(
     bar = Progress(len(shards), "counting", progress)
     try:
         if tree and isinstance(eng, RayEngine):
-            merge = functools.partial(_merge_tables, pat, specials)
             table, failures = eng.tree_reduce(
-                _count_shard, arglist, merge, shared=shared, fan_in=TREE_FAN_IN, on_done=bar.update
+                _count_shard,
+                arglist,
+                _merge_tables,
+                shared=shared,
+                fan_in=TREE_FAN_IN,
+                on_done=bar.update,
             )
             if not failures:
-                total = ChunkCounts(table, pattern=pat, special_tokens=specials)
+                total = table
         else:
             # Input order, whatever order the tasks finish in: the merged
             # table's first-seen order must be the corpus order.
@@ -156,7 +154,7 @@ def count_chunks(
                 if not out.ok:
                     failures[i] = out.error
                 elif not failures:  # after a failure the result is lost; still try every shard
-                    total.update(ChunkCounts(out.value, pattern=pat, special_tokens=specials))
+                    total.update(out.value)
     finally:
         bar.close()
     if failures:
