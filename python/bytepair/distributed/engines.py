@@ -2,8 +2,8 @@
 
 Both engines have the same contract, :meth:`Engine.run`: call
 ``fn(shared, *args)`` for every ``args`` in a list and yield
-``(index, Outcome)`` pairs **as tasks finish** (any order; the callers restore
-input order). An exception raised by ``fn`` is a deterministic failure of that
+``(index, Outcome)`` pairs as tasks finish, or in input order with
+``ordered=True`` (callers that depend on order restore it anyway). An exception raised by ``fn`` is a deterministic failure of that
 task: it is returned as a failed :class:`Outcome` (never retried, never
 stopping the other tasks). A worker process that dies (killed, out of memory,
 segfault) is different: its task is retried on a fresh worker, up to
@@ -18,6 +18,8 @@ segfault) is different: its task is retried on a fresh worker, up to
 * ``"ray"``: Ray tasks (``pip install bytepair[ray]``). Connects to the cluster
   named by ``address`` (or ``RAY_ADDRESS``), or starts a local one, unless Ray
   is already initialised. ``shared`` is put in the object store once.
+  :meth:`RayEngine.tree_reduce` also folds the results with Ray tasks, so the
+  driver receives only the final value.
 
 Each task limits the Rust thread pool to one thread per task slot
 (``RAYON_NUM_THREADS``, unless set), since the engine already keeps every CPU
