@@ -765,3 +765,43 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod speed {
+    use super::*;
+
+    /// Throughput of the scanners on the real corpora (wall clock, best of 5):
+    /// `cargo test --profile devfast --lib speed -- --ignored --nocapture`.
+    /// `BP_SPEED_FILES` (comma-separated paths) and `BP_SPEED_REPS` override the
+    /// defaults, e.g. to count instructions under `valgrind --tool=callgrind`.
+    #[test]
+    #[ignore]
+    fn scanner_speed() {
+        let dir = std::env::var("HOME").unwrap_or_default() + "/.cache/bytepair-data/corpora/";
+        let files: Vec<String> = match std::env::var("BP_SPEED_FILES") {
+            Ok(v) => v.split(',').map(str::to_owned).collect(),
+            Err(_) => ["en_austen.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
+                .iter()
+                .map(|f| dir.clone() + f)
+                .collect(),
+        };
+        let reps: usize = std::env::var("BP_SPEED_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+        for f in files {
+            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            let mut line = format!("{:20}", f.rsplit('/').next().unwrap_or(""));
+            for (name, named) in [("gpt2", Named::Gpt2), ("cl100k", Named::Cl100k), ("o200k", Named::O200k)] {
+                let sc = Scanner::new(named);
+                let mut best = f64::MAX;
+                let mut n = 0;
+                for _ in 0..reps {
+                    let t0 = std::time::Instant::now();
+                    n = 0;
+                    sc.for_each_span(&text, |_, _| n += 1);
+                    best = best.min(t0.elapsed().as_secs_f64());
+                }
+                line += &format!(" {name} {:5.0} MB/s ({n})", text.len() as f64 / best / 1e6);
+            }
+            println!("{line}");
+        }
+    }
+}
