@@ -780,16 +780,30 @@ mod speed {
         let dir = std::env::var("HOME").unwrap_or_default() + "/.cache/bytepair-data/corpora/";
         let files: Vec<String> = match std::env::var("BP_SPEED_FILES") {
             Ok(v) => v.split(',').map(str::to_owned).collect(),
-            Err(_) => ["en_austen.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
-                .iter()
-                .map(|f| dir.clone() + f)
-                .collect(),
+            Err(_) => [
+                "en_austen.txt",
+                "code_python.txt",
+                "ko_prose.txt",
+                "multi_unicode.txt",
+            ]
+            .iter()
+            .map(|f| dir.clone() + f)
+            .collect(),
         };
-        let reps: usize = std::env::var("BP_SPEED_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+        let reps: usize = std::env::var("BP_SPEED_REPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(5);
         for f in files {
-            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
             let mut line = format!("{:20}", f.rsplit('/').next().unwrap_or(""));
-            for (name, named) in [("gpt2", Named::Gpt2), ("cl100k", Named::Cl100k), ("o200k", Named::O200k)] {
+            for (name, named) in [
+                ("gpt2", Named::Gpt2),
+                ("cl100k", Named::Cl100k),
+                ("o200k", Named::O200k),
+            ] {
                 let sc = Scanner::new(named);
                 let mut best = f64::MAX;
                 let mut n = 0;

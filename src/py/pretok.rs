@@ -11,14 +11,21 @@ use crate::pretok::Pretokenizer;
 #[pyo3(signature = (pattern, text))]
 fn pretokenize(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyResult<Vec<String>> {
     let p = Pretokenizer::new(pattern).map_err(to_py)?;
-    py.detach(|| p.split(text).map(|v| v.into_iter().map(str::to_owned).collect()))
-        .map_err(to_py)
+    py.detach(|| {
+        p.split(text)
+            .map(|v| v.into_iter().map(str::to_owned).collect())
+    })
+    .map_err(to_py)
 }
 
 /// The byte offsets `(start, end)` of every piece in the UTF-8 encoding of `text`.
 #[pyfunction]
 #[pyo3(signature = (pattern, text))]
-fn pretokenize_spans(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyResult<Vec<(usize, usize)>> {
+fn pretokenize_spans(
+    py: Python<'_>,
+    pattern: Option<&str>,
+    text: &str,
+) -> PyResult<Vec<(usize, usize)>> {
     let p = Pretokenizer::new(pattern).map_err(to_py)?;
     py.detach(|| {
         let mut out = Vec::new();
