@@ -98,7 +98,7 @@ pub struct Scanner {
 
 impl Scanner {
     /// The scanner of a named pattern (the first call builds the shared character
-    /// tables, ~10 ms).
+    /// tables, a few ms).
     pub fn new(named: Named) -> Scanner {
         Scanner {
             named,
