@@ -3,7 +3,7 @@
 //!
 //! The three named patterns are the exact regular expressions of tiktoken's
 //! `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base` encodings. They run on
-//! hand-written scanners ([`scan`]) that are proven equal to the regexes by
+//! hand-written scanners (module `scan`) that are proven equal to the regexes by
 //! differential tests (here against `fancy-regex`, the engine tiktoken uses, and
 //! in `tests/test_pretok.py` against tiktoken itself), with character classes read
 //! from `regex-syntax` ([`unicode`]). Any other pattern goes through `fancy-regex`
@@ -24,10 +24,20 @@
 //! [`Pretokenizer::next_safe_cut`] find positions where cutting does not change
 //! the pieces.
 //!
-//! Performance notes (single thread, this machine, `benches/bench_pretok.py`):
-//! the ASCII fast path (one 256-entry flag table, no decoding) carries English and
-//! code; non-ASCII characters are decoded and looked up in a two-level table of
-//! 128-code-point blocks, deduplicated (Hangul and CJK blocks collapse to one).
+//! Performance notes. `benches/bench_pretok.py --mb 4 --repeat 2` (CPU time,
+//! on the shared 2-core machine at load ~10, so absolute figures are low): the
+//! scanners split 135–275 MB/s on every corpus and pattern, 8–47x fancy-regex
+//! running the same pattern and 20–95x Python `regex`. Deterministic measure
+//! (callgrind, 1 MB of Austen): ~18.5 instructions per byte per pattern.
+//! * What carries it: a 256-entry flag table for ASCII (no decoding); fast paths
+//!   that decide the commonest pieces (an ASCII letter, or a space and one) before
+//!   the general alternatives; letter runs compared eight bytes at a time;
+//!   non-ASCII characters decoded once and looked up in a two-level table of
+//!   128-code-point blocks, deduplicated (Hangul and CJK blocks collapse to one).
+//! * The fast paths and the eight-byte runs cut instructions by 16% on English
+//!   (66.2 M -> 55.7 M for the three patterns on 1 MB).
+//! * The scanners are `#[inline(always)]` into one loop per pattern
+//!   ([`Scanner::for_each_span`]); the rarer general paths stay out of line.
 
 mod scan;
 pub mod unicode;
