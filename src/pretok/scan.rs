@@ -214,38 +214,44 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The ASCII flags of the bytes at `i` and `i + 1` (`None` when the byte is
-    /// missing or not ASCII): the fast paths below decide most pieces from these.
+    /// Flags and byte lengths of the characters at `i` and after it (zeros past
+    /// the end): the fast paths below decide most pieces from these two.
     #[inline(always)]
-    fn ascii2(&self, i: usize) -> (Option<u8>, Option<u8>) {
-        let f = |k: usize| match self.b.get(k) {
-            Some(&c) if c < 0x80 => Some(self.t.ascii[c as usize]),
-            _ => None,
-        };
-        (f(i), f(i + 1))
+    fn peek2(&self, i: usize) -> (u8, usize, u8, usize) {
+        let (f0, l0) = self.at(i);
+        let (f1, l1) = self.at(i + l0);
+        (f0, l0, f1, l1)
+    }
+
+    /// A letter run (`mask` = `L` or `LO`) from `i`, where the character before
+    /// `i` had byte length `prev_len`: ASCII text takes the eight-byte loop.
+    #[inline(always)]
+    fn letters_after(&self, i: usize, prev_len: usize, mask: u8) -> usize {
+        if prev_len == 1 {
+            self.run_letters(i, mask)
+        } else {
+            self.run(i, mask)
+        }
     }
 
     /// End of the gpt2 piece starting at `i` (`i < len`).
     #[inline(always)]
     pub fn gpt2(&self, i: usize) -> usize {
-        // Fast path: an ASCII letter or digit, or a space and one (no contraction
-        // can start there, so alternatives 2 and 3 decide).
-        if let (Some(f0), f1) = self.ascii2(i) {
-            if f0 & L != 0 {
-                return self.run_letters(i + 1, L);
+        // Fast path: a letter or number, or a space and one (no contraction can
+        // start there, so alternatives 2 and 3 decide).
+        let (f0, l0, f1, l1) = self.peek2(i);
+        if f0 & L != 0 {
+            return self.letters_after(i + l0, l0, L);
+        }
+        if f0 & N != 0 {
+            return self.run(i + l0, N);
+        }
+        if self.byte(i) == b' ' {
+            if f1 & L != 0 {
+                return self.letters_after(i + 1 + l1, l1, L);
             }
-            if f0 & N != 0 {
-                return self.run(i + 1, N);
-            }
-            if self.byte(i) == b' ' {
-                if let Some(f1) = f1 {
-                    if f1 & L != 0 {
-                        return self.run_letters(i + 2, L);
-                    }
-                    if f1 & N != 0 {
-                        return self.run(i + 2, N);
-                    }
-                }
+            if f1 & N != 0 {
+                return self.run(i + 1 + l1, N);
             }
         }
         self.gpt2_general(i)
@@ -288,15 +294,15 @@ impl<'a> Scan<'a> {
     /// End of the cl100k piece starting at `i` (`i < len`).
     #[inline(always)]
     pub fn cl100k(&self, i: usize) -> usize {
-        // Fast path: an ASCII letter, or a space and an ASCII letter (the space is
-        // the prefix of `[^\r\n\p{L}\p{N}]?+\p{L}++`).
-        if let (Some(f0), f1) = self.ascii2(i) {
-            if f0 & L != 0 {
-                return self.run_letters(i + 1, L);
-            }
-            if self.byte(i) == b' ' && f1.is_some_and(|f1| f1 & L != 0) {
-                return self.run_letters(i + 2, L);
-            }
+        // Fast path: a letter, or a prefix character and a letter
+        // (`[^\r\n\p{L}\p{N}]?+\p{L}++`), unless the prefix is an apostrophe,
+        // where a contraction comes first.
+        let (f0, l0, f1, l1) = self.peek2(i);
+        if f0 & L != 0 {
+            return self.letters_after(i + l0, l0, L);
+        }
+        if f0 & PREFIX != 0 && f1 & L != 0 && self.byte(i) != b'\'' {
+            return self.letters_after(i + l0 + l1, l1, L);
         }
         self.cl100k_general(i)
     }
@@ -346,16 +352,16 @@ impl<'a> Scan<'a> {
     /// End of the o200k piece starting at `i` (`i < len`).
     #[inline(always)]
     pub fn o200k(&self, i: usize) -> usize {
-        // Fast path: an ASCII lower-case letter, or a space and one: no upper-case
-        // run, so the word is the lower-case run and an optional contraction.
-        if let (Some(f0), f1) = self.ascii2(i) {
-            let lower = |f: u8| f & (UP | LO) == LO;
-            if lower(f0) {
-                return self.o200k_contraction(self.run_letters(i + 1, LO));
-            }
-            if self.byte(i) == b' ' && f1.is_some_and(lower) {
-                return self.o200k_contraction(self.run_letters(i + 2, LO));
-            }
+        // Fast path: a lower-case-only letter (`Ll`), or a non-letter prefix
+        // character and one: no upper-case run, so the word is the `LO` run and
+        // an optional contraction.
+        let (f0, l0, f1, l1) = self.peek2(i);
+        let lower = |f: u8| f & (UP | LO) == LO;
+        if lower(f0) {
+            return self.o200k_contraction(self.letters_after(i + l0, l0, LO));
+        }
+        if f0 & (PREFIX | UP) == PREFIX && lower(f1) {
+            return self.o200k_contraction(self.letters_after(i + l0 + l1, l1, LO));
         }
         self.o200k_general(i)
     }
