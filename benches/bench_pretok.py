@@ -44,12 +44,12 @@ def load(name: str, mb: float) -> str:
     return data.decode("utf-8", errors="ignore")
 
 
-def best_time(fn, repeat: int, wall: bool) -> tuple:
+def best_time(fn, fn_args: tuple, repeat: int, wall: bool) -> tuple:
     clock = time.perf_counter if wall else time.process_time
     best, out = float("inf"), None
     for _ in range(repeat):
         t0 = clock()
-        out = fn()
+        out = fn(*fn_args)
         best = min(best, clock() - t0)
     return best, out
 
@@ -77,10 +77,11 @@ def main() -> None:
             wrapped = f"(?:{pat})"
             compiled = reference.compile_pattern(name)
             _core.pretokenize_count(name, "warm up the tables")
-            t_scan, n = best_time(lambda: _core.pretokenize_count(name, text), args.repeat, args.wall)
-            t_list, pieces = best_time(lambda: _core.pretokenize(name, text), args.repeat, args.wall)
-            t_fancy, n_fancy = best_time(lambda: _core.pretokenize_count(wrapped, text), args.repeat, args.wall)
-            t_py, found = best_time(lambda: compiled.findall(text), args.repeat, args.wall)
+            rep = (args.repeat, args.wall)
+            t_scan, n = best_time(_core.pretokenize_count, (name, text), *rep)
+            t_list, pieces = best_time(_core.pretokenize, (name, text), *rep)
+            t_fancy, n_fancy = best_time(_core.pretokenize_count, (wrapped, text), *rep)
+            t_py, found = best_time(compiled.findall, (text,), *rep)
             if not (n == len(pieces) == n_fancy == len(found)):
                 raise SystemExit(f"piece counts differ on {corpus}/{name}: {n} {len(pieces)} {n_fancy} {len(found)}")
             rate = [mb / t for t in (t_scan, t_list, t_fancy, t_py)]
