@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._io import _MODE
 from .encoding import Tokenizer
 from .errors import FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
@@ -306,6 +307,7 @@ def convert(
             fd, path = tempfile.mkstemp(prefix=".bytepair-convert-", suffix=".tmp", dir=folder)
             tmp[key] = path
             with os.fdopen(fd, "wb") as f:
+                os.fchmod(f.fileno(), _MODE)
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())

@@ -186,25 +186,13 @@ def build(
 
     listed: Set[Tuple[int, int]] = set()
     made: Set[int] = set()
-    prev_id, prev_k = -1, -1
+    prev_id = -1
+    get = mergeable.get
     for k, (a, b) in enumerate(merges):
-        ia, ib = mergeable.get(a), mergeable.get(b)
-        if ia is None or ib is None:
-            part = a if ia is None else b
-            raise FormatError(f"merge ({a!r}, {b!r}): {part!r} is not a token of the vocab", path=path,
-                              where=merge_where(k))
-        r = mergeable.get(a + b)
-        if r is None:
-            raise FormatError(f"merge ({a!r}, {b!r}) makes {a + b!r}, which is not in the vocab "
-                              "(vocab and merges disagree)", path=path, where=merge_where(k))
-        if r < prev_id:
-            raise FormatError(
-                f"merge ({a!r}, {b!r}) makes id {r}, but the earlier merge {prev_k} made id {prev_id}; "
-                "bytepair applies merges in the id order of the tokens they make, so the merges "
-                "must be listed in that order",
-                path=path, where=merge_where(k),
-            )
-        prev_id, prev_k = r, k
+        ia, ib, r = get(a), get(b), get(a + b)
+        if ia is None or ib is None or r is None or r < prev_id:
+            _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where)
+        prev_id = r
         listed.add((ia, ib))
         made.add(r)
     for i, t in enumerate(tokens):
@@ -228,6 +216,22 @@ def build(
                 path=path, where=vocab_where(s),
             )
     return tok
+
+
+def _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where) -> None:
+    if ia is None or ib is None:
+        part = a if ia is None else b
+        raise FormatError(f"merge ({a!r}, {b!r}): {part!r} is not a token of the vocab", path=path,
+                          where=merge_where(k))
+    if r is None:
+        raise FormatError(f"merge ({a!r}, {b!r}) makes {a + b!r}, which is not in the vocab "
+                          "(vocab and merges disagree)", path=path, where=merge_where(k))
+    raise FormatError(
+        f"merge ({a!r}, {b!r}) makes id {r}, but an earlier merge made id {prev_id}; bytepair "
+        "applies merges in the id order of the tokens they make, so the merges must be listed "
+        "in that order",
+        path=path, where=merge_where(k),
+    )
 
 
 def mergeable_str(tokens: Sequence[bytes], i: int) -> str:

@@ -293,17 +293,20 @@ def _model(d: Dict[str, Any], path: object) -> Dict[str, Any]:
 
 def _merges(model: Dict[str, Any], path: object) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
+    append = out.append
     for k, m in enumerate(model["merges"]):
-        if isinstance(m, str):
-            parts = m.split(" ")
-        elif isinstance(m, list):
-            parts = m
-        else:
-            parts = []
-        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise FormatError(f"a merge is \"left right\" or [\"left\", \"right\"], got {m!r}",
-                              path=path, where=f"$.model.merges[{k}]")
-        out.append((parts[0], parts[1]))
+        if type(m) is str:
+            a, _, b = m.partition(" ")
+            if a and b and " " not in b:
+                append((a, b))
+                continue
+        elif type(m) is list and len(m) == 2:
+            a, b = m
+            if type(a) is str and type(b) is str and a and b:
+                append((a, b))
+                continue
+        raise FormatError(f"a merge is \"left right\" or [\"left\", \"right\"], got {m!r}",
+                          path=path, where=f"$.model.merges[{k}]")
     return out
 
 
