@@ -29,7 +29,8 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), _MODE)
+            if hasattr(os, "fchmod"):  # POSIX only
+                os.fchmod(f.fileno(), _MODE)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -307,7 +307,8 @@ def convert(
             fd, path = tempfile.mkstemp(prefix=".bytepair-convert-", suffix=".tmp", dir=folder)
             tmp[key] = path
             with os.fdopen(fd, "wb") as f:
-                os.fchmod(f.fileno(), _MODE)
+                if hasattr(os, "fchmod"):  # POSIX only
+                    os.fchmod(f.fileno(), _MODE)
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())

@@ -142,6 +142,13 @@ def build(
             raise FormatError(f"token {s!r} has id {i!r}; ids are non-negative integers", path=path,
                               where=vocab_where(s))
         if i in special_ids:
+            if s not in specials:
+                owner = next(t for t, j in specials.items() if j == i)
+                raise FormatError(
+                    f"token {s!r} has id {i}, which is the id of special token {owner!r}; bytepair "
+                    "needs special tokens numbered after the mergeable tokens",
+                    path=path, where=vocab_where(s),
+                )
             continue
         if i in seen_ids:
             raise FormatError(f"tokens {seen_ids[i]!r} and {s!r} have the same id {i}", path=path,
