@@ -32,6 +32,7 @@ from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf
 from .formats import native as _native
 from .formats import tiktoken as _tiktoken
+from .formats._bpe import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -129,11 +130,11 @@ def _resolve_source(
     from .registry import get_encoding, list_encoding_names
 
     if isinstance(source, Tokenizer):
-        if pattern is not _tiktoken.UNSET or special_tokens is not None or preset is not None:
+        if pattern is not UNSET or special_tokens is not None or preset is not None:
             raise TypeError("pattern=, special_tokens= and preset= apply to file sources only")
         return source, source.name
     if isinstance(source, str) and source in list_encoding_names() and not os.path.exists(source):
-        if pattern is not _tiktoken.UNSET or special_tokens is not None or preset is not None:
+        if pattern is not UNSET or special_tokens is not None or preset is not None:
             raise TypeError("pattern=, special_tokens= and preset= apply to file sources only")
         return get_encoding(source), source
     if not isinstance(source, (str, os.PathLike)):
@@ -143,7 +144,7 @@ def _resolve_source(
             f"{os.fspath(source)}: no such file, and not a bundled encoding ({', '.join(list_encoding_names())})"
         )
     kwargs: Dict[str, Any] = {}
-    if pattern is not _tiktoken.UNSET:
+    if pattern is not UNSET:
         kwargs["pattern"] = pattern
     if special_tokens is not None:
         kwargs["special_tokens"] = dict(special_tokens)
@@ -279,7 +280,7 @@ def convert(
     if to not in TARGETS:
         raise ValueError(f"to must be one of {', '.join(TARGETS)}, not {to!r}")
     if pattern is None:
-        pattern = _tiktoken.UNSET
+        pattern = UNSET
     elif pattern == "none":
         pattern = None
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)

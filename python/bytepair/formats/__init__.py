@@ -27,6 +27,7 @@ from typing import Any, Dict, Optional, Union
 
 from ..errors import FormatError
 from . import char, gpt2, hf_json, native, tiktoken
+from ._bpe import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -88,7 +89,7 @@ def detect(path: PathLike) -> str:
 def load(
     path: PathLike,
     *,
-    pattern: object = tiktoken.UNSET,
+    pattern: object = UNSET,
     special_tokens: Optional[Dict[str, int]] = None,
     preset: Optional[str] = None,
     ignore_normalizer: bool = False,
@@ -123,7 +124,7 @@ def load(
     if os.path.isdir(p) and fmt != "gpt2":
         p = os.path.join(p, "tokenizer.json")
     given = {
-        "pattern": pattern is not tiktoken.UNSET,
+        "pattern": pattern is not UNSET,
         "special_tokens": special_tokens is not None,
         "preset": preset is not None,
         "ignore_normalizer": ignore_normalizer,

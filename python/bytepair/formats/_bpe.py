@@ -27,6 +27,9 @@ from .native import str_to_token, token_to_str
 
 MERGE_MODES = ("all", "minimal")
 
+#: Marks "argument not given" where ``None`` is a real value (no pre-tokenization).
+UNSET: object = object()
+
 
 # ---------------------------------------------------------------- writing
 

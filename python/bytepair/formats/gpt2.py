@@ -32,6 +32,7 @@ from ..encoding import Tokenizer
 from ..errors import FormatError
 from ..patterns import GPT2 as GPT2_PATTERN
 from . import _bpe
+from ._bpe import UNSET
 from .native import str_to_token
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -40,7 +41,6 @@ VOCAB_FILE = "vocab.json"
 MERGES_FILE = "merges.txt"
 HEADER = "#version: 0.2"
 
-UNSET: object = object()
 
 
 def dumps(tok: Tokenizer, *, merges: str = "all") -> Tuple[bytes, bytes]:

@@ -29,11 +29,10 @@ from typing import Dict, List, Mapping, Optional, Union
 from .._io import atomic_write_bytes
 from ..encoding import Tokenizer
 from ..errors import FormatError, VocabError
+from ._bpe import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: Marks "argument not given" (``None`` is a real pattern value: no pre-tokenization).
-UNSET: object = object()
 
 
 def dumps(tok: Tokenizer) -> bytes:
