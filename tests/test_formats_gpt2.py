@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from conftest import corpus, tiktoken_encoding
-from test_formats_hf import FIXTURES, trained, with_specials
-
 import bytepair
+import pytest
 from bytepair.errors import FormatError
 from bytepair.formats import gpt2
 from bytepair.reference import bytes_to_unicode
+from conftest import corpus, tiktoken_encoding
+from test_formats_hf import FIXTURES, trained, with_specials
 
 
 def test_gpt2_minimal_layout(tmp_path):
@@ -26,7 +25,6 @@ def test_gpt2_minimal_layout(tmp_path):
     assert vocab[b2u[0x20] + "the"] == 262  # ' the' in GPT-2 (SEEDS-SPEC B: `Ġ` is U+0120)
     assert vocab["Hello"] == 15496
     # every merge makes the next token: merge k makes id 256 + k in GPT-2
-    strs = {i: s for s, i in vocab.items()}
     for k, line in enumerate(lines[1:1000]):
         left, right = line.split(" ")
         assert vocab[left + right] == 256 + k

@@ -7,12 +7,11 @@ from __future__ import annotations
 import functools
 import json
 
-import pytest
-from conftest import corpus, tiktoken_encoding
-
 import bytepair
+import pytest
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import hf_json
+from conftest import corpus, tiktoken_encoding
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -335,3 +334,20 @@ def test_export_refuses_pattern_oniguruma_reads_differently():
     tok = bytepair.Tokenizer([bytes([b]) for b in range(256)], r"\d{1,2}+|\D+")
     with pytest.raises(UnsupportedComponentError, match="possessive"):
         hf_json.to_dict(tok)
+
+
+def test_token_reached_through_an_unlisted_split_is_refused(tmp_path):
+    """'abc' listed as a+bc, but rank order first makes 'ab' (id 256) from 'a b c',
+    so HF (merge list) and bytepair (ranks) would split 'abc' differently."""
+    tok = bytepair.Tokenizer([bytes([b]) for b in range(256)] + [b"ab", b"bc", b"abc"], None)
+    d = hf_json.to_dict(tok, merges="minimal")
+    assert d["model"]["merges"][2] == "ab c"
+    d["model"]["merges"][2] = "a bc"
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(FormatError, match=r"\$\.model\.vocab\[\"abc\"\].*split \('ab', 'c'\), which is not a listed merge"):
+        bytepair.load(path)
+    # with both splits listed (what writers do by default) the file is exact
+    d["model"]["merges"].append("ab c")
+    path.write_text(json.dumps(d), encoding="utf-8")
+    assert bytepair.load(path) == tok

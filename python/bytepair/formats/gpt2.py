@@ -9,13 +9,13 @@ numbered after the mergeable tokens, and no merge makes them.
 The files hold no pre-tokenization pattern: the reader uses GPT-2's unless told
 otherwise.
 
->>> import tempfile, os
+>>> import tempfile, os, pathlib
 >>> from bytepair import get_encoding
 >>> folder = tempfile.mkdtemp()
 >>> save(get_encoding("gpt2"), folder, merges="minimal")
 >>> sorted(os.listdir(folder))
 ['merges.txt', 'vocab.json']
->>> open(os.path.join(folder, "merges.txt"), encoding="utf-8").read().splitlines()[:3]
+>>> pathlib.Path(folder, "merges.txt").read_text(encoding="utf-8").splitlines()[:3]
 ['#version: 0.2', 'Ġ t', 'Ġ a']
 >>> load(folder) == get_encoding("gpt2")
 True
