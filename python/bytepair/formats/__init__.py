@@ -37,7 +37,7 @@ FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char")
 _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
 
-def _sniff_json(path: str, data: bytes) -> Optional[str]:
+def _sniff_json(path: str, data: bytes) -> str:
     from ._bpe import read_json
 
     d = read_json(path, data)

@@ -19,7 +19,7 @@ token in id order, every split of it into two tokens (the convention of
 from __future__ import annotations
 
 import json
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
 from ..encoding import Tokenizer
 from ..errors import FormatError, VocabError
@@ -216,19 +216,19 @@ def build(
         raise FormatError(f"{e} (the token does not re-encode to itself)", path=path) from e
     except ValueError as e:
         raise FormatError(str(e), path=path) from e
-    for (a, b), i in zip(derived, (i for i, t in enumerate(tokens) if len(t) > 1)):
-        if (a, b) not in listed:
-            s = mergeable_str(tokens, i)
+    for (left, right), tid in zip(derived, (k for k, t in enumerate(tokens) if len(t) > 1)):
+        if (left, right) not in listed:
+            s = mergeable_str(tokens, tid)
             raise FormatError(
-                f"token {s!r} (id {i}) re-encodes through the split ({mergeable_str(tokens, a)!r}, "
-                f"{mergeable_str(tokens, b)!r}), which is not a listed merge, so files and bytepair "
+                f"token {s!r} (id {tid}) re-encodes through the split ({mergeable_str(tokens, left)!r}, "
+                f"{mergeable_str(tokens, right)!r}), which is not a listed merge, so files and bytepair "
                 "would tokenize it differently (vocab and merges disagree)",
                 path=path, where=vocab_where(s),
             )
     return tok
 
 
-def _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where) -> None:
+def _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where) -> NoReturn:
     if ia is None or ib is None:
         part = a if ia is None else b
         raise FormatError(f"merge ({a!r}, {b!r}): {part!r} is not a token of the vocab", path=path,

@@ -158,7 +158,7 @@ def loads(
             specials[s] = i
     return _bpe.build(
         vocab, merges, specials, GPT2_PATTERN if pattern is UNSET else pattern,  # type: ignore[arg-type]
-        name=name, path=os.path.dirname(os.fspath(vocab_path)) or "." if vocab_path is not None else None,
+        name=name, path=os.path.dirname(str(vocab_path)) or "." if vocab_path is not None else None,
         vocab_where=lambda s: f"{VOCAB_FILE} key {s!r}",
         merge_where=lambda k: f"{MERGES_FILE} line {lines[k]}",
     )

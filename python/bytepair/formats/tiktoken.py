@@ -175,7 +175,7 @@ def loads(
         if special_tokens is None:
             special_tokens = base.special_tokens
     if name is None:
-        name = preset or (os.path.basename(os.fspath(path)).split(".")[0] if path is not None else "tiktoken")
+        name = preset or (os.path.basename(str(path)).split(".")[0] if path is not None else "tiktoken")
     try:
         tok = Tokenizer(tokens, pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
     except ValueError as e:
