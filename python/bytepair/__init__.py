@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from . import patterns
+from .char import CharTokenizer
 from .conversion import ConversionError, ConvertReport, convert
 from .encoding import Tokenizer
 from .errors import (
@@ -29,6 +30,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BytepairError",
+    "CharTokenizer",
     "ConversionError",
     "ConvertReport",
     "DisallowedSpecialError",
