@@ -192,3 +192,16 @@ def test_char_tokenizer_cannot_become_byte_level(tmp_path):
     with pytest.raises(UnsupportedComponentError, match="character-level"):
         bytepair.convert(tmp_path / "tokenizer.json", tmp_path / "out.json", to="hf")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_file_the_peer_library_rejects_is_not_kept(tmp_path, monkeypatch):
+    pytest.importorskip("tokenizers")
+    from bytepair.formats import hf_json as hf_mod
+
+    # a written pattern that tokenizers' regex engine cannot compile
+    tok = trained()
+    monkeypatch.setattr(hf_mod, "to_hf_pattern", lambda p: "(")
+    monkeypatch.setattr(conversion, "_reload", lambda *a: tok)
+    with pytest.raises(conversion.ConversionError, match="its own library cannot load it"):
+        bytepair.convert(tok, tmp_path / "t.json", to="hf", check_text=SHORT)
+    assert os.listdir(tmp_path) == []
