@@ -6,8 +6,9 @@ from __future__ import annotations
 import pickle
 import random
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import reference
 from bytepair.errors import DisallowedSpecialError, UnknownTokenError
 from conftest import CORPORA, ENCODINGS, tiktoken_encoding

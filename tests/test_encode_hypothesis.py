@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-import bytepair
-from conftest import ENCODINGS, tiktoken_encoding
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import bytepair
+from conftest import ENCODINGS, tiktoken_encoding
 
 LOOKALIKES = ["<|endoftext|>", "<|endoftext", "|>", "<|", "<|fim_prefix|>", "<|endofprompt|>",
               "<|ENDOFTEXT|>", "<||>", "'s", "'LL", "\r\n", " \n", "123456"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError, UnknownEncodingError
 

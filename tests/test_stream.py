@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair.errors import UnknownTokenError
 
 
