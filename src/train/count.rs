@@ -1,0 +1,665 @@
+//! Counting distinct pre-token chunks: the [`ChunkTable`] and the parallel
+//! [`Counter`] that fills it.
+//!
+//! The table keeps chunks in **first-seen order** (the tie-break rule reads
+//! chunks in that order). Counting runs in parallel by cutting the input into
+//! blocks, counting each block into its own table and merging the block tables
+//! in block order: a chunk first appears in the earliest block that holds it, so
+//! the merged order is the first-seen order of the whole input, whatever the
+//! number of threads or the block size.
+//!
+//! Blocks are cut only at document boundaries, at special-token / separator
+//! boundaries, or at a *safe cut* inside a document: a position `i` where
+//! `text[i-1] == '\n'`, `text[i-2]` is not whitespace and `text[i]` is an ASCII
+//! letter. For the three named patterns every piece boundary of the whole text
+//! is then kept and no new one is created:
+//! * a piece that contains the `\n` never extends into the letter (the letter
+//!   alternatives of all three patterns refuse `\r`/`\n` as their optional
+//!   prefix, and the whitespace alternatives stop before a non-space);
+//! * cutting the text right after the `\n` gives the same last piece: with a
+//!   non-space before the `\n` the whitespace run is that single `\n`, matched
+//!   alone whether or not text follows (a run of two or more whitespace
+//!   characters would be split differently by `\s+(?!\S)` at the end of text,
+//!   which is why `text[i-2]` must not be whitespace); punctuation absorbs the
+//!   `\n` by `[\r\n]*` either way;
+//! * the patterns have no look-behind, so the pieces after `i` depend on
+//!   `text[i..]` only.
+//!
+//! Custom patterns (and pattern `None`) are never cut inside a document.
+
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use hashbrown::HashTable;
+use rayon::prelude::*;
+use rustc_hash::FxBuildHasher;
+
+use crate::error::{Error, Result};
+use crate::pretok::Pretokenizer;
+
+// ---------------------------------------------------------------- ChunkTable
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    start: u64,
+    len: u32,
+    count: u64,
+    hash: u64,
+}
+
+/// Distinct byte chunks with their counts, in first-seen order.
+///
+/// The chunk bytes live back to back in one arena (`bytes`), so the whole table
+/// costs about 32 bytes per distinct chunk plus the chunk bytes plus an index of
+/// one `u32` per slot, and the arena is exactly the concatenation of the chunks
+/// in first-seen order (the trainer works on it directly).
+#[derive(Debug, Default, Clone)]
+pub struct ChunkTable {
+    bytes: Vec<u8>,
+    entries: Vec<Entry>,
+    index: HashTable<u32>,
+}
+
+#[inline]
+fn hash_bytes(b: &[u8]) -> u64 {
+    FxBuildHasher.hash_one(b)
+}
+
+impl ChunkTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of distinct chunks.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no chunk was counted.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Total number of chunk occurrences (sum of counts), saturating.
+    pub fn total(&self) -> u64 {
+        self.entries.iter().fold(0u64, |a, e| a.saturating_add(e.count))
+    }
+
+    /// Total bytes of the distinct chunks (the arena size).
+    pub fn arena_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The concatenation of all distinct chunks in first-seen order.
+    pub fn arena(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The chunk and count at index `i` (first-seen order), or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<(&[u8], u64)> {
+        let e = self.entries.get(i)?;
+        Some((self.slice(e), e.count))
+    }
+
+    /// The count of `chunk`, 0 when absent. O(len(chunk)).
+    pub fn count_of(&self, chunk: &[u8]) -> u64 {
+        let h = hash_bytes(chunk);
+        self.index
+            .find(h, |&i| self.slice(&self.entries[i as usize]) == chunk)
+            .map_or(0, |&i| self.entries[i as usize].count)
+    }
+
+    /// Iterates `(chunk, count)` in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> + '_ {
+        self.entries.iter().map(move |e| (self.slice(e), e.count))
+    }
+
+    #[inline]
+    fn slice(&self, e: &Entry) -> &[u8] {
+        // Entries are only created by `insert_new`, which appends the bytes first.
+        &self.bytes[e.start as usize..e.start as usize + e.len as usize]
+    }
+
+    /// Adds `n` to the count of `chunk` (inserting it at the end when new).
+    /// Amortised O(len(chunk)). Counts saturate at `u64::MAX`.
+    ///
+    /// Returns an error when one chunk is 4 GiB or longer.
+    pub fn add(&mut self, chunk: &[u8], n: u64) -> Result<()> {
+        self.add_hashed(chunk, hash_bytes(chunk), n)
+    }
+
+    #[inline]
+    fn add_hashed(&mut self, chunk: &[u8], h: u64, n: u64) -> Result<()> {
+        let (bytes, entries) = (&self.bytes, &mut self.entries);
+        if let Some(&i) = self.index.find(h, |&i| {
+            let e = &entries[i as usize];
+            &bytes[e.start as usize..e.start as usize + e.len as usize] == chunk
+        }) {
+            let e = &mut entries[i as usize];
+            e.count = e.count.saturating_add(n);
+            return Ok(());
+        }
+        self.insert_new(chunk, h, n)
+    }
+
+    #[cold]
+    fn insert_new(&mut self, chunk: &[u8], h: u64, n: u64) -> Result<()> {
+        let len = u32::try_from(chunk.len()).map_err(|_| {
+            Error::InvalidTraining(format!(
+                "a single chunk of {} bytes is too long (the limit is 4 GiB); use a pre-tokenization pattern or split the documents",
+                chunk.len()
+            ))
+        })?;
+        let idx = u32::try_from(self.entries.len())
+            .map_err(|_| Error::InvalidTraining("more than 4 billion distinct chunks".into()))?;
+        let start = self.bytes.len() as u64;
+        self.bytes.extend_from_slice(chunk);
+        self.entries.push(Entry { start, len, count: n, hash: h });
+        let entries = &self.entries;
+        self.index.insert_unique(h, idx, |&i| entries[i as usize].hash);
+        Ok(())
+    }
+
+    /// Adds every count of `other` (in `other`'s order, so new chunks go after
+    /// the existing ones in the order `other` first saw them).
+    /// O(size of `other`).
+    pub fn merge_from(&mut self, other: &ChunkTable) -> Result<()> {
+        self.bytes.reserve(other.bytes.len() / 4);
+        for e in &other.entries {
+            self.add_hashed(other.slice(e), e.hash, e.count)?;
+        }
+        Ok(())
+    }
+
+    /// Takes `other` whole when `self` is empty (no copy), else merges it.
+    pub fn absorb(&mut self, other: ChunkTable) -> Result<()> {
+        if self.entries.is_empty() {
+            *self = other;
+            Ok(())
+        } else {
+            self.merge_from(&other)
+        }
+    }
+
+    /// Serialises the entries: per chunk, a LEB128 length, the bytes and a LEB128
+    /// count (the body of bytepair's `.bpc` chunk-count file).
+    pub fn to_body(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.bytes.len() + 4 * self.entries.len());
+        for (chunk, n) in self.iter() {
+            put_varint(&mut out, chunk.len() as u64);
+            out.extend_from_slice(chunk);
+            put_varint(&mut out, n);
+        }
+        out
+    }
+
+    /// Parses a body written by [`Self::to_body`] holding exactly `entries`
+    /// chunks. A chunk listed twice has its counts added. Errors on truncated
+    /// or trailing data.
+    pub fn from_body(body: &[u8], entries: u64) -> Result<Self> {
+        let bad = || Error::InvalidTraining("chunk-count data is truncated or damaged".into());
+        let mut t = ChunkTable::new();
+        let mut pos = 0usize;
+        for _ in 0..entries {
+            let n = get_varint(body, &mut pos).ok_or_else(bad)?;
+            let end = usize::try_from(n).ok().and_then(|n| pos.checked_add(n)).ok_or_else(bad)?;
+            let chunk = body.get(pos..end).ok_or_else(bad)?;
+            pos = end;
+            let c = get_varint(body, &mut pos).ok_or_else(bad)?;
+            t.add(chunk, c)?;
+        }
+        if pos != body.len() {
+            return Err(Error::InvalidTraining("chunk-count data has trailing bytes".into()));
+        }
+        Ok(t)
+    }
+}
+
+impl PartialEq for ChunkTable {
+    /// Same chunks, same counts, same order.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    loop {
+        let b = (n & 0x7F) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn get_varint(raw: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut n = 0u64;
+    let mut shift = 0u32;
+    loop {
+        let b = *raw.get(*pos)?;
+        *pos += 1;
+        if shift >= 64 || (shift == 63 && b & 0x7E != 0) {
+            return None;
+        }
+        n |= u64::from(b & 0x7F) << shift;
+        shift += 7;
+        if b & 0x80 == 0 {
+            return Some(n);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- Counter
+
+/// Shared flags between a long-running job and its caller: a cancel flag
+/// checked in the loops, and progress counters.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Set to stop the job; it then returns [`Error::Interrupted`] soon.
+    pub cancel: AtomicBool,
+    /// Input bytes counted so far.
+    pub bytes_done: AtomicU64,
+    /// Merges learned so far.
+    pub merges_done: AtomicU64,
+}
+
+impl Control {
+    /// Errors with [`Error::Interrupted`] when cancelled.
+    #[inline]
+    pub fn check(&self) -> Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
+            Err(Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Counts chunks of documents into a [`ChunkTable`], in parallel.
+///
+/// Documents are cut out of the special tokens (and at the optional document
+/// separator), each remaining segment is pre-tokenized, and the chunks are
+/// counted. Feeding documents one call after another gives the same table as
+/// feeding them all at once.
+pub struct Counter {
+    pretok: Pretokenizer,
+    specials: Option<AhoCorasick>,
+    separator: Option<Vec<u8>>,
+    /// Longest special token or separator, in bytes (0 when none).
+    max_cut_len: usize,
+    block_size: usize,
+    table: ChunkTable,
+}
+
+/// The default target size of one parallel counting task.
+pub const DEFAULT_BLOCK: usize = 1 << 20;
+
+impl Counter {
+    /// A counter for `pretok`, cutting out `specials` (longest first at a
+    /// position, like the reference's regex alternation) and splitting documents
+    /// at `separator` (dropped) when given. `block_size` is the target task size
+    /// in bytes (results do not depend on it).
+    pub fn new(pretok: Pretokenizer, specials: &[String], separator: Option<&str>, block_size: usize) -> Result<Self> {
+        let specials_ac = if specials.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(specials)
+                    .map_err(|e| Error::InvalidTraining(format!("special tokens: {e}")))?,
+            )
+        };
+        let separator = match separator {
+            Some("") => return Err(Error::InvalidTraining("the document separator is empty".into())),
+            s => s.map(|s| s.as_bytes().to_vec()),
+        };
+        let max_cut_len = specials
+            .iter()
+            .map(|s| s.len())
+            .chain(separator.iter().map(|s| s.len()))
+            .max()
+            .unwrap_or(0);
+        Ok(Counter {
+            pretok,
+            specials: specials_ac,
+            separator,
+            max_cut_len,
+            block_size: block_size.max(64),
+            table: ChunkTable::new(),
+        })
+    }
+
+    /// The table counted so far.
+    pub fn table(&self) -> &ChunkTable {
+        &self.table
+    }
+
+    /// Ends counting and returns the table.
+    pub fn finish(self) -> ChunkTable {
+        self.table
+    }
+
+    fn can_cut_inside(&self) -> bool {
+        matches!(self.pretok, Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k)
+    }
+
+    /// Counts whole documents (each one is cut independently of the others).
+    /// Runs on the current rayon pool; checks `ctl` between tasks.
+    ///
+    /// Complexity: linear in the total text, parallel over blocks.
+    pub fn feed_documents(&mut self, docs: &[&str], ctl: &Control) -> Result<()> {
+        let mut segments: Vec<&str> = Vec::new();
+        for doc in docs {
+            self.segments_of(doc, &mut segments);
+        }
+        self.count_segments(&segments, ctl)
+    }
+
+    /// Splits a document at the separator and the special tokens, and cuts long
+    /// segments at safe cuts, appending the pieces to `out`.
+    fn segments_of<'a>(&self, doc: &'a str, out: &mut Vec<&'a str>) {
+        match &self.separator {
+            Some(sep) => {
+                let mut last = 0;
+                for m in memchr::memmem::find_iter(doc.as_bytes(), sep) {
+                    // The separator is a whole str, so both ends are char boundaries.
+                    self.split_specials(&doc[last..m], out);
+                    last = m + sep.len();
+                }
+                self.split_specials(&doc[last..], out);
+            }
+            None => self.split_specials(doc, out),
+        }
+    }
+
+    fn split_specials<'a>(&self, doc: &'a str, out: &mut Vec<&'a str>) {
+        match &self.specials {
+            Some(ac) => {
+                let mut last = 0;
+                for m in ac.find_iter(doc) {
+                    self.cut_long(&doc[last..m.start()], out);
+                    last = m.end();
+                }
+                self.cut_long(&doc[last..], out);
+            }
+            None => self.cut_long(doc, out),
+        }
+    }
+
+    fn cut_long<'a>(&self, seg: &'a str, out: &mut Vec<&'a str>) {
+        if seg.is_empty() {
+            return;
+        }
+        if !self.can_cut_inside() || seg.len() <= self.block_size {
+            out.push(seg);
+            return;
+        }
+        let b = seg.as_bytes();
+        let mut start = 0;
+        while b.len() - start > self.block_size {
+            match next_safe_cut(b, start + self.block_size) {
+                Some(c) => {
+                    out.push(&seg[start..c]);
+                    start = c;
+                }
+                None => break,
+            }
+        }
+        out.push(&seg[start..]);
+    }
+
+    /// Groups segments into tasks of about `block_size` bytes, counts the tasks
+    /// in parallel and merges their tables in order.
+    fn count_segments(&mut self, segments: &[&str], ctl: &Control) -> Result<()> {
+        let mut tasks: Vec<&[&str]> = Vec::new();
+        let mut begin = 0;
+        let mut size = 0;
+        for (i, s) in segments.iter().enumerate() {
+            size += s.len();
+            if size >= self.block_size {
+                tasks.push(&segments[begin..=i]);
+                begin = i + 1;
+                size = 0;
+            }
+        }
+        if begin < segments.len() {
+            tasks.push(&segments[begin..]);
+        }
+        let pretok = &self.pretok;
+        let whole = matches!(pretok, Pretokenizer::Whole);
+        let tables: Vec<Result<ChunkTable>> = tasks
+            .par_iter()
+            .map(|task| {
+                ctl.check()?;
+                let mut t = ChunkTable::new();
+                let mut n = 0usize;
+                for seg in task.iter() {
+                    if whole {
+                        t.add(seg.as_bytes(), 1)?;
+                    } else {
+                        let mut err = None;
+                        pretok.for_each_piece(seg, |p| {
+                            if err.is_none() {
+                                if let Err(e) = t.add(p.as_bytes(), 1) {
+                                    err = Some(e);
+                                }
+                            }
+                        })?;
+                        if let Some(e) = err {
+                            return Err(e);
+                        }
+                    }
+                    n += seg.len();
+                }
+                ctl.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
+                Ok(t)
+            })
+            .collect();
+        for t in tables {
+            self.table.absorb(t?)?;
+        }
+        Ok(())
+    }
+
+    /// Where a streamed buffer may be cut so that counting `buf[..c]` now and
+    /// `buf[c..] + more` later equals counting it all at once: a safe cut (see
+    /// the module docs) that no special token or separator occurrence spans,
+    /// or `None` when there is none (the caller must read more).
+    ///
+    /// `buf` must be valid UTF-8 up to its end (the caller trims an incomplete
+    /// last character).
+    pub fn stream_cut(&self, buf: &str) -> Option<usize> {
+        let b = buf.as_bytes();
+        // Matches of specials / separator starting before `limit` are the same
+        // as in the full stream, so a cut at or before `limit` can be checked.
+        let limit = b.len().checked_sub(self.max_cut_len + 1)?;
+        let spans = |c: usize| -> bool { self.cut_spans_match(&b[..limit], c) };
+        if self.can_cut_inside() {
+            let mut end = limit;
+            while let Some(c) = prev_safe_cut(b, end) {
+                if !spans(c) {
+                    return Some(c);
+                }
+                end = c - 1;
+            }
+            None
+        } else if let Some(sep) = &self.separator {
+            // Pieces never span documents, so just after a separator is safe.
+            let mut last = None;
+            for m in memchr::memmem::find_iter(&b[..limit], sep) {
+                last = Some(m + sep.len());
+            }
+            let c = last?;
+            (!spans(c)).then_some(c)
+        } else {
+            None
+        }
+    }
+
+    /// True when a special-token occurrence or a separator occurrence (as the
+    /// splitter would find them scanning `text` from its start) contains
+    /// position `c` strictly inside.
+    fn cut_spans_match(&self, text: &[u8], c: usize) -> bool {
+        if let Some(ac) = &self.specials {
+            for m in ac.find_iter(text) {
+                if m.start() >= c {
+                    break;
+                }
+                if m.start() < c && c < m.end() {
+                    return true;
+                }
+            }
+        }
+        if let Some(sep) = &self.separator {
+            for m in memchr::memmem::find_iter(text, sep) {
+                if m >= c {
+                    break;
+                }
+                if c < m + sep.len() {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+#[inline]
+fn is_safe_cut(b: &[u8], i: usize) -> bool {
+    i >= 2
+        && i < b.len()
+        && b[i - 1] == b'\n'
+        && b[i].is_ascii_alphabetic()
+        && !is_space_byte_end(b, i - 1)
+}
+
+/// True when the character that ends right before byte `end` is whitespace
+/// (`\s`: ASCII whitespace, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028,
+/// U+2029, U+202F, U+205F, U+3000). Non-ASCII whitespace is checked by
+/// decoding the last character.
+fn is_space_byte_end(b: &[u8], end: usize) -> bool {
+    let last = b[end - 1];
+    if last < 0x80 {
+        return matches!(last, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
+    }
+    let mut s = end - 1;
+    while s > 0 && end - s < 4 && b[s] & 0xC0 == 0x80 {
+        s -= 1;
+    }
+    match std::str::from_utf8(&b[s..end]).ok().and_then(|t| t.chars().next()) {
+        Some(ch) => ch.is_whitespace(),
+        // Not decodable: be conservative and refuse the cut.
+        None => true,
+    }
+}
+
+/// The first safe cut at or after `from`.
+fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
+    let mut pos = from.max(1);
+    while pos < b.len() {
+        let nl = memchr::memchr(b'\n', b.get(pos - 1..)?)? + pos - 1;
+        if is_safe_cut(b, nl + 1) {
+            return Some(nl + 1);
+        }
+        pos = nl + 2;
+    }
+    None
+}
+
+/// The last safe cut at or before `end`.
+fn prev_safe_cut(b: &[u8], end: usize) -> Option<usize> {
+    let mut hi = end.min(b.len().saturating_sub(1));
+    loop {
+        let nl = memchr::memrchr(b'\n', b.get(..hi)?)?;
+        if is_safe_cut(b, nl + 1) {
+            return Some(nl + 1);
+        }
+        hi = nl;
+    }
+}
+
+/// Counts `docs` with `threads` worker threads (0 = all cores) in one call:
+/// a convenience over [`Counter`].
+pub fn count_documents(
+    pretok: Pretokenizer,
+    specials: &[String],
+    separator: Option<&str>,
+    docs: &[&str],
+    threads: usize,
+    block_size: usize,
+) -> Result<ChunkTable> {
+    let ctl = Control::default();
+    let pool = thread_pool(threads)?;
+    pool.install(|| {
+        let mut c = Counter::new(pretok, specials, separator, block_size)?;
+        c.feed_documents(docs, &ctl)?;
+        Ok(c.finish())
+    })
+}
+
+/// A rayon pool with `threads` threads (0 = one per core).
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidTraining(format!("cannot start worker threads: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference_count(p: &Pretokenizer, docs: &[&str]) -> Vec<(Vec<u8>, u64)> {
+        let mut out: Vec<(Vec<u8>, u64)> = Vec::new();
+        for d in docs {
+            for piece in p.split(d).unwrap() {
+                match out.iter_mut().find(|(k, _)| k == piece.as_bytes()) {
+                    Some(e) => e.1 += 1,
+                    None => out.push((piece.as_bytes().to_vec(), 1)),
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn table_keeps_first_seen_order() {
+        let mut t = ChunkTable::new();
+        for w in ["b", "a", "b", "c", "a", "b"] {
+            t.add(w.as_bytes(), 1).unwrap();
+        }
+        let got: Vec<_> = t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
+        assert_eq!(got, vec![(b"b".to_vec(), 3), (b"a".to_vec(), 2), (b"c".to_vec(), 1)]);
+        assert_eq!(t.arena(), b"bac");
+        let back = ChunkTable::from_body(&t.to_body(), 3).unwrap();
+        assert_eq!(back, t);
+        assert!(ChunkTable::from_body(&t.to_body(), 4).is_err());
+    }
+
+    #[test]
+    fn block_size_does_not_change_counts() {
+        let text = "Hello world.\nThis is  a test\n\nof cutting\nblocks, it's fine.\n  Indented\nx\ny 123 z\n".repeat(20);
+        for name in ["gpt2", "cl100k", "o200k"] {
+            let p = Pretokenizer::new(Some(name)).unwrap();
+            let want = reference_count(&p, &[&text]);
+            for bs in [64, 100, 333, 1 << 20] {
+                let t = count_documents(p.clone(), &[], None, &[&text], 2, bs).unwrap();
+                let got: Vec<_> = t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
+                assert_eq!(got, want, "{name} block {bs}");
+            }
+        }
+    }
+
+    #[test]
+    fn stream_cut_is_safe() {
+        let c = Counter::new(Pretokenizer::new(Some("gpt2")).unwrap(), &["<|x\ny|>".to_string()], None, 64).unwrap();
+        assert_eq!(c.stream_cut("ab\ncd\n\nef gh"), Some(3));
+        // The only candidate cut lies inside a special token.
+        assert_eq!(c.stream_cut("ab <|x\ny|> more text"), None);
+    }
+}
