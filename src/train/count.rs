@@ -292,7 +292,18 @@ pub struct Counter {
     /// Longest special token or separator, in bytes (0 when none).
     max_cut_len: usize,
     block_size: usize,
+    stream_block: usize,
     table: ChunkTable,
+}
+
+/// How much a streamed reader reads at a time.
+pub const STREAM_BLOCK: usize = 16 << 20;
+
+fn not_utf8(name: &str, base: u64, e: &std::str::Utf8Error) -> Error {
+    Error::InvalidTraining(format!(
+        "{name}: not UTF-8 text (invalid byte at offset {}); re-encode the file as UTF-8",
+        base + e.valid_up_to() as u64
+    ))
 }
 
 /// The default target size of one parallel counting task.
@@ -330,8 +341,15 @@ impl Counter {
             separator,
             max_cut_len,
             block_size: block_size.max(64),
+            stream_block: STREAM_BLOCK,
             table: ChunkTable::new(),
         })
+    }
+
+    /// Sets how many bytes [`Self::feed_reader`] reads at a time (results do
+    /// not depend on it; tests use small values).
+    pub fn set_stream_block(&mut self, n: usize) {
+        self.stream_block = n.max(16);
     }
 
     /// The table counted so far.
@@ -464,6 +482,58 @@ impl Counter {
             self.table.absorb(t?)?;
         }
         Ok(())
+    }
+
+    /// Counts one document read from `reader` in blocks (never held whole when
+    /// the pattern allows safe cuts): memory stays about one block plus the
+    /// table. `name` labels errors (a file path). Text that is not UTF-8 is an
+    /// error naming `name` and the byte offset.
+    ///
+    /// Complexity: linear in the stream; the block grows geometrically when no
+    /// cut is found (pattern `None` or a custom pattern: the document is read whole).
+    pub fn feed_reader<R: std::io::Read>(&mut self, mut reader: R, name: &str, ctl: &Control) -> Result<()> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut base: u64 = 0;
+        let mut block = self.stream_block;
+        loop {
+            let old = buf.len();
+            buf.resize(old + block, 0);
+            let mut filled = old;
+            let mut eof = false;
+            while filled < buf.len() {
+                match reader.read(&mut buf[filled..]) {
+                    Ok(0) => {
+                        eof = true;
+                        break;
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(Error::InvalidTraining(format!("{name}: read error: {e}"))),
+                }
+            }
+            buf.truncate(filled);
+            ctl.check()?;
+            let text = match std::str::from_utf8(&buf) {
+                Ok(t) => t,
+                Err(e) if e.error_len().is_none() && !eof => {
+                    // An incomplete character at the end of the block: keep it for later.
+                    std::str::from_utf8(&buf[..e.valid_up_to()]).map_err(|e| not_utf8(name, base, &e))?
+                }
+                Err(e) => return Err(not_utf8(name, base, &e)),
+            };
+            if eof {
+                return self.feed_documents(&[text], ctl);
+            }
+            match self.stream_cut(text) {
+                Some(c) => {
+                    self.feed_documents(&[&text[..c]], ctl)?;
+                    buf.drain(..c);
+                    base += c as u64;
+                    block = self.stream_block;
+                }
+                None => block = block.saturating_mul(2),
+            }
+        }
     }
 
     /// Where a streamed buffer may be cut so that counting `buf[..c]` now and
@@ -653,6 +723,32 @@ mod tests {
                 assert_eq!(got, want, "{name} block {bs}");
             }
         }
+    }
+
+    #[test]
+    fn reader_equals_documents() {
+        let text = "Alpha beta.\nGamma  delta\n\nEpsilon 42 zeta\nEta\n".repeat(500);
+        for name in ["gpt2", "o200k"] {
+            let p = Pretokenizer::new(Some(name)).unwrap();
+            let want = count_documents(p.clone(), &[], None, &[&text], 1, 1 << 20).unwrap();
+            let mut c = Counter::new(p, &[], None, 100).unwrap();
+            c.set_stream_block(50);
+            // A reader that hands out 7 bytes at a time still gives the same table.
+            struct Slow<'a>(&'a [u8]);
+            impl std::io::Read for Slow<'_> {
+                fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                    let n = self.0.len().min(out.len()).min(7);
+                    out[..n].copy_from_slice(&self.0[..n]);
+                    self.0 = &self.0[n..];
+                    Ok(n)
+                }
+            }
+            c.feed_reader(Slow(text.as_bytes()), "x", &Control::default()).unwrap();
+            assert_eq!(c.finish(), want);
+        }
+        let mut c = Counter::new(Pretokenizer::Whole, &[], None, 100).unwrap();
+        let err = c.feed_reader(&b"ok\xff"[..], "f.txt", &Control::default()).unwrap_err();
+        assert!(err.to_string().contains("f.txt") && err.to_string().contains("offset 2"));
     }
 
     #[test]
