@@ -77,6 +77,12 @@ def documents(path: Path) -> list[str]:
 
 
 def rss_mib() -> float:
+    """Peak RSS of this process since exec (VmHWM; ru_maxrss would include the
+    parent's peak inherited through fork)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
