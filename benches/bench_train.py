@@ -216,7 +216,7 @@ def main() -> None:
             out = tmpd / f"{tool}.json"
             cmd = [sys.executable, __file__, "--worker", tool, "--paths", str(train_path), str(held_path), str(out),
                    "--vocab", str(args.vocab), "--pattern", args.pattern, "--threads", str(args.threads)]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0 or not out.exists():
                 print(f"{tool}: FAILED\n{proc.stderr[-2000:]}")
                 continue
@@ -225,7 +225,7 @@ def main() -> None:
             print(f"  {tool:14s} {r['seconds']:7.2f} s", flush=True)
     peers = [r for r in results if r["tool"] != "bytepair"]
     fastest = min((r["seconds"] for r in peers), default=None)
-    print(f"\n| tool | seconds | CPU s | peak RSS MiB | RSS above corpus MiB | bytes/token | x fastest peer |")
+    print("\n| tool | seconds | CPU s | peak RSS MiB | RSS above corpus MiB | bytes/token | x fastest peer |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         ratio = f"{fastest / r['seconds']:.2f}" if fastest else "-"

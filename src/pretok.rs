@@ -51,14 +51,19 @@ pub enum Pretokenizer {
 
 fn compiled(slot: &'static OnceLock<fancy_regex::Regex>, pat: &str) -> &'static fancy_regex::Regex {
     // The named patterns are constants known to compile (checked by a unit test).
-    slot.get_or_init(|| compile(pat).unwrap_or_else(|e| panic!("built-in pattern must compile: {e}")))
+    slot.get_or_init(|| {
+        compile(pat).unwrap_or_else(|e| panic!("built-in pattern must compile: {e}"))
+    })
 }
 
 fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
     fancy_regex::RegexBuilder::new(pattern)
         .backtrack_limit(10_000_000)
         .build()
-        .map_err(|e| Error::InvalidPattern { pattern: pattern.to_string(), reason: e.to_string() })
+        .map_err(|e| Error::InvalidPattern {
+            pattern: pattern.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 impl Pretokenizer {
@@ -69,7 +74,9 @@ impl Pretokenizer {
     pub fn new(pattern: Option<&str>) -> Result<Self> {
         Ok(match pattern {
             None => Pretokenizer::Whole,
-            Some("gpt2") | Some("r50k_base") | Some("p50k_base") | Some(GPT2_PATTERN) => Pretokenizer::Gpt2,
+            Some("gpt2") | Some("r50k_base") | Some("p50k_base") | Some(GPT2_PATTERN) => {
+                Pretokenizer::Gpt2
+            }
             Some("cl100k") | Some("cl100k_base") | Some(CL100K_PATTERN) => Pretokenizer::Cl100k,
             Some("o200k") | Some("o200k_base") | Some(O200K_PATTERN) => Pretokenizer::O200k,
             Some(p) => Pretokenizer::Custom(p.to_string(), Box::new(compile(p)?)),
@@ -148,7 +155,10 @@ mod tests {
     #[test]
     fn gpt2_seed_example() {
         let p = Pretokenizer::new(Some("gpt2")).unwrap();
-        assert_eq!(p.split("I'm lowest 토큰").unwrap(), vec!["I", "'m", " lowest", " 토큰"]);
+        assert_eq!(
+            p.split("I'm lowest 토큰").unwrap(),
+            vec!["I", "'m", " lowest", " 토큰"]
+        );
     }
 
     #[test]
@@ -161,6 +171,9 @@ mod tests {
 
     #[test]
     fn invalid_pattern_is_an_error() {
-        assert!(matches!(Pretokenizer::new(Some("(")), Err(Error::InvalidPattern { .. })));
+        assert!(matches!(
+            Pretokenizer::new(Some("(")),
+            Err(Error::InvalidPattern { .. })
+        ));
     }
 }

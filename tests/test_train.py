@@ -6,15 +6,14 @@ from __future__ import annotations
 import random
 import warnings
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import bytepair
+import pytest
 from bytepair import reference
 from bytepair.counts import ChunkCounts, count
 from bytepair.errors import PatternError, TrainingError
 from conftest import CORPORA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 PATTERNS = ["gpt2", "cl100k", "o200k", None, r" ?[^\W\d_]+| ?\d{1,3}| ?[^\s\w]+|\s+"]
 
@@ -118,7 +117,7 @@ def test_hypothesis_matches_reference(texts, pattern, k):
 def test_hypothesis_options_match_reference(texts, k, min_frequency, max_len):
     if not any(texts):
         return
-    kw = dict(min_frequency=min_frequency, max_token_length=max_len)
+    kw = {"min_frequency": min_frequency, "max_token_length": max_len}
     assert core_merges(texts, k, None, **kw) == ref_merges(texts, k, None, **kw)
 
 
@@ -289,11 +288,11 @@ def test_keyboard_interrupt_stops_within_a_second(phase):
     if phase == "count":
         # Counting with a custom pattern (regex engine) over ~40 MB takes seconds.
         data = ["".join(rng.choice("abcd efgh") for _ in range(4000)) * 2500]
-        kw = dict(pattern=r"\w+|\s+", vocab_size=300)
+        kw = {"pattern": r"\w+|\s+", "vocab_size": 300}
     else:
         # One 3 MB chunk of random letters supports hundreds of thousands of merges.
         data = "".join(rng.choice("abcdefghijklmnop") for _ in range(3_000_000))
-        kw = dict(pattern=None, vocab_size=2_000_000)
+        kw = {"pattern": None, "vocab_size": 2_000_000}
     delay = 0.5
     timer = threading.Timer(delay, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()

@@ -10,8 +10,11 @@ use crate::pretok::Pretokenizer;
 #[pyo3(signature = (pattern, text))]
 fn pretokenize(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyResult<Vec<String>> {
     let p = Pretokenizer::new(pattern).map_err(to_py)?;
-    py.detach(|| p.split(text).map(|v| v.into_iter().map(str::to_owned).collect()))
-        .map_err(to_py)
+    py.detach(|| {
+        p.split(text)
+            .map(|v| v.into_iter().map(str::to_owned).collect())
+    })
+    .map_err(to_py)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -50,7 +50,10 @@ fn run_interruptible<T: Send>(
             }
             let step = py.check_signals().and_then(|_| match progress {
                 Some(cb) => cb
-                    .call1((ctl.bytes_done.load(Ordering::Relaxed), ctl.merges_done.load(Ordering::Relaxed)))
+                    .call1((
+                        ctl.bytes_done.load(Ordering::Relaxed),
+                        ctl.merges_done.load(Ordering::Relaxed),
+                    ))
                     .map(|_| ()),
                 None => Ok(()),
             });
@@ -66,7 +69,9 @@ fn run_interruptible<T: Send>(
         }
         match joined {
             Ok(r) => r.map_err(to_py),
-            Err(_) => Err(PyRuntimeError::new_err("internal error in the bytepair trainer (a worker thread panicked)")),
+            Err(_) => Err(PyRuntimeError::new_err(
+                "internal error in the bytepair trainer (a worker thread panicked)",
+            )),
         }
     })
 }
@@ -109,12 +114,17 @@ impl PyChunkTable {
 
     /// A copy of the table.
     fn copy(&self) -> Self {
-        Self { inner: self.inner.clone() }
+        Self {
+            inner: self.inner.clone(),
+        }
     }
 
     /// All `(chunk, count)` pairs in first-seen order.
     fn items<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyBytes>, u64)> {
-        self.inner.iter().map(|(c, n)| (PyBytes::new(py, c), n)).collect()
+        self.inner
+            .iter()
+            .map(|(c, n)| (PyBytes::new(py, c), n))
+            .collect()
     }
 
     /// The count of `chunk` (0 when absent).
@@ -144,7 +154,9 @@ impl PyChunkTable {
     /// Parses a `.bpc` body with `entries` chunks.
     #[staticmethod]
     fn from_body(py: Python<'_>, body: &[u8], entries: u64) -> PyResult<Self> {
-        let inner = py.detach(|| ChunkTable::from_body(body, entries)).map_err(to_py)?;
+        let inner = py
+            .detach(|| ChunkTable::from_body(body, entries))
+            .map_err(to_py)?;
         Ok(Self { inner })
     }
 }
@@ -172,31 +184,53 @@ impl PyChunkCounter {
         stream_block: Option<usize>,
     ) -> PyResult<Self> {
         let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
-        let mut counter = Counter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
+        let mut counter =
+            Counter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
         if let Some(n) = stream_block {
             counter.set_stream_block(n);
         }
         let pool = thread_pool(num_threads).map_err(to_py)?;
-        Ok(Self { counter: Some(counter), pool })
+        Ok(Self {
+            counter: Some(counter),
+            pool,
+        })
     }
 
     /// Counts documents (each str is cut independently of the others).
     #[pyo3(signature = (texts, progress=None))]
-    fn feed_texts(&mut self, py: Python<'_>, texts: Vec<PyBackedStr>, progress: Option<Bound<'_, PyAny>>) -> PyResult<()> {
+    fn feed_texts(
+        &mut self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let pool = &self.pool;
-        let counter = self.counter.as_mut().ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let counter = self
+            .counter
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
         let ctl = Control::default();
         let docs: Vec<&str> = texts.iter().map(|s| &**s).collect();
-        run_interruptible(py, &ctl, progress.as_ref(), || pool.install(|| counter.feed_documents(&docs, &ctl)))
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_documents(&docs, &ctl))
+        })
     }
 
     /// Counts one UTF-8 file as one document, read in blocks.
     #[pyo3(signature = (path, progress=None))]
-    fn feed_file(&mut self, py: Python<'_>, path: PathBuf, progress: Option<Bound<'_, PyAny>>) -> PyResult<()> {
+    fn feed_file(
+        &mut self,
+        py: Python<'_>,
+        path: PathBuf,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let file = std::fs::File::open(&path)?;
         let name = path.display().to_string();
         let pool = &self.pool;
-        let counter = self.counter.as_mut().ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let counter = self
+            .counter
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
             pool.install(|| counter.feed_reader(file, &name, &ctl))
@@ -210,7 +244,10 @@ impl PyChunkCounter {
 
     /// Ends counting and returns the table (the counter cannot be fed again).
     fn finish(&mut self) -> PyResult<PyChunkTable> {
-        let c = self.counter.take().ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let c = self
+            .counter
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
         Ok(PyChunkTable { inner: c.finish() })
     }
 }
@@ -229,7 +266,11 @@ fn learn_merges_py(
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<Vec<(u32, u32)>> {
     let t = &table.inner;
-    let opts = MergeOptions { num_merges, min_frequency, max_token_length };
+    let opts = MergeOptions {
+        num_merges,
+        min_frequency,
+        max_token_length,
+    };
     let ctl = Control::default();
     run_interruptible(py, &ctl, progress.as_ref(), || learn_merges(t, &opts, &ctl))
 }

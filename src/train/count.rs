@@ -84,7 +84,9 @@ impl ChunkTable {
 
     /// Total number of chunk occurrences (sum of counts), saturating.
     pub fn total(&self) -> u64 {
-        self.entries.iter().fold(0u64, |a, e| a.saturating_add(e.count))
+        self.entries
+            .iter()
+            .fold(0u64, |a, e| a.saturating_add(e.count))
     }
 
     /// Total bytes of the distinct chunks (the arena size).
@@ -156,9 +158,15 @@ impl ChunkTable {
             .map_err(|_| Error::InvalidTraining("more than 4 billion distinct chunks".into()))?;
         let start = self.bytes.len() as u64;
         self.bytes.extend_from_slice(chunk);
-        self.entries.push(Entry { start, len, count: n, hash: h });
+        self.entries.push(Entry {
+            start,
+            len,
+            count: n,
+            hash: h,
+        });
         let entries = &self.entries;
-        self.index.insert_unique(h, idx, |&i| entries[i as usize].hash);
+        self.index
+            .insert_unique(h, idx, |&i| entries[i as usize].hash);
         Ok(())
     }
 
@@ -204,14 +212,19 @@ impl ChunkTable {
         let mut pos = 0usize;
         for _ in 0..entries {
             let n = get_varint(body, &mut pos).ok_or_else(bad)?;
-            let end = usize::try_from(n).ok().and_then(|n| pos.checked_add(n)).ok_or_else(bad)?;
+            let end = usize::try_from(n)
+                .ok()
+                .and_then(|n| pos.checked_add(n))
+                .ok_or_else(bad)?;
             let chunk = body.get(pos..end).ok_or_else(bad)?;
             pos = end;
             let c = get_varint(body, &mut pos).ok_or_else(bad)?;
             t.add(chunk, c)?;
         }
         if pos != body.len() {
-            return Err(Error::InvalidTraining("chunk-count data has trailing bytes".into()));
+            return Err(Error::InvalidTraining(
+                "chunk-count data has trailing bytes".into(),
+            ));
         }
         Ok(t)
     }
@@ -314,7 +327,12 @@ impl Counter {
     /// position, like the reference's regex alternation) and splitting documents
     /// at `separator` (dropped) when given. `block_size` is the target task size
     /// in bytes (results do not depend on it).
-    pub fn new(pretok: Pretokenizer, specials: &[String], separator: Option<&str>, block_size: usize) -> Result<Self> {
+    pub fn new(
+        pretok: Pretokenizer,
+        specials: &[String],
+        separator: Option<&str>,
+        block_size: usize,
+    ) -> Result<Self> {
         let specials_ac = if specials.is_empty() {
             None
         } else {
@@ -326,7 +344,11 @@ impl Counter {
             )
         };
         let separator = match separator {
-            Some("") => return Err(Error::InvalidTraining("the document separator is empty".into())),
+            Some("") => {
+                return Err(Error::InvalidTraining(
+                    "the document separator is empty".into(),
+                ))
+            }
             s => s.map(|s| s.as_bytes().to_vec()),
         };
         let max_cut_len = specials
@@ -363,7 +385,10 @@ impl Counter {
     }
 
     fn can_cut_inside(&self) -> bool {
-        matches!(self.pretok, Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k)
+        matches!(
+            self.pretok,
+            Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k
+        )
     }
 
     /// Counts whole documents (each one is cut independently of the others).
@@ -491,7 +516,12 @@ impl Counter {
     ///
     /// Complexity: linear in the stream; the block grows geometrically when no
     /// cut is found (pattern `None` or a custom pattern: the document is read whole).
-    pub fn feed_reader<R: std::io::Read>(&mut self, mut reader: R, name: &str, ctl: &Control) -> Result<()> {
+    pub fn feed_reader<R: std::io::Read>(
+        &mut self,
+        mut reader: R,
+        name: &str,
+        ctl: &Control,
+    ) -> Result<()> {
         let mut buf: Vec<u8> = Vec::new();
         let mut base: u64 = 0;
         let mut block = self.stream_block;
@@ -508,7 +538,9 @@ impl Counter {
                     }
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(Error::InvalidTraining(format!("{name}: read error: {e}"))),
+                    Err(e) => {
+                        return Err(Error::InvalidTraining(format!("{name}: read error: {e}")))
+                    }
                 }
             }
             buf.truncate(filled);
@@ -517,7 +549,8 @@ impl Counter {
                 Ok(t) => t,
                 Err(e) if e.error_len().is_none() && !eof => {
                     // An incomplete character at the end of the block: keep it for later.
-                    std::str::from_utf8(&buf[..e.valid_up_to()]).map_err(|e| not_utf8(name, base, &e))?
+                    std::str::from_utf8(&buf[..e.valid_up_to()])
+                        .map_err(|e| not_utf8(name, base, &e))?
                 }
                 Err(e) => return Err(not_utf8(name, base, &e)),
             };
@@ -621,7 +654,10 @@ fn is_space_byte_end(b: &[u8], end: usize) -> bool {
     while s > 0 && end - s < 4 && b[s] & 0xC0 == 0x80 {
         s -= 1;
     }
-    match std::str::from_utf8(&b[s..end]).ok().and_then(|t| t.chars().next()) {
+    match std::str::from_utf8(&b[s..end])
+        .ok()
+        .and_then(|t| t.chars().next())
+    {
         Some(ch) => ch.is_whitespace(),
         // Not decodable: be conservative and refuse the cut.
         None => true,
@@ -704,7 +740,10 @@ mod tests {
             t.add(w.as_bytes(), 1).unwrap();
         }
         let got: Vec<_> = t.iter().map(|(k, n)| (k.to_vec(), n)).collect();
-        assert_eq!(got, vec![(b"b".to_vec(), 3), (b"a".to_vec(), 2), (b"c".to_vec(), 1)]);
+        assert_eq!(
+            got,
+            vec![(b"b".to_vec(), 3), (b"a".to_vec(), 2), (b"c".to_vec(), 1)]
+        );
         assert_eq!(t.arena(), b"bac");
         let back = ChunkTable::from_body(&t.to_body(), 3).unwrap();
         assert_eq!(back, t);
@@ -743,17 +782,26 @@ mod tests {
                     Ok(n)
                 }
             }
-            c.feed_reader(Slow(text.as_bytes()), "x", &Control::default()).unwrap();
+            c.feed_reader(Slow(text.as_bytes()), "x", &Control::default())
+                .unwrap();
             assert_eq!(c.finish(), want);
         }
         let mut c = Counter::new(Pretokenizer::Whole, &[], None, 100).unwrap();
-        let err = c.feed_reader(&b"ok\xff"[..], "f.txt", &Control::default()).unwrap_err();
+        let err = c
+            .feed_reader(&b"ok\xff"[..], "f.txt", &Control::default())
+            .unwrap_err();
         assert!(err.to_string().contains("f.txt") && err.to_string().contains("offset 2"));
     }
 
     #[test]
     fn stream_cut_is_safe() {
-        let c = Counter::new(Pretokenizer::new(Some("gpt2")).unwrap(), &["<|x\ny|>".to_string()], None, 64).unwrap();
+        let c = Counter::new(
+            Pretokenizer::new(Some("gpt2")).unwrap(),
+            &["<|x\ny|>".to_string()],
+            None,
+            64,
+        )
+        .unwrap();
         assert_eq!(c.stream_cut("ab\ncd\n\nef gh"), Some(3));
         // The only candidate cut lies inside a special token.
         assert_eq!(c.stream_cut("ab <|x\ny|> more text"), None);

@@ -101,7 +101,9 @@ impl State {
         if a < 256 && b < 256 {
             Some(a * 256 + b)
         } else {
-            self.index.get(&(u64::from(a) << 32 | u64::from(b))).copied()
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
         }
     }
 
@@ -143,7 +145,11 @@ impl State {
 ///
 /// Errors: [`Error::Interrupted`] when cancelled; [`Error::InvalidTraining`] when
 /// the table is too large for 32-bit positions or its total count overflows.
-pub fn learn_merges(table: &ChunkTable, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
+pub fn learn_merges(
+    table: &ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
     let n = table.arena_len();
     if n >= (u32::MAX - 1) as usize {
         return Err(Error::InvalidTraining(format!(
@@ -162,8 +168,12 @@ pub fn learn_merges(table: &ChunkTable, opts: &MergeOptions, ctl: &Control) -> R
     };
     let mut pos = 0u32;
     for (ci, (chunk, c)) in table.iter().enumerate() {
-        let w = i64::try_from(c).ok().filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
-        let w = w.ok_or_else(|| Error::InvalidTraining("chunk counts add up to more than 2^61".into()))?;
+        let w = i64::try_from(c)
+            .ok()
+            .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
+        let w = w.ok_or_else(|| {
+            Error::InvalidTraining("chunk counts add up to more than 2^61".into())
+        })?;
         total += w;
         st.freqs.push(w);
         let len = chunk.len() as u32;
@@ -202,12 +212,16 @@ pub fn learn_merges(table: &ChunkTable, opts: &MergeOptions, ctl: &Control) -> R
         ctl.check()?;
         // Pop until an entry with exact values comes up.
         let best = loop {
-            let Some((c, Reverse(key), i)) = heap.pop() else { break None };
+            let Some((c, Reverse(key), i)) = heap.pop() else {
+                break None;
+            };
             let cur = st.counts[i as usize];
             if cur <= 0 {
                 continue;
             }
-            let Some(first) = st.first_valid(i) else { continue };
+            let Some(first) = st.first_valid(i) else {
+                continue;
+            };
             if cur == c && first == key {
                 break Some((i, cur));
             }
@@ -243,8 +257,16 @@ pub fn learn_merges(table: &ChunkTable, opts: &MergeOptions, ctl: &Control) -> R
             let w = st.freqs[node.chunk as usize];
             let (l, q) = (node.prev, node.next);
             let r = st.nodes[q as usize].next;
-            let x = if l != NONE { st.nodes[l as usize].tok } else { DEAD };
-            let y = if r != NONE { st.nodes[r as usize].tok } else { DEAD };
+            let x = if l != NONE {
+                st.nodes[l as usize].tok
+            } else {
+                DEAD
+            };
+            let y = if r != NONE {
+                st.nodes[r as usize].tok
+            } else {
+                DEAD
+            };
             if l != NONE {
                 st.dec(x, a, w);
             }
@@ -275,7 +297,8 @@ pub fn learn_merges(table: &ChunkTable, opts: &MergeOptions, ctl: &Control) -> R
                 }
             }
         }
-        ctl.merges_done.store(merges.len() as u64, Ordering::Relaxed);
+        ctl.merges_done
+            .store(merges.len() as u64, Ordering::Relaxed);
     }
     Ok(merges)
 }
@@ -293,7 +316,11 @@ mod tests {
     }
 
     fn learn(t: &ChunkTable, k: usize) -> Vec<(u32, u32)> {
-        let o = MergeOptions { num_merges: k, min_frequency: 1, max_token_length: None };
+        let o = MergeOptions {
+            num_merges: k,
+            min_frequency: 1,
+            max_token_length: None,
+        };
         learn_merges(t, &o, &Control::default()).unwrap()
     }
 
@@ -326,10 +353,20 @@ mod tests {
     #[test]
     fn max_token_length_and_min_frequency() {
         let t = table(&[(b"abcabc", 3)]);
-        let o = MergeOptions { num_merges: 10, min_frequency: 1, max_token_length: Some(2) };
+        let o = MergeOptions {
+            num_merges: 10,
+            min_frequency: 1,
+            max_token_length: Some(2),
+        };
         let m = learn_merges(&t, &o, &Control::default()).unwrap();
         assert!(m.len() == 1 && m[0] == (97, 98));
-        let o = MergeOptions { num_merges: 10, min_frequency: 7, max_token_length: None };
-        assert!(learn_merges(&t, &o, &Control::default()).unwrap().is_empty());
+        let o = MergeOptions {
+            num_merges: 10,
+            min_frequency: 7,
+            max_token_length: None,
+        };
+        assert!(learn_merges(&t, &o, &Control::default())
+            .unwrap()
+            .is_empty());
     }
 }
