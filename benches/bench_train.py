@@ -4,7 +4,9 @@ Each tool trains in its own subprocess (so peak RSS is per tool) on the same
 corpus, vocab size and (where the tool takes one) pre-tokenization pattern, and
 is scored on held-out text:
 
-* bytepair (``bytepair.train`` on the corpus file, read in blocks by the core),
+* bytepair (``bytepair.train`` on the corpus file, read in blocks by the core;
+  with ``--compare-merges`` also ``bytepair_docs``, trained on the peers' list of
+  documents, whose merge list is compared with rustbpe's and bpeasy's),
 * Hugging Face ``tokenizers`` (BPE model, ByteLevel BpeTrainer, the pattern as a
   ``Split`` pre-tokenizer),
 * rustbpe (``Tokenizer.train_from_iterator``),
@@ -103,8 +105,10 @@ def work(tool: str, train_path: Path, held_path: Path, vocab: int, pattern_name:
     base_rss = current_rss_mib()
     t0, c0 = time.perf_counter(), time.process_time()
     merges_bytes = None
-    if tool == "bytepair":
-        tok = bytepair.train(train_path, vocab, pattern=pattern, num_threads=threads, progress=False)
+    if tool in ("bytepair", "bytepair_docs"):
+        # bytepair_docs: the same list of documents the peers get (to compare merge lists).
+        data = train_path if tool == "bytepair" else docs
+        tok = bytepair.train(data, vocab, pattern=pattern, num_threads=threads, progress=False)
         secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         ntok = len(tok.encode_ordinary(held))
         merges_bytes = [tok.decode_single_token_bytes(i).hex() for i in range(256, tok.n_vocab)]
@@ -204,6 +208,8 @@ def main() -> None:
         work(args.worker, train_path, held_path, args.vocab, args.pattern, args.threads, out)
         return
     tools = args.tools.split(",")
+    if args.compare_merges and "bytepair_docs" not in tools:
+        tools.append("bytepair_docs")
     with tempfile.TemporaryDirectory(prefix="bench-train-") as tmp:
         tmpd = Path(tmp)
         train_path, held_path = build_corpus(tmpd, args.repeat, 5_000_000 if args.quick else None)
@@ -223,7 +229,7 @@ def main() -> None:
             r = json.loads(out.read_text())
             results.append(r)
             print(f"  {tool:14s} {r['seconds']:7.2f} s", flush=True)
-    peers = [r for r in results if r["tool"] != "bytepair"]
+    peers = [r for r in results if not r["tool"].startswith("bytepair")]
     fastest = min((r["seconds"] for r in peers), default=None)
     print("\n| tool | seconds | CPU s | peak RSS MiB | RSS above corpus MiB | bytes/token | x fastest peer |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -233,9 +239,9 @@ def main() -> None:
               f" {r['peak_rss_mib'] - r['base_rss_mib']:.0f} | {r['bytes_per_token']:.3f} | {ratio} |")
     print("\nversions:", versions())
     if args.compare_merges:
-        ours = next((r["merges"] for r in results if r["tool"] == "bytepair"), None)
+        ours = next((r["merges"] for r in results if r["tool"] == "bytepair_docs"), None)
         for r in results:
-            if r["tool"] != "bytepair" and "merges" in r and ours:
+            if not r["tool"].startswith("bytepair") and "merges" in r and ours:
                 same = compare(ours, r["merges"])
                 common = len(set(ours) & set(r["merges"]))
                 print(f"merges vs {r['tool']}: identical prefix {same} of {len(ours)};"

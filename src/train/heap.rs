@@ -156,6 +156,7 @@ pub fn learn_merges(
             "the distinct chunks hold {n} bytes; the trainer handles up to 4 GiB (use a pre-tokenization pattern)"
         )));
     }
+    let t_setup = std::time::Instant::now();
     let mut total: i64 = 0;
     let mut st = State {
         nodes: Vec::with_capacity(n),
@@ -205,6 +206,11 @@ pub fn learn_merges(
             heap.push((st.counts[i as usize], Reverse(st.occ[i as usize][0]), i));
         }
     }
+    let trace = std::env::var_os("BYTEPAIR_TRACE").is_some();
+    if trace {
+        eprintln!("setup {:?}", t_setup.elapsed());
+    }
+    let (mut n_entries, mut n_kept, mut n_pops) = (0usize, 0usize, 0usize);
     let mut merges: Vec<(Rank, Rank)> = Vec::new();
     let mut touched: Vec<u32> = Vec::new();
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
@@ -215,6 +221,7 @@ pub fn learn_merges(
             let Some((c, Reverse(key), i)) = heap.pop() else {
                 break None;
             };
+            n_pops += 1;
             let cur = st.counts[i as usize];
             if cur <= 0 {
                 continue;
@@ -247,6 +254,8 @@ pub fn learn_merges(
             list[kept] = p;
             kept += usize::from(st.nodes[p as usize].tok == a);
         }
+        n_entries += list.len() - from;
+        n_kept += kept;
         list.truncate(kept);
         touched.clear();
         for &p in &list {
@@ -299,6 +308,13 @@ pub fn learn_merges(
         }
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
+    }
+    if trace {
+        eprintln!(
+            "learn_merges: n={n} pairs={} entries={n_entries} kept={n_kept} pops={n_pops} loop={:?}",
+            st.pair_ab.len(),
+            t_setup.elapsed()
+        );
     }
     Ok(merges)
 }
