@@ -9,22 +9,10 @@
 //! number of threads or the block size.
 //!
 //! Blocks are cut only at document boundaries, at special-token / separator
-//! boundaries, or at a *safe cut* inside a document: a position `i` where
-//! `text[i-1] == '\n'`, `text[i-2]` is not whitespace and `text[i]` is an ASCII
-//! letter. For the three named patterns every piece boundary of the whole text
-//! is then kept and no new one is created:
-//! * a piece that contains the `\n` never extends into the letter (the letter
-//!   alternatives of all three patterns refuse `\r`/`\n` as their optional
-//!   prefix, and the whitespace alternatives stop before a non-space);
-//! * cutting the text right after the `\n` gives the same last piece: with a
-//!   non-space before the `\n` the whitespace run is that single `\n`, matched
-//!   alone whether or not text follows (a run of two or more whitespace
-//!   characters would be split differently by `\s+(?!\S)` at the end of text,
-//!   which is why `text[i-2]` must not be whitespace); punctuation absorbs the
-//!   `\n` by `[\r\n]*` either way;
-//! * the patterns have no look-behind, so the pieces after `i` depend on
-//!   `text[i..]` only.
-//!
+//! boundaries, or at a *safe cut* of the pre-tokenizer
+//! ([`Pretokenizer::next_safe_cut`]: for the named patterns, a letter or number
+//! followed by a space or `\n`), where pre-tokenizing both sides separately
+//! gives exactly the pieces of the whole, whatever text follows.
 //! Custom patterns (and pattern `None`) are never cut inside a document.
 
 use std::hash::BuildHasher;
@@ -442,10 +430,9 @@ impl Counter {
             out.push(seg);
             return;
         }
-        let b = seg.as_bytes();
         let mut start = 0;
-        while b.len() - start > self.block_size {
-            match next_safe_cut(b, start + self.block_size) {
+        while seg.len() - start > self.block_size {
+            match self.pretok.next_safe_cut(seg, start + self.block_size) {
                 Some(c) => {
                     out.push(&seg[start..c]);
                     start = c;
@@ -474,6 +461,7 @@ impl Counter {
             tasks.push(&segments[begin..]);
         }
         let pretok = &self.pretok;
+        let scanner = pretok.scanner();
         let whole = matches!(pretok, Pretokenizer::Whole);
         let tables: Vec<Result<ChunkTable>> = tasks
             .par_iter()
@@ -482,7 +470,11 @@ impl Counter {
                 let mut t = ChunkTable::new();
                 let mut n = 0usize;
                 for seg in task.iter() {
-                    if whole {
+                    if let Some(sc) = &scanner {
+                        for piece in sc.pieces(seg) {
+                            t.add(piece.as_bytes(), 1)?;
+                        }
+                    } else if whole {
                         t.add(seg.as_bytes(), 1)?;
                     } else {
                         let mut err = None;
@@ -584,11 +576,11 @@ impl Counter {
         let spans = |c: usize| -> bool { self.cut_spans_match(&b[..limit], c) };
         if self.can_cut_inside() {
             let mut end = limit;
-            while let Some(c) = prev_safe_cut(b, end) {
+            while let Some(c) = self.pretok.safe_cut_before(buf, end) {
                 if !spans(c) {
                     return Some(c);
                 }
-                end = c - 1;
+                end = c.checked_sub(1)?;
             }
             None
         } else if let Some(sep) = &self.separator {
@@ -629,63 +621,6 @@ impl Counter {
             }
         }
         false
-    }
-}
-
-#[inline]
-fn is_safe_cut(b: &[u8], i: usize) -> bool {
-    i >= 2
-        && i < b.len()
-        && b[i - 1] == b'\n'
-        && b[i].is_ascii_alphabetic()
-        && !is_space_byte_end(b, i - 1)
-}
-
-/// True when the character that ends right before byte `end` is whitespace
-/// (`\s`: ASCII whitespace, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028,
-/// U+2029, U+202F, U+205F, U+3000). Non-ASCII whitespace is checked by
-/// decoding the last character.
-fn is_space_byte_end(b: &[u8], end: usize) -> bool {
-    let last = b[end - 1];
-    if last < 0x80 {
-        return matches!(last, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
-    }
-    let mut s = end - 1;
-    while s > 0 && end - s < 4 && b[s] & 0xC0 == 0x80 {
-        s -= 1;
-    }
-    match std::str::from_utf8(&b[s..end])
-        .ok()
-        .and_then(|t| t.chars().next())
-    {
-        Some(ch) => ch.is_whitespace(),
-        // Not decodable: be conservative and refuse the cut.
-        None => true,
-    }
-}
-
-/// The first safe cut at or after `from`.
-fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
-    let mut pos = from.max(1);
-    while pos < b.len() {
-        let nl = memchr::memchr(b'\n', b.get(pos - 1..)?)? + pos - 1;
-        if is_safe_cut(b, nl + 1) {
-            return Some(nl + 1);
-        }
-        pos = nl + 2;
-    }
-    None
-}
-
-/// The last safe cut at or before `end`.
-fn prev_safe_cut(b: &[u8], end: usize) -> Option<usize> {
-    let mut hi = end.min(b.len().saturating_sub(1));
-    loop {
-        let nl = memchr::memrchr(b'\n', b.get(..hi)?)?;
-        if is_safe_cut(b, nl + 1) {
-            return Some(nl + 1);
-        }
-        hi = nl;
     }
 }
 
@@ -802,8 +737,8 @@ mod tests {
             64,
         )
         .unwrap();
-        assert_eq!(c.stream_cut("ab\ncd\n\nef gh"), Some(3));
+        assert_eq!(c.stream_cut("ab\ncd\n\nef gh"), Some(2));
         // The only candidate cut lies inside a special token.
-        assert_eq!(c.stream_cut("ab <|x\ny|> more text"), None);
+        assert_eq!(c.stream_cut("<|x\ny|> more"), None);
     }
 }
