@@ -144,11 +144,19 @@ def test_file_streaming_equals_text(tmp_path, corpora):
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
     text = "".join(corpora[n][:15000] for n in CORPORA)
+    # Special tokens (one containing "a\nb", a safe-cut look-alike) at random places.
+    parts = text.split(" ")
+    for _ in range(300):
+        parts.insert(rng.randrange(len(parts)), rng.choice(["<|endoftext|>", "x<|a\nb|>", "<|a\nb|>"]))
+    text = " ".join(parts)
     path = tmp_path / "c.txt"
     path.write_text(text, encoding="utf-8")
     for pattern in ["gpt2", "cl100k", "o200k", None]:
-        want = count([text], pattern=pattern, special_tokens=["<|endoftext|>"])
-        got = count(path, pattern=pattern, special_tokens=["<|endoftext|>"],
+        specials = ["<|endoftext|>", "<|a\nb|>"]
+        want = count([text], pattern=pattern, special_tokens=specials)
+        assert list(want.items()) == list(reference.count_chunks([text], bytepair.patterns.resolve(pattern),
+                                                                 specials).items())
+        got = count(path, pattern=pattern, special_tokens=specials,
                     stream_block=rng.randrange(17, 5000), block_size=rng.randrange(64, 3000))
         assert got == want, f"seed {seed} pattern {pattern}"
 

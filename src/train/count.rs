@@ -570,10 +570,12 @@ impl Counter {
     /// last character).
     pub fn stream_cut(&self, buf: &str) -> Option<usize> {
         let b = buf.as_bytes();
-        // Matches of specials / separator starting before `limit` are the same
-        // as in the full stream, so a cut at or before `limit` can be checked.
+        // Matches of specials / separator starting before `limit` end inside
+        // `buf` and are the same as in the full stream (leftmost-longest looks at
+        // most `max_cut_len` bytes ahead), so a cut at or before `limit` can be
+        // checked against the matches found in `buf`.
         let limit = b.len().checked_sub(self.max_cut_len + 1)?;
-        let spans = |c: usize| -> bool { self.cut_spans_match(&b[..limit], c) };
+        let spans = |c: usize| -> bool { self.cut_spans_match(b, c) };
         if self.can_cut_inside() {
             let mut end = limit;
             while let Some(c) = self.pretok.safe_cut_before(buf, end) {
