@@ -46,12 +46,41 @@ struct Entry {
 pub struct ChunkTable {
     bytes: Vec<u8>,
     entries: Vec<Entry>,
-    index: HashTable<u32>,
+    index: HashTable<Slot>,
+}
+
+/// An index slot: the entry number plus the chunk length and 32 hash bits, so
+/// most non-matching candidates are rejected without touching the entry or
+/// the arena.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    idx: u32,
+    len: u32,
+    tag: u32,
 }
 
 #[inline]
 fn hash_bytes(b: &[u8]) -> u64 {
     FxBuildHasher.hash_one(b)
+}
+
+/// Byte equality with the short cases (most chunks are a few bytes) done in
+/// registers instead of a `memcmp` call. Precondition: `a.len() == b.len()`.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if (8..=16).contains(&n) {
+        let w = |s: &[u8], i: usize| -> u64 {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&s[i..i + 8]);
+            u64::from_le_bytes(x)
+        };
+        w(a, 0) == w(b, 0) && w(a, n - 8) == w(b, n - 8)
+    } else if n < 8 {
+        a.iter().zip(b).all(|(x, y)| x == y)
+    } else {
+        a == b
+    }
 }
 
 impl ChunkTable {
@@ -93,12 +122,35 @@ impl ChunkTable {
         Some((self.slice(e), e.count))
     }
 
+    /// An empty table with room for `entries` chunks of `bytes` bytes in total.
+    pub fn with_capacity(entries: usize, bytes: usize) -> Self {
+        ChunkTable {
+            bytes: Vec::with_capacity(bytes),
+            entries: Vec::with_capacity(entries),
+            index: HashTable::with_capacity(entries),
+        }
+    }
+
+    #[inline]
+    fn find(&self, chunk: &[u8], h: u64) -> Option<u32> {
+        let (len, tag) = (chunk.len() as u32, (h >> 32) as u32);
+        self.index
+            .find(h, |s| {
+                s.len == len && s.tag == tag && {
+                    let e = &self.entries[s.idx as usize];
+                    same_bytes(
+                        &self.bytes[e.start as usize..e.start as usize + e.len as usize],
+                        chunk,
+                    )
+                }
+            })
+            .map(|s| s.idx)
+    }
+
     /// The count of `chunk`, 0 when absent. O(len(chunk)).
     pub fn count_of(&self, chunk: &[u8]) -> u64 {
-        let h = hash_bytes(chunk);
-        self.index
-            .find(h, |&i| self.slice(&self.entries[i as usize]) == chunk)
-            .map_or(0, |&i| self.entries[i as usize].count)
+        self.find(chunk, hash_bytes(chunk))
+            .map_or(0, |i| self.entries[i as usize].count)
     }
 
     /// Iterates `(chunk, count)` in first-seen order.
@@ -122,12 +174,8 @@ impl ChunkTable {
 
     #[inline]
     fn add_hashed(&mut self, chunk: &[u8], h: u64, n: u64) -> Result<()> {
-        let (bytes, entries) = (&self.bytes, &mut self.entries);
-        if let Some(&i) = self.index.find(h, |&i| {
-            let e = &entries[i as usize];
-            &bytes[e.start as usize..e.start as usize + e.len as usize] == chunk
-        }) {
-            let e = &mut entries[i as usize];
+        if let Some(i) = self.find(chunk, h) {
+            let e = &mut self.entries[i as usize];
             e.count = e.count.saturating_add(n);
             return Ok(());
         }
@@ -153,8 +201,13 @@ impl ChunkTable {
             hash: h,
         });
         let entries = &self.entries;
+        let slot = Slot {
+            idx,
+            len,
+            tag: (h >> 32) as u32,
+        };
         self.index
-            .insert_unique(h, idx, |&i| entries[i as usize].hash);
+            .insert_unique(h, slot, |s| entries[s.idx as usize].hash);
         Ok(())
     }
 
@@ -461,13 +514,15 @@ impl Counter {
             tasks.push(&segments[begin..]);
         }
         let pretok = &self.pretok;
+        let block_size = self.block_size;
         let scanner = pretok.scanner();
         let whole = matches!(pretok, Pretokenizer::Whole);
         let tables: Vec<Result<ChunkTable>> = tasks
             .par_iter()
             .map(|task| {
                 ctl.check()?;
-                let mut t = ChunkTable::new();
+                // Distinct chunks are typically a few percent of the pieces.
+                let mut t = ChunkTable::with_capacity(block_size / 64, block_size / 16);
                 let mut n = 0usize;
                 for seg in task.iter() {
                     if let Some(sc) = &scanner {

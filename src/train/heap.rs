@@ -156,7 +156,6 @@ pub fn learn_merges(
             "the distinct chunks hold {n} bytes; the trainer handles up to 4 GiB (use a pre-tokenization pattern)"
         )));
     }
-    let t_setup = std::time::Instant::now();
     let mut total: i64 = 0;
     let mut st = State {
         nodes: Vec::with_capacity(n),
@@ -187,13 +186,26 @@ pub fn learn_merges(
                 chunk: ci as u32,
             });
         }
-        for j in 1..len {
-            let p = pos + j - 1;
-            let i = (u32::from(chunk[j as usize - 1]) << 8 | u32::from(chunk[j as usize])) as usize;
-            st.counts[i] += w;
-            st.occ[i].push(p);
-        }
         pos += len;
+    }
+    // Occurrence lists of the byte pairs, sized exactly in a first pass (growing
+    // 65,536 vectors by pushing costs reallocations and page faults).
+    let arena = table.arena();
+    let mut sizes = vec![0u32; 65536];
+    for (p, node) in st.nodes.iter().enumerate() {
+        if node.next != NONE {
+            sizes[(u32::from(arena[p]) << 8 | u32::from(arena[p + 1])) as usize] += 1;
+        }
+    }
+    for (i, &n) in sizes.iter().enumerate() {
+        st.occ[i] = Vec::with_capacity(n as usize);
+    }
+    for (p, node) in st.nodes.iter().enumerate() {
+        if node.next != NONE {
+            let i = (u32::from(arena[p]) << 8 | u32::from(arena[p + 1])) as usize;
+            st.counts[i] += st.freqs[node.chunk as usize];
+            st.occ[i].push(p as u32);
+        }
     }
     let mut tok_len: Vec<u32> = vec![1; 256];
     let too_long = |tok_len: &[u32], a: u32, b: u32| -> bool {
@@ -206,11 +218,6 @@ pub fn learn_merges(
             heap.push((st.counts[i as usize], Reverse(st.occ[i as usize][0]), i));
         }
     }
-    let trace = std::env::var_os("BYTEPAIR_TRACE").is_some();
-    if trace {
-        eprintln!("setup {:?}", t_setup.elapsed());
-    }
-    let (mut n_entries, mut n_kept, mut n_pops) = (0usize, 0usize, 0usize);
     let mut merges: Vec<(Rank, Rank)> = Vec::new();
     let mut touched: Vec<u32> = Vec::new();
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
@@ -221,7 +228,6 @@ pub fn learn_merges(
             let Some((c, Reverse(key), i)) = heap.pop() else {
                 break None;
             };
-            n_pops += 1;
             let cur = st.counts[i as usize];
             if cur <= 0 {
                 continue;
@@ -254,8 +260,6 @@ pub fn learn_merges(
             list[kept] = p;
             kept += usize::from(st.nodes[p as usize].tok == a);
         }
-        n_entries += list.len() - from;
-        n_kept += kept;
         list.truncate(kept);
         touched.clear();
         for &p in &list {
@@ -308,13 +312,6 @@ pub fn learn_merges(
         }
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
-    }
-    if trace {
-        eprintln!(
-            "learn_merges: n={n} pairs={} entries={n_entries} kept={n_kept} pops={n_pops} loop={:?}",
-            st.pair_ab.len(),
-            t_setup.elapsed()
-        );
     }
     Ok(merges)
 }
