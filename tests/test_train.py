@@ -318,3 +318,17 @@ def test_keyboard_interrupt_stops_within_a_second(phase):
     finally:
         timer.join()
     assert bytepair.train("abab", 257, pattern=None).merges == [(97, 98)]
+
+
+def test_progress_bars_forced_on(capsys):
+    from bytepair.progress import TrainProgress
+
+    bars = TrainProgress(True, total_bytes=100)
+    bars.counting()(50, 0)
+    bars.counted(100)
+    bars.merging(10)(0, 5)
+    bars.close()
+    err = capsys.readouterr().err
+    assert "counting" in err and "merging" in err
+    tok = bytepair.train("hello world " * 100, 260, pattern="gpt2", progress=True)
+    assert tok.n_vocab == 260
