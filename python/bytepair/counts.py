@@ -262,6 +262,10 @@ def count(
             progress.counted(size)
 
     def feed_file(path: "os.PathLike[str]") -> None:
+        # Opened here first so a missing or unreadable file raises Python's own
+        # OSError naming the path (the core's error would not name it).
+        with open(path, "rb"):
+            pass
         counter.feed_file(os.fspath(path), cb_of())
         if progress is not None:
             try:
