@@ -69,6 +69,42 @@ impl<'a> Scan<'a> {
         i
     }
 
+    /// [`Self::run`] for `mask` = `L` (ASCII members: `A-Z`, `a-z`) or `LO`
+    /// (ASCII members: `a-z`), eight bytes at a time while the text is ASCII.
+    #[inline(always)]
+    fn run_letters(&self, mut i: usize, mask: u8) -> usize {
+        const HI: u64 = 0x8080_8080_8080_8080;
+        // Setting bit 5 maps A-Z onto a-z and no other byte into a-z.
+        let fold = if mask == L {
+            0x2020_2020_2020_2020u64
+        } else {
+            0
+        };
+        while let Some(chunk) = self.b.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let x = w | fold;
+            // Per byte (ASCII bytes cannot carry): >= b'a' sets the high bit of
+            // x + 0x1F, > b'z' sets it in x + 0x05. A non-ASCII byte is flagged
+            // itself, and its carries only reach later bytes.
+            let below_a = !x.wrapping_add(0x1F1F_1F1F_1F1F_1F1F) & HI;
+            let above_z = x.wrapping_add(0x0505_0505_0505_0505) & HI;
+            let stop = below_a | above_z | (w & HI);
+            if stop == 0 {
+                i += 8;
+                continue;
+            }
+            i += (stop.trailing_zeros() / 8) as usize;
+            return if self.b.get(i).is_some_and(|&c| c >= 0x80) {
+                self.run(i, mask)
+            } else {
+                i
+            };
+        }
+        self.run(i, mask)
+    }
+
     /// End of the maximal run of ASCII bytes accepted by `keep`, from `i`.
     #[inline(always)]
     fn run_bytes(&self, mut i: usize, keep: impl Fn(u8) -> bool) -> usize {
@@ -167,7 +203,7 @@ impl<'a> Scan<'a> {
             let (f, len) = self.at(i);
             if f & UP == 0 {
                 if f & LO != 0 {
-                    return Some(self.run(i, LO));
+                    return Some(self.run_letters(i, LO));
                 }
                 return (lo_end > s).then_some(lo_end);
             }
@@ -178,8 +214,50 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Flags and byte lengths of the characters at `i` and after it (zeros past
+    /// the end): the fast paths below decide most pieces from these two.
+    #[inline(always)]
+    fn peek2(&self, i: usize) -> (u8, usize, u8, usize) {
+        let (f0, l0) = self.at(i);
+        let (f1, l1) = self.at(i + l0);
+        (f0, l0, f1, l1)
+    }
+
+    /// A letter run (`mask` = `L` or `LO`) from `i`, where the character before
+    /// `i` had byte length `prev_len`: ASCII text takes the eight-byte loop.
+    #[inline(always)]
+    fn letters_after(&self, i: usize, prev_len: usize, mask: u8) -> usize {
+        if prev_len == 1 {
+            self.run_letters(i, mask)
+        } else {
+            self.run(i, mask)
+        }
+    }
+
     /// End of the gpt2 piece starting at `i` (`i < len`).
+    #[inline(always)]
     pub fn gpt2(&self, i: usize) -> usize {
+        // Fast path: a letter or number, or a space and one (no contraction can
+        // start there, so alternatives 2 and 3 decide).
+        let (f0, l0, f1, l1) = self.peek2(i);
+        if f0 & L != 0 {
+            return self.letters_after(i + l0, l0, L);
+        }
+        if f0 & N != 0 {
+            return self.run(i + l0, N);
+        }
+        if self.byte(i) == b' ' {
+            if f1 & L != 0 {
+                return self.letters_after(i + 1 + l1, l1, L);
+            }
+            if f1 & N != 0 {
+                return self.run(i + 1 + l1, N);
+            }
+        }
+        self.gpt2_general(i)
+    }
+
+    fn gpt2_general(&self, i: usize) -> usize {
         let c0 = self.byte(i);
         if c0 == b'\'' {
             if let Some(e) = self.contraction_exact(i + 1) {
@@ -214,7 +292,22 @@ impl<'a> Scan<'a> {
     }
 
     /// End of the cl100k piece starting at `i` (`i < len`).
+    #[inline(always)]
     pub fn cl100k(&self, i: usize) -> usize {
+        // Fast path: a letter, or a prefix character and a letter
+        // (`[^\r\n\p{L}\p{N}]?+\p{L}++`), unless the prefix is an apostrophe,
+        // where a contraction comes first.
+        let (f0, l0, f1, l1) = self.peek2(i);
+        if f0 & L != 0 {
+            return self.letters_after(i + l0, l0, L);
+        }
+        if f0 & PREFIX != 0 && f1 & L != 0 && self.byte(i) != b'\'' {
+            return self.letters_after(i + l0 + l1, l1, L);
+        }
+        self.cl100k_general(i)
+    }
+
+    fn cl100k_general(&self, i: usize) -> usize {
         let c0 = self.byte(i);
         if c0 == b'\'' {
             if let Some(e) = self.contraction_folded(i + 1) {
@@ -257,7 +350,23 @@ impl<'a> Scan<'a> {
     }
 
     /// End of the o200k piece starting at `i` (`i < len`).
+    #[inline(always)]
     pub fn o200k(&self, i: usize) -> usize {
+        // Fast path: a lower-case-only letter (`Ll`), or a non-letter prefix
+        // character and one: no upper-case run, so the word is the `LO` run and
+        // an optional contraction.
+        let (f0, l0, f1, l1) = self.peek2(i);
+        let lower = |f: u8| f & (UP | LO) == LO;
+        if lower(f0) {
+            return self.o200k_contraction(self.letters_after(i + l0, l0, LO));
+        }
+        if f0 & (PREFIX | UP) == PREFIX && lower(f1) {
+            return self.o200k_contraction(self.letters_after(i + l0 + l1, l1, LO));
+        }
+        self.o200k_general(i)
+    }
+
+    fn o200k_general(&self, i: usize) -> usize {
         let (f0, l0) = self.at(i);
         if f0 & (UP | LO) != 0 {
             if f0 & PREFIX == 0 {
