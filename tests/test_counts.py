@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import pickle
 
-import bytepair
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bytepair
 from bytepair import reference
 from bytepair.counts import ChunkCounts
 from bytepair.errors import FormatError, TrainingError
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 def test_from_texts_matches_reference(corpora):

@@ -6,14 +6,15 @@ from __future__ import annotations
 import random
 import warnings
 
-import bytepair
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bytepair
 from bytepair import reference
 from bytepair.counts import ChunkCounts, count
 from bytepair.errors import PatternError, TrainingError
 from conftest import CORPORA
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 PATTERNS = ["gpt2", "cl100k", "o200k", None, r" ?[^\W\d_]+| ?\d{1,3}| ?[^\s\w]+|\s+"]
 
