@@ -150,6 +150,7 @@ def train(
             pat = counts.pattern
             table = counts._table
         else:
+            assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
                           documents=documents, progress=bars)._table
