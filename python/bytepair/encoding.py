@@ -357,16 +357,7 @@ class Tokenizer:
         >>> bytepair.get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])
         [[31373, 995], [11274, 16390, 995]]
         """
-        texts = _check_texts(texts)
-        threads = _check_threads(num_threads)
-        pol = self._policy(allowed_special, disallowed_special) or ([], [])
-        if disallowed_special:
-            for t in texts:
-                self._check_foreign_disallowed(t, disallowed_special)
-        try:
-            return self._core.encode_batch(texts, *pol, threads)
-        except UnicodeEncodeError:
-            return self._core.encode_batch([_fix_surrogates(t) for t in texts], *pol, threads)
+        return self._batch(self._core.encode_batch, texts, num_threads, allowed_special, disallowed_special)
 
     def encode_ordinary_batch(
         self, texts: Sequence[str], *, num_threads: Optional[int] = None
@@ -383,6 +374,11 @@ class Tokenizer:
         disallowed_special: DisallowedSpecial = None,
     ) -> List[int]:
         """Token counts of many texts, in parallel (see :meth:`count`)."""
+        return self._batch(self._core.count_batch, texts, num_threads, allowed_special, disallowed_special)
+
+    def _batch(self, run, texts, num_threads, allowed_special, disallowed_special):  # type: ignore[no-untyped-def]
+        """Shared argument handling of the batch calls: checks, special-token
+        policy, and tiktoken's lone-surrogate repair only when the fast path refuses."""
         texts = _check_texts(texts)
         threads = _check_threads(num_threads)
         pol = self._policy(allowed_special, disallowed_special) or ([], [])
@@ -390,9 +386,9 @@ class Tokenizer:
             for t in texts:
                 self._check_foreign_disallowed(t, disallowed_special)
         try:
-            return self._core.count_batch(texts, *pol, threads)
+            return run(texts, *pol, threads)
         except UnicodeEncodeError:
-            return self._core.count_batch([_fix_surrogates(t) for t in texts], *pol, threads)
+            return run([_fix_surrogates(t) for t in texts], *pol, threads)
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of text (or bytes) that is exactly one token, special tokens included.

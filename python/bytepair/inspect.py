@@ -156,6 +156,22 @@ def _bytes_json(b: bytes) -> dict[str, Any]:
     return {"hex": b.hex(), "text": show_bytes(b)}
 
 
+class _PerToken:
+    """Rates shared by the rows that count bytes, characters and tokens."""
+
+    bytes: int
+    chars: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+
 class _Result:
     """Shared rendering: subclasses define ``_table()`` -> (title, headers, rows)."""
 
@@ -392,7 +408,7 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
 
 
 @dataclass
-class SweepRow:
+class SweepRow(_PerToken):
     """Token count of the evaluation text at one vocab size."""
 
     vocab_size: int
@@ -400,14 +416,6 @@ class SweepRow:
     tokens: int
     bytes: int
     chars: int
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
 
 @dataclass
@@ -698,7 +706,7 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
 
 
 @dataclass
-class CompareRow:
+class CompareRow(_PerToken):
     """One text encoded by one tokenizer."""
 
     text: str
@@ -707,14 +715,6 @@ class CompareRow:
     tokens: int
     bytes: int
     chars: int
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
 
 @dataclass
@@ -819,7 +819,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
 
 
 @dataclass
-class Evaluation(_Result):
+class Evaluation(_Result, _PerToken):
     """How a tokenizer does on held-out text (see :func:`evaluate`).
 
     Attributes:
@@ -836,14 +836,6 @@ class Evaluation(_Result):
     tokens: int
     byte_fallback: int
     unknown: int
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
     @property
     def byte_fallback_share(self) -> float:
