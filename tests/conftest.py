@@ -44,3 +44,18 @@ def tiktoken_encoding(name: str):
             special_tokens=ours.special_tokens,
         )
     return _tt_cache[name]
+
+
+# hypothesis: no example database in the working directory; deterministic in CI
+try:
+    import tempfile
+
+    from hypothesis import settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(tempfile.mkdtemp(prefix="bytepair-hypothesis-"))
+
+    settings.register_profile("bytepair", database=None, derandomize=True, deadline=None, print_blob=True)
+    settings.load_profile("bytepair")
+except ImportError:  # pragma: no cover
+    pass

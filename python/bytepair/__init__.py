@@ -12,6 +12,7 @@ import os
 from typing import Union
 
 from . import patterns
+from .char import CharTokenizer
 from .encoding import Tokenizer
 from .errors import (
     BytepairError,
@@ -37,6 +38,7 @@ def load(path: Union[str, "os.PathLike[str]"]) -> Tokenizer:
 
 __all__ = [
     "Tokenizer",
+    "CharTokenizer",
     "train",
     "load",
     "get_encoding",

@@ -9,9 +9,27 @@ The pipeline::
     text --split at special tokens--> segments --pre-tokenize--> chunks (pieces)
          --UTF-8--> byte lists --merges, lowest rank first--> ids
 
+Training repeatedly merges the most frequent adjacent pair of tokens, counted
+inside chunks (never across a chunk boundary) and weighted by how often each
+distinct chunk occurs. The k-th merge makes token ``256 + k``; special tokens come
+after the last merge.
+
 Tie-break rule (training): when several pairs share the highest count, the pair
 met first wins, reading the distinct chunks in the order they first appear in the
-training text and the pairs left to right inside each chunk.
+training text and the pairs left to right inside each chunk. Without
+pre-tokenization this is simply the pair that occurs first in the text.
+
+The last section is the character-level "XSLM" tokenizer (ids are characters,
+not bytes), which :class:`bytepair.CharTokenizer` wraps.
+
+End to end:
+
+>>> merges, vocab, _ = train("low lower lowest", 259, pattern="gpt2")
+>>> [vocab[256 + k] for k in range(len(merges))]
+[b'lo', b'low', b' low']
+>>> ids = encode(" lowest", {b: i for i, b in vocab.items()}, "gpt2")
+>>> ids, decode(ids, vocab)
+([258, 101, 115, 116], ' lowest')
 """
 
 from __future__ import annotations
@@ -149,6 +167,9 @@ def merge_pair(ids: Sequence[int], pair: Pair, new_id: int) -> Tuple[int, ...]:
 def best_pair(stats: Dict[Pair, int], vocab: Dict[int, bytes], max_token_length: Optional[int] = None) -> Optional[Pair]:
     """The most frequent pair; on ties the one met first (``stats`` is in that order).
 
+    With ``max_token_length``, pairs whose joined token would be longer than that
+    many bytes are passed over. Returns None when no pair qualifies.
+
     >>> best_pair({(1, 2): 3, (2, 3): 5, (3, 4): 5}, {})
     (2, 3)
     """
@@ -170,8 +191,10 @@ def train_from_counts(
 ) -> List[Pair]:
     """Learns up to ``num_merges`` merges from chunk counts (in first-seen order).
 
-    Stops early when no pair is left or the best pair occurs fewer than
-    ``min_frequency`` times. The k-th merge creates id ``256 + k``.
+    Each round counts the pairs of the current chunks (:func:`count_pairs`),
+    merges the best one (:func:`best_pair`) everywhere, and repeats. Stops early
+    when no pair is left or the best pair occurs fewer than ``min_frequency``
+    times. The k-th merge creates id ``256 + k``.
 
     >>> train_from_counts({b"banana bandana": 1}, 3)
     [(97, 110), (98, 256), (256, 97)]
@@ -209,14 +232,28 @@ def train(
 ) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
     """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
 
-    Returns ``(merges, vocab, special_ids)``; special tokens get the ids after the
-    last merge, in the order given.
+    Args:
+        data: one text, or an iterable of texts (documents; no merge crosses
+            from one document into the next).
+        vocab_size: the target size, counting the 256 bytes and the special tokens.
+        pattern: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex, or None (each
+            document is one chunk).
+        special_tokens: their text is cut out before counting, so no merge can
+            produce it; they get the ids after the last merge, in the order given.
+        min_frequency: stop when the best pair occurs fewer times than this.
+        max_token_length: never make a token longer than this many bytes.
+
+    Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
+    corpus runs out of pairs (or of pairs seen ``min_frequency`` times).
 
     >>> merges, vocab, sp = train("banana bandana", 259, pattern=None)
     >>> [vocab[256 + k] for k in range(len(merges))]
     [b'an', b'ban', b'ana']
     """
     texts = [data] if isinstance(data, str) else list(data)
+    specials = list(special_tokens)
+    if not all(isinstance(s, str) and s for s in specials) or len(set(specials)) != len(specials):
+        raise ValueError(f"special tokens must be distinct non-empty strings, got {special_tokens!r}")
     num_merges = vocab_size - 256 - len(special_tokens)
     if num_merges < 0:
         raise ValueError(f"vocab_size {vocab_size} is below 256 + {len(special_tokens)} special tokens")
@@ -270,16 +307,19 @@ def encode(
     ranks: Dict[bytes, int],
     pattern: Optional[str],
     special_tokens: Optional[Dict[str, int]] = None,
-    allowed_special: Iterable[str] = (),
+    allowed_special: Union[str, Iterable[str]] = (),
 ) -> List[int]:
-    """Encodes text: allowed special tokens become their ids, the rest of the text
-    is pre-tokenized and each chunk encoded by :func:`encode_piece`.
+    """Encodes text: allowed special tokens (or ``"all"``) become their ids; the
+    rest of the text, including special-token text that is not allowed, is
+    pre-tokenized and each chunk encoded by :func:`encode_piece`.
 
     >>> r = {bytes([i]): i for i in range(256)} | {b"lo": 256}
     >>> encode("lol", r, None)
     [256, 108]
     """
     special_tokens = special_tokens or {}
+    if allowed_special == "all":
+        allowed_special = list(special_tokens)
     allowed = [s for s in special_tokens if s in set(allowed_special)]
     compiled = compile_pattern(pattern)
     out: List[int] = []
@@ -316,3 +356,90 @@ def decode(ids: Iterable[int], vocab: Dict[int, bytes]) -> str:
     '\\ufffd'
     """
     return decode_bytes(ids, vocab).decode("utf-8", errors="replace")
+
+
+# ---------------------------------------------------------------- Character-level BPE (XSLM)
+#
+# A teaching tokenizer that works on characters instead of bytes and has no
+# pre-tokenization: spaces merge like any other character. Id 0 stands for every
+# character that was not in the training text; ids 1.. are the training text's
+# distinct characters, sorted; then one id per merge. A newline is never merged
+# (a model trained on its ids stops generating at a newline, so it must stay a
+# token of its own).
+
+UNKNOWN_CHAR = "\ufffd"
+
+CharMerge = Tuple[Pair, int]
+
+
+def char_alphabet(text: str) -> List[str]:
+    """The starting vocabulary: U+FFFD at id 0, then the text's distinct characters, sorted.
+
+    >>> char_alphabet("cab")
+    ['\\ufffd', 'a', 'b', 'c']
+    """
+    return [UNKNOWN_CHAR] + sorted(set(text) - {UNKNOWN_CHAR})
+
+
+def char_count_pairs(ids: Sequence[int], vocab: Sequence[str]) -> Dict[Pair, int]:
+    """Counts adjacent pairs in first-occurrence order, leaving out every pair whose
+    joined string contains a newline. Overlaps count: ``aaa`` holds ``(a, a)`` twice.
+
+    >>> char_count_pairs([1, 2, 1, 2, 3, 1], ["\\ufffd", "a", "b", "\\n"])
+    {(1, 2): 2, (2, 1): 1}
+    """
+    stats: Dict[Pair, int] = {}
+    for pair in zip(ids, ids[1:]):
+        if "\n" not in vocab[pair[0]] + vocab[pair[1]]:
+            stats[pair] = stats.get(pair, 0) + 1
+    return stats
+
+
+def char_train(text: str, num_merges: int) -> Tuple[List[str], List[CharMerge]]:
+    """Learns up to ``num_merges`` merges; returns ``(vocab, merges)`` where each
+    merge is ``((left_id, right_id), new_id)``.
+
+    Each round merges the most frequent pair (ties: the one that occurs first in
+    the current text), left to right. Stops early when no pair is left or the best
+    pair occurs fewer than 2 times.
+
+    >>> vocab, merges = char_train("low lower lowest", 4)
+    >>> [vocab[new_id] for _, new_id in merges]
+    ['lo', 'low', ' low', ' lowe']
+    """
+    vocab = char_alphabet(text)
+    index = {c: i for i, c in enumerate(vocab)}
+    ids: Sequence[int] = [index[c] for c in text]
+    merges: List[CharMerge] = []
+    for _ in range(num_merges):
+        stats = char_count_pairs(ids, vocab)
+        pair = best_pair(stats, {})
+        if pair is None or stats[pair] < 2:
+            break
+        new_id = len(vocab)
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        merges.append((pair, new_id))
+        ids = merge_pair(ids, pair, new_id)
+    return vocab, merges
+
+
+def char_encode(text: str, vocab: Sequence[str], merges: Sequence[CharMerge]) -> List[int]:
+    """Each character to its id (unknown: 0), then every merge in learned order.
+
+    >>> char_encode("aaab", ["\\ufffd", "a", "aa"], [((1, 1), 2)])
+    [2, 1, 0]
+    """
+    index = {c: i for i, c in enumerate(vocab) if len(c) == 1}
+    ids: Sequence[int] = [index.get(c, 0) for c in text]
+    for pair, new_id in merges:
+        ids = merge_pair(ids, pair, new_id)
+    return list(ids)
+
+
+def char_decode(ids: Iterable[int], vocab: Sequence[str]) -> str:
+    """Joins the strings of the ids.
+
+    >>> char_decode([2, 1, 0], ["\\ufffd", "a", "aa"])
+    'aaa\\ufffd'
+    """
+    return "".join(vocab[i] for i in ids)

@@ -104,6 +104,12 @@ def train(
         from .errors import PatternError
 
         raise PatternError(f"invalid pre-tokenization pattern {pattern!r}: {e}") from e
+    if pat is not None:
+        # The core's regex engine must accept the pattern too (it rejects, e.g.,
+        # variable-length look-behind); fail here rather than after training.
+        from . import _core
+
+        _core.pretokenize(pat, "")
     if counts is not None:
         pat = counts.pattern
         table = counts.as_dict()
