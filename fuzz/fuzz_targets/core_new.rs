@@ -17,11 +17,19 @@ struct Input {
 }
 
 fuzz_target!(|inp: Input| {
-    let mut tokens: Vec<Vec<u8>> = if inp.with_bytes { (0..=255u8).map(|b| vec![b]).collect() } else { vec![] };
+    let mut tokens: Vec<Vec<u8>> = if inp.with_bytes {
+        (0..=255u8).map(|b| vec![b]).collect()
+    } else {
+        vec![]
+    };
     tokens.extend(inp.tokens.into_iter().take(64));
     let pattern = inp.pattern.as_deref().filter(|p| p.len() <= 64);
-    let Ok(core) = CoreBpe::new(tokens, inp.specials, pattern) else { return };
-    let Ok(ids) = core.encode_ordinary(&inp.text) else { return };
+    let Ok(core) = CoreBpe::new(tokens, inp.specials, pattern) else {
+        return;
+    };
+    let Ok(ids) = core.encode_ordinary(&inp.text) else {
+        return;
+    };
     let bytes = core.decode_bytes(&ids).expect("ids from encode decode");
     if pattern.is_none() {
         assert_eq!(bytes, inp.text.as_bytes());

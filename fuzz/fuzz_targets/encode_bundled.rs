@@ -9,21 +9,38 @@ use fuzz_oracle::{bundled, naive_encode, split_specials};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, rest)) = data.split_first() else { return };
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
     let b = bundled(which);
     let text = String::from_utf8_lossy(rest);
     let text = text.as_ref();
 
-    let ids = b.core.encode_ordinary(text).unwrap_or_else(|e| panic!("{}: encode_ordinary failed: {e}", b.name));
-    assert_eq!(b.core.decode_bytes(&ids).unwrap(), text.as_bytes(), "{}: round trip", b.name);
+    let ids = b
+        .core
+        .encode_ordinary(text)
+        .unwrap_or_else(|e| panic!("{}: encode_ordinary failed: {e}", b.name));
+    assert_eq!(
+        b.core.decode_bytes(&ids).unwrap(),
+        text.as_bytes(),
+        "{}: round trip",
+        b.name
+    );
     if let Some(expected) = naive_encode(text, Some(&b.regex), &b.ranks) {
-        assert_eq!(ids, expected, "{}: ids differ from the naive oracle", b.name);
+        assert_eq!(
+            ids, expected,
+            "{}: ids differ from the naive oracle",
+            b.name
+        );
     }
 
     // every special allowed
     let mut all = SpecialPolicy::default();
     all.allowed = b.specials.iter().map(|(s, _)| s.clone()).collect();
-    let with = b.core.encode(text, &all).unwrap_or_else(|e| panic!("{}: encode failed: {e}", b.name));
+    let with = b
+        .core
+        .encode(text, &all)
+        .unwrap_or_else(|e| panic!("{}: encode failed: {e}", b.name));
     let mut expected = Vec::new();
     let allowed = vec![true; b.specials.len()];
     for seg in split_specials(text, &b.specials, &allowed) {
@@ -43,7 +60,9 @@ fuzz_target!(|data: &[u8]| {
             assert!(!present, "{}: disallowed special accepted", b.name);
             assert_eq!(got, ids);
         }
-        Err(bytepair::error::Error::DisallowedSpecial { .. }) => assert!(present, "{}: spurious DisallowedSpecial", b.name),
+        Err(bytepair::error::Error::DisallowedSpecial { .. }) => {
+            assert!(present, "{}: spurious DisallowedSpecial", b.name)
+        }
         Err(e) => panic!("{}: unexpected error {e}", b.name),
     }
 });

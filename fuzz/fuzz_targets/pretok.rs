@@ -4,7 +4,7 @@
 #![no_main]
 
 use bytepair::pretok::Pretokenizer;
-use fuzz_oracle::{regex_pieces, NAMED};
+use fuzz_oracle::{named_regex, regex_pieces, NAMED};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -13,7 +13,13 @@ fn oracles() -> &'static Vec<(Pretokenizer, fancy_regex::Regex)> {
     O.get_or_init(|| {
         NAMED
             .iter()
-            .map(|(name, pat)| (Pretokenizer::new(Some(name)).unwrap(), fancy_regex::Regex::new(pat).unwrap()))
+            .enumerate()
+            .map(|(k, (name, _))| {
+                (
+                    Pretokenizer::new(Some(name)).unwrap(),
+                    named_regex(k).clone(),
+                )
+            })
             .collect()
     })
 }
@@ -22,20 +28,36 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let text = text.as_ref();
     for (k, (pt, re)) in oracles().iter().enumerate() {
-        let pieces = pt.split(text).unwrap_or_else(|e| panic!("{}: named pre-tokenizer failed: {e}", NAMED[k].0));
+        let pieces = pt
+            .split(text)
+            .unwrap_or_else(|e| panic!("{}: named pre-tokenizer failed: {e}", NAMED[k].0));
         let mut at = 0;
         for p in &pieces {
             assert!(!p.is_empty(), "{}: empty piece", NAMED[k].0);
-            assert_eq!(&text[at..at + p.len()], *p, "{}: pieces are not contiguous", NAMED[k].0);
+            assert_eq!(
+                &text[at..at + p.len()],
+                *p,
+                "{}: pieces are not contiguous",
+                NAMED[k].0
+            );
             at += p.len();
         }
-        assert_eq!(at, text.len(), "{}: pieces do not cover the text", NAMED[k].0);
+        assert_eq!(
+            at,
+            text.len(),
+            "{}: pieces do not cover the text",
+            NAMED[k].0
+        );
         // for_each_piece must agree with split
         let mut again = Vec::new();
         pt.for_each_piece(text, |p| again.push(p)).unwrap();
         assert_eq!(again, pieces);
         if let Some(expected) = regex_pieces(re, text) {
-            assert_eq!(pieces, expected, "{}: pieces differ from tiktoken's regex", NAMED[k].0);
+            assert_eq!(
+                pieces, expected,
+                "{}: pieces differ from tiktoken's regex",
+                NAMED[k].0
+            );
         }
     }
     // no pre-tokenization: the whole text is one piece

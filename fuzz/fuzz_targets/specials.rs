@@ -31,8 +31,13 @@ fuzz_target!(|inp: Input| {
         tokens.push(t.to_vec());
     }
     let base = tokens.len() as u32;
-    let specs: Vec<(String, u32)> =
-        inp.specials.iter().take(6).enumerate().map(|(k, (s, _, _))| (s.clone(), base + k as u32)).collect();
+    let specs: Vec<(String, u32)> = inp
+        .specials
+        .iter()
+        .take(6)
+        .enumerate()
+        .map(|(k, (s, _, _))| (s.clone(), base + k as u32))
+        .collect();
     let allowed: Vec<bool> = inp.specials.iter().take(6).map(|x| x.1).collect();
     let disallowed: Vec<bool> = inp.specials.iter().take(6).map(|x| x.2).collect();
     let pattern = match inp.pattern % 3 {
@@ -46,7 +51,10 @@ fuzz_target!(|inp: Input| {
             let mut names: Vec<&str> = specs.iter().map(|s| s.0.as_str()).collect();
             names.sort();
             let dup = names.windows(2).any(|w| w[0] == w[1]);
-            assert!(dup || names.contains(&""), "valid specials refused: {specs:?}");
+            assert!(
+                dup || names.contains(&""),
+                "valid specials refused: {specs:?}"
+            );
             return;
         }
         Err(e) => panic!("unexpected error {e}"),
@@ -55,7 +63,9 @@ fuzz_target!(|inp: Input| {
     for p in inp.parts.iter().take(32) {
         match p {
             Part::Text(t) => text.push_str(t),
-            Part::Special(k) if !specs.is_empty() => text.push_str(&specs[*k as usize % specs.len()].0),
+            Part::Special(k) if !specs.is_empty() => {
+                text.push_str(&specs[*k as usize % specs.len()].0)
+            }
             Part::Prefix(k, n) if !specs.is_empty() => {
                 let s = &specs[*k as usize % specs.len()].0;
                 let cut = (*n as usize) % (s.len() + 1);
@@ -77,7 +87,10 @@ fuzz_target!(|inp: Input| {
     }
     let ordinary = core.encode_ordinary(&text).expect("encode_ordinary");
     assert_eq!(core.decode_bytes(&ordinary).unwrap(), text.as_bytes());
-    let bad = specs.iter().enumerate().any(|(k, (s, _))| disallowed[k] && text.contains(s.as_str()));
+    let bad = specs
+        .iter()
+        .enumerate()
+        .any(|(k, (s, _))| disallowed[k] && text.contains(s.as_str()));
     match core.encode(&text, &policy) {
         Err(Error::DisallowedSpecial { token }) => {
             assert!(bad, "spurious DisallowedSpecial {token:?}");
@@ -85,16 +98,33 @@ fuzz_target!(|inp: Input| {
         }
         Err(e) => panic!("unexpected error {e}"),
         Ok(ids) => {
-            assert!(!bad, "a disallowed special was accepted: {policy:?} in {text:?}");
-            assert_eq!(core.decode_bytes(&ids).unwrap(), text.as_bytes(), "round trip");
+            assert!(
+                !bad,
+                "a disallowed special was accepted: {policy:?} in {text:?}"
+            );
+            assert_eq!(
+                core.decode_bytes(&ids).unwrap(),
+                text.as_bytes(),
+                "round trip"
+            );
             for id in &ids {
                 if let Some(k) = specs.iter().position(|s| s.1 == *id) {
-                    assert!(allowed[k], "special {:?} encoded without being allowed", specs[k].0);
+                    assert!(
+                        allowed[k],
+                        "special {:?} encoded without being allowed",
+                        specs[k].0
+                    );
                 }
             }
-            let any_allowed = specs.iter().enumerate().any(|(k, (s, _))| allowed[k] && text.contains(s.as_str()));
+            let any_allowed = specs
+                .iter()
+                .enumerate()
+                .any(|(k, (s, _))| allowed[k] && text.contains(s.as_str()));
             if !any_allowed {
-                assert_eq!(ids, ordinary, "no allowed special present, yet encode != encode_ordinary");
+                assert_eq!(
+                    ids, ordinary,
+                    "no allowed special present, yet encode != encode_ordinary"
+                );
             }
             if specials_overlap_free(&specs) {
                 let mut expected = Vec::new();

@@ -11,7 +11,8 @@ use base64::Engine;
 use bytepair::encode::CoreBpe;
 
 /// tiktoken's `r50k_pat_str` (gpt2), copied from tiktoken, not from the core.
-pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+pub const GPT2: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 /// tiktoken's cl100k_base pattern.
 pub const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 /// tiktoken's o200k_base pattern.
@@ -28,6 +29,17 @@ pub const O200K: &str = concat!(
 /// The three named pre-tokenizers: (name given to the core, tiktoken regex).
 pub const NAMED: [(&str, &str); 3] = [("gpt2", GPT2), ("cl100k", CL100K), ("o200k", O200K)];
 
+/// tiktoken's regex number `k` of [`NAMED`], compiled once per process.
+pub fn named_regex(k: usize) -> &'static fancy_regex::Regex {
+    static RES: OnceLock<Vec<fancy_regex::Regex>> = OnceLock::new();
+    &RES.get_or_init(|| {
+        NAMED
+            .iter()
+            .map(|(_, p)| fancy_regex::Regex::new(p).expect("tiktoken pattern compiles"))
+            .collect()
+    })[k]
+}
+
 /// Token bytes to rank.
 pub type Ranks = HashMap<Vec<u8>, u32>;
 
@@ -43,23 +55,45 @@ pub struct Bundled {
 
 fn parse_tiktoken(gz: &[u8]) -> Vec<Vec<u8>> {
     let mut text = String::new();
-    flate2::read::GzDecoder::new(gz).read_to_string(&mut text).expect("bundled file is gzip text");
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .expect("bundled file is gzip text");
     let mut tokens = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let (b64, rank) = line.split_once(' ').expect("'<base64> <rank>' lines");
-        assert_eq!(rank.parse::<usize>().expect("rank"), i, "ranks are 0..n in order");
-        tokens.push(base64::engine::general_purpose::STANDARD.decode(b64).expect("base64"));
+        assert_eq!(
+            rank.parse::<usize>().expect("rank"),
+            i,
+            "ranks are 0..n in order"
+        );
+        tokens.push(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .expect("base64"),
+        );
     }
     tokens
 }
 
 fn build(name: &'static str, gz: &[u8], pattern: &str, specials: &[(&str, u32)]) -> Bundled {
     let tokens = parse_tiktoken(gz);
-    let ranks = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+    let ranks = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.clone(), i as u32))
+        .collect();
     let specials: Vec<(String, u32)> = specials.iter().map(|(s, r)| (s.to_string(), *r)).collect();
-    let core = CoreBpe::new(tokens.clone(), specials.clone(), Some(name)).expect("bundled encoding builds");
+    let core = CoreBpe::new(tokens.clone(), specials.clone(), Some(name))
+        .expect("bundled encoding builds");
     let regex = fancy_regex::Regex::new(pattern).expect("tiktoken pattern compiles");
-    Bundled { name, core, ranks, tokens, specials, regex }
+    Bundled {
+        name,
+        core,
+        ranks,
+        tokens,
+        specials,
+        regex,
+    }
 }
 
 /// The bundled encoding `k % 3` (gpt2, cl100k, o200k), built once per process.
@@ -69,7 +103,12 @@ pub fn bundled(k: u8) -> &'static Bundled {
     static O2_B: OnceLock<Bundled> = OnceLock::new();
     match k % 3 {
         0 => GPT2_B.get_or_init(|| {
-            build("gpt2", include_bytes!("../../python/bytepair/data/gpt2.tiktoken.gz"), GPT2, &[("<|endoftext|>", 50256)])
+            build(
+                "gpt2",
+                include_bytes!("../../python/bytepair/data/gpt2.tiktoken.gz"),
+                GPT2,
+                &[("<|endoftext|>", 50256)],
+            )
         }),
         1 => CL_B.get_or_init(|| {
             build(
@@ -140,7 +179,11 @@ pub fn naive_encode_piece(piece: &[u8], ranks: &Ranks, out: &mut Vec<u32>) {
 
 /// Naive ordinary encoding: regex pieces (or the whole text), then
 /// [`naive_encode_piece`] on each. `None` when the regex gives up.
-pub fn naive_encode(text: &str, re: Option<&fancy_regex::Regex>, ranks: &Ranks) -> Option<Vec<u32>> {
+pub fn naive_encode(
+    text: &str,
+    re: Option<&fancy_regex::Regex>,
+    ranks: &Ranks,
+) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     match re {
         Some(re) => {
@@ -157,7 +200,11 @@ pub fn naive_encode(text: &str, re: Option<&fancy_regex::Regex>, ranks: &Ranks) 
 /// Splits `text` at allowed special tokens with leftmost-longest matching among
 /// all specials (a match that is not allowed is skipped one character at a
 /// time). Returns segments: `Ok(text)` for ordinary text, `Err(id)` for a special.
-pub fn split_specials<'t>(text: &'t str, specials: &[(String, u32)], allowed: &[bool]) -> Vec<Result<&'t str, u32>> {
+pub fn split_specials<'t>(
+    text: &'t str,
+    specials: &[(String, u32)],
+    allowed: &[bool],
+) -> Vec<Result<&'t str, u32>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut pos = 0;
