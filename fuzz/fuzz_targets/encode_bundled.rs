@@ -4,7 +4,6 @@
 //! equal the oracle's split at special tokens. First byte picks the encoding.
 #![no_main]
 
-use bytepair::encode::SpecialPolicy;
 use fuzz_oracle::{bundled, naive_encode, split_specials};
 use libfuzzer_sys::fuzz_target;
 
@@ -35,8 +34,8 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // every special allowed
-    let mut all = SpecialPolicy::default();
-    all.allowed = b.specials.iter().map(|(s, _)| s.clone()).collect();
+    let names: Vec<&str> = b.specials.iter().map(|(s, _)| s.as_str()).collect();
+    let all = b.core.policy(&names, &[]);
     let with = b
         .core
         .encode(text, &all)
@@ -50,10 +49,25 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert_eq!(with, expected, "{}: encode with specials", b.name);
+    assert_eq!(
+        b.core.count(text, &all).unwrap(),
+        with.len(),
+        "{}: count",
+        b.name
+    );
+    let batch = b
+        .core
+        .encode_batch(&[text, text, ""], &all, Some(2))
+        .unwrap();
+    assert_eq!(
+        batch,
+        vec![with.clone(), with.clone(), vec![]],
+        "{}: encode_batch",
+        b.name
+    );
 
     // default policy (all disallowed): error iff a special occurs
-    let mut none = SpecialPolicy::default();
-    none.disallowed = all.allowed.clone();
+    let none = b.core.policy(&[], &names);
     let present = b.specials.iter().any(|(s, _)| text.contains(s.as_str()));
     match b.core.encode(text, &none) {
         Ok(got) => {

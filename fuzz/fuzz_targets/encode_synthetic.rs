@@ -5,8 +5,8 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bytepair::encode::CoreBpe;
-use fuzz_oracle::{naive_encode, named_regex, Ranks, NAMED};
+use bytepair::encode::{encode_piece, encode_piece_heap, encode_piece_scan, CoreBpe};
+use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -68,5 +68,21 @@ fuzz_target!(|inp: Input| {
     );
     if let Some(expected) = naive_encode(&text, pattern.map(named_regex), &ranks) {
         assert_eq!(ids, expected, "ids differ from the naive oracle");
+    }
+    // every internal merge path, forced, on the whole text as one piece
+    if !text.is_empty() {
+        let mut want = Vec::new();
+        naive_encode_piece(text.as_bytes(), &ranks, &mut want);
+        type Path = fn(&[u8], &bytepair::vocab::Vocab, &mut Vec<u32>);
+        let paths: [(&str, Path); 3] = [
+            ("encode_piece", encode_piece),
+            ("encode_piece_scan", encode_piece_scan),
+            ("encode_piece_heap", encode_piece_heap),
+        ];
+        for (name, path) in paths {
+            let mut got = Vec::new();
+            path(text.as_bytes(), core.vocab(), &mut got);
+            assert_eq!(got, want, "{name} differs from the naive oracle");
+        }
     }
 });
