@@ -16,10 +16,9 @@ import threading
 import time
 import warnings
 
+import bytepair
 import pytest
 from conftest import CORPORA, corpus
-
-import bytepair
 
 THREADS = 8
 ITERATIONS = 40

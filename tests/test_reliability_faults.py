@@ -20,15 +20,19 @@ import random
 import signal
 import threading
 
+import bytepair
 import pytest
+from bytepair.errors import BytepairError
 from conftest import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bytepair
-from bytepair.errors import BytepairError
-
-SETTINGS = dict(derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = {
+    "derandomize": True,
+    "database": None,
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow],
+}
 
 
 def no_panic(fn, *args, **kwargs):
@@ -107,7 +111,7 @@ def _savers():
     import importlib
     import pkgutil
 
-    import bytepair.formats as formats
+    from bytepair import formats
 
     for info in pkgutil.iter_modules(formats.__path__):
         mod = importlib.import_module(f"bytepair.formats.{info.name}")

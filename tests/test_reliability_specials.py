@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pickle
 
-import pytest
-from conftest import ENCODINGS, corpus, tiktoken_encoding
-
 import bytepair
+import pytest
 from bytepair import DisallowedSpecialError, Tokenizer
+from conftest import ENCODINGS, corpus, tiktoken_encoding
 
 LOOKALIKES = [
     "<|endoftext", "endoftext|>", "<|endoftext |>", "<| endoftext|>", "<|ENDOFTEXT|>",
