@@ -88,7 +88,11 @@ pub fn derive_merges(vocab: &Vocab) -> Result<Vec<(Rank, Rank)>> {
         let right = vocab.rank(&tok[parts[1]..]);
         match (left, right) {
             (Some(a), Some(b)) => out.push((a, b)),
-            _ => return Err(Error::InvalidVocab(format!("token {rank} has no valid split"))),
+            _ => {
+                return Err(Error::InvalidVocab(format!(
+                    "token {rank} has no valid split"
+                )))
+            }
         }
     }
     Ok(out)
@@ -117,20 +121,30 @@ pub struct CoreBpe {
 impl CoreBpe {
     /// Builds an encoder. `tokens` are the mergeable tokens in rank order;
     /// special tokens must not collide with mergeable ranks.
-    pub fn new(tokens: Vec<Vec<u8>>, specials: Vec<(String, Rank)>, pattern: Option<&str>) -> Result<Self> {
+    pub fn new(
+        tokens: Vec<Vec<u8>>,
+        specials: Vec<(String, Rank)>,
+        pattern: Option<&str>,
+    ) -> Result<Self> {
         let vocab = Vocab::new(tokens)?;
         let pretok = Pretokenizer::new(pattern)?;
         let mut map = FxHashMap::default();
         let mut special_decoder = FxHashMap::default();
         for (s, r) in &specials {
             if s.is_empty() {
-                return Err(Error::InvalidVocab("a special token is the empty string".into()));
+                return Err(Error::InvalidVocab(
+                    "a special token is the empty string".into(),
+                ));
             }
             if (*r as usize) < vocab.len() {
-                return Err(Error::InvalidVocab(format!("special token {s:?} has id {r}, which is a mergeable token's id")));
+                return Err(Error::InvalidVocab(format!(
+                    "special token {s:?} has id {r}, which is a mergeable token's id"
+                )));
             }
             if map.insert(s.clone(), *r).is_some() {
-                return Err(Error::InvalidVocab(format!("special token {s:?} is listed twice")));
+                return Err(Error::InvalidVocab(format!(
+                    "special token {s:?} is listed twice"
+                )));
             }
             if special_decoder.insert(*r, s.as_bytes().to_vec()).is_some() {
                 return Err(Error::InvalidVocab(format!("special id {r} is used twice")));
@@ -147,7 +161,14 @@ impl CoreBpe {
                     .map_err(|e| Error::InvalidVocab(e.to_string()))?,
             )
         };
-        Ok(CoreBpe { vocab, pretok, specials: map, special_names, special_ac, special_decoder })
+        Ok(CoreBpe {
+            vocab,
+            pretok,
+            specials: map,
+            special_names,
+            special_ac,
+            special_decoder,
+        })
     }
 
     /// The vocabulary.
@@ -174,7 +195,9 @@ impl CoreBpe {
     }
 
     fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
-        self.pretok.for_each_piece(text, |piece| byte_pair_encode(piece.as_bytes(), &self.vocab, out))
+        self.pretok.for_each_piece(text, |piece| {
+            byte_pair_encode(piece.as_bytes(), &self.vocab, out)
+        })
     }
 
     /// Encodes text, turning the text of allowed special tokens into their ids
@@ -187,7 +210,9 @@ impl CoreBpe {
             for m in ac.find_overlapping_iter_safe(text) {
                 let name = &self.special_names[m];
                 if policy.disallowed.contains(name) {
-                    return Err(Error::DisallowedSpecial { token: name.clone() });
+                    return Err(Error::DisallowedSpecial {
+                        token: name.clone(),
+                    });
                 }
             }
         }
@@ -195,7 +220,9 @@ impl CoreBpe {
         let mut start = 0;
         let mut search = 0;
         while search <= text.len() {
-            let next = ac.find(&text[search..]).map(|m| (m.start() + search, m.end() + search, m.pattern().as_usize()));
+            let next = ac
+                .find(&text[search..])
+                .map(|m| (m.start() + search, m.end() + search, m.pattern().as_usize()));
             match next {
                 Some((s, e, p)) if policy.allowed.contains(&self.special_names[p]) => {
                     self.encode_ordinary_into(&text[start..s], &mut out)?;
@@ -263,7 +290,10 @@ mod tests {
         let bpe = CoreBpe::new(byte_vocab_plus(&[b"ab", b"bc", b"abc"]), vec![], None).unwrap();
         // "ab" (256) beats "bc" (257), then "ab"+"c" = "abc" (258)
         assert_eq!(bpe.encode_ordinary("abc").unwrap(), vec![258]);
-        assert_eq!(bpe.encode_ordinary("abcb").unwrap(), vec![258, b'b' as Rank]);
+        assert_eq!(
+            bpe.encode_ordinary("abcb").unwrap(),
+            vec![258, b'b' as Rank]
+        );
     }
 
     #[test]
@@ -271,7 +301,10 @@ mod tests {
         let bpe = CoreBpe::new(byte_vocab_plus(&[]), vec![("<|eot|>".into(), 256)], None).unwrap();
         let mut pol = SpecialPolicy::default();
         pol.disallowed.insert("<|eot|>".into());
-        assert!(matches!(bpe.encode("a<|eot|>", &pol), Err(Error::DisallowedSpecial { .. })));
+        assert!(matches!(
+            bpe.encode("a<|eot|>", &pol),
+            Err(Error::DisallowedSpecial { .. })
+        ));
         let mut pol = SpecialPolicy::default();
         pol.allowed.insert("<|eot|>".into());
         assert_eq!(bpe.encode("a<|eot|>b", &pol).unwrap(), vec![97, 256, 98]);

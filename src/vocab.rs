@@ -29,12 +29,16 @@ impl Vocab {
                 return Err(Error::InvalidVocab(format!("token {i} is empty")));
             }
             if let Some(prev) = ranks.insert(t.clone(), i as Rank) {
-                return Err(Error::InvalidVocab(format!("tokens {prev} and {i} are the same bytes {t:?}")));
+                return Err(Error::InvalidVocab(format!(
+                    "tokens {prev} and {i} are the same bytes {t:?}"
+                )));
             }
         }
         for b in 0..=255u8 {
             if !ranks.contains_key(&[b][..]) {
-                return Err(Error::InvalidVocab(format!("the single byte 0x{b:02x} is not a token")));
+                return Err(Error::InvalidVocab(format!(
+                    "the single byte 0x{b:02x} is not a token"
+                )));
             }
         }
         Ok(Vocab { tokens, ranks })

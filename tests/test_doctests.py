@@ -9,7 +9,7 @@ import pytest
 import bytepair
 
 MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(bytepair.__path__, "bytepair.") if not m.name.endswith("_core")
+    m.name for m in pkgutil.walk_packages(bytepair.__path__, "bytepair.") if not m.name.endswith(("_core", "__main__"))
 )
 
 

@@ -1,10 +1,12 @@
 """Type stubs for the Rust extension ``bytepair._core`` (hand-written)."""
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 __version__: str
 
 def pretokenize(pattern: Optional[str], text: str) -> List[str]: ...
+def pretokenize_spans(pattern: Optional[str], text: str) -> List[Tuple[int, int]]: ...
+def pretokenize_count(pattern: Optional[str], text: str) -> int: ...
 
 class CoreBPE:
     def __init__(self, tokens: List[bytes], special_tokens: Dict[str, int], pattern: Optional[str]) -> None: ...

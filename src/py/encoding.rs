@@ -20,17 +20,24 @@ pub struct PyCoreBpe {
 impl PyCoreBpe {
     #[new]
     #[pyo3(signature = (tokens, special_tokens, pattern))]
-    fn py_new(tokens: Vec<Vec<u8>>, special_tokens: HashMap<String, Rank>, pattern: Option<&str>) -> PyResult<Self> {
+    fn py_new(
+        tokens: Vec<Vec<u8>>,
+        special_tokens: HashMap<String, Rank>,
+        pattern: Option<&str>,
+    ) -> PyResult<Self> {
         let mut specials: Vec<(String, Rank)> = special_tokens.into_iter().collect();
         specials.sort_by_key(|(_, r)| *r);
-        Ok(PyCoreBpe { inner: CoreBpe::new(tokens, specials, pattern).map_err(to_py)? })
+        Ok(PyCoreBpe {
+            inner: CoreBpe::new(tokens, specials, pattern).map_err(to_py)?,
+        })
     }
 
     // ------------------------------------------------------------ Encoding
 
     #[pyo3(name = "encode_ordinary")]
     fn py_encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Rank>> {
-        py.detach(|| self.inner.encode_ordinary(text)).map_err(to_py)
+        py.detach(|| self.inner.encode_ordinary(text))
+            .map_err(to_py)
     }
 
     #[pyo3(name = "encode")]
@@ -45,7 +52,8 @@ impl PyCoreBpe {
             allowed: allowed_special.into_iter().collect(),
             disallowed: disallowed_special.into_iter().collect(),
         };
-        py.detach(|| self.inner.encode(text, &policy)).map_err(to_py)
+        py.detach(|| self.inner.encode(text, &policy))
+            .map_err(to_py)
     }
 
     #[pyo3(name = "encode_batch")]
@@ -60,14 +68,23 @@ impl PyCoreBpe {
             allowed: allowed_special.into_iter().collect(),
             disallowed: disallowed_special.into_iter().collect(),
         };
-        py.detach(|| texts.par_iter().map(|t| self.inner.encode(t, &policy)).collect::<Result<Vec<_>, _>>())
-            .map_err(to_py)
+        py.detach(|| {
+            texts
+                .par_iter()
+                .map(|t| self.inner.encode(t, &policy))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(to_py)
     }
 
     // ------------------------------------------------------------ Decoding
 
     #[pyo3(name = "decode_bytes")]
-    fn py_decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<Bound<'py, PyBytes>> {
+    fn py_decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<Rank>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = py.detach(|| self.inner.decode_bytes(&ids)).map_err(to_py)?;
         Ok(PyBytes::new(py, &bytes))
     }
@@ -80,7 +97,8 @@ impl PyCoreBpe {
 
     /// The merge list `[(left, right), ...]` for the multi-byte tokens in rank order.
     fn derive_merges(&self, py: Python<'_>) -> PyResult<Vec<(Rank, Rank)>> {
-        py.detach(|| crate::encode::derive_merges(self.inner.vocab())).map_err(to_py)
+        py.detach(|| crate::encode::derive_merges(self.inner.vocab()))
+            .map_err(to_py)
     }
 
     #[getter]

@@ -1,0 +1,95 @@
+"""Pre-tokenization throughput: bytepair's hand-written scanners against the same
+patterns run by fancy-regex (tiktoken's engine, inside bytepair's core) and by
+the Python ``regex`` module.
+
+Usage::
+
+    PYTHONPATH=python python benches/bench_pretok.py            # all corpora, 4 MB each
+    PYTHONPATH=python python benches/bench_pretok.py --mb 0     # whole corpora
+    PYTHONPATH=python python benches/bench_pretok.py --corpora en_austen ko_prose --repeat 5
+
+Columns (MB/s of UTF-8 input, best of ``--repeat`` runs, measured in CPU time of
+this process so that a busy machine distorts less; wall-clock figures are
+printed with ``--wall``):
+
+* ``scanner``: ``_core.pretokenize_count(name, text)``, splitting alone.
+* ``scanner+list``: ``_core.pretokenize(name, text)``, also building the Python
+  list of str (what a Python caller gets).
+* ``fancy-regex``: ``_core.pretokenize_count("(?:PATTERN)", text)``: the same
+  regex, not byte-identical to the named pattern, so it runs on fancy-regex.
+* ``py-regex``: ``regex.findall`` with the reference's compiled pattern.
+
+Every method's piece count is checked against the scanner's. Reads corpora from
+``$BYTEPAIR_DATA/corpora`` (default ``~/.cache/bytepair-data/corpora``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from bytepair import _core, patterns, reference
+
+NAMES = {"gpt2": patterns.GPT2, "cl100k": patterns.CL100K, "o200k": patterns.O200K}
+CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
+
+
+def load(name: str, mb: float) -> str:
+    root = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "corpora"
+    data = (root / f"{name}.txt").read_bytes()
+    if mb > 0:
+        data = data[: int(mb * 1e6)]
+    return data.decode("utf-8", errors="ignore")
+
+
+def best_time(fn, fn_args: tuple, repeat: int, wall: bool) -> tuple:
+    clock = time.perf_counter if wall else time.process_time
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = clock()
+        out = fn(*fn_args)
+        best = min(best, clock() - t0)
+    return best, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", nargs="*", default=CORPORA)
+    ap.add_argument("--patterns", nargs="*", default=list(NAMES))
+    ap.add_argument("--mb", type=float, default=4.0, help="MB of each corpus (0: all)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--wall", action="store_true", help="wall clock instead of CPU time")
+    args = ap.parse_args()
+
+    import regex
+
+    print(f"regex {regex.__version__}; times: {'wall' if args.wall else 'CPU'}; best of {args.repeat}")
+    head = f"{'corpus':14} {'pattern':7} {'MB':>5} {'scanner':>9} {'+list':>9} {'fancy-rx':>9} {'py-regex':>9} {'x fancy':>8} {'x py':>7}"
+    print(head)
+    print("-" * len(head))
+    for corpus in args.corpora:
+        text = load(corpus, args.mb)
+        mb = len(text.encode()) / 1e6
+        for name in args.patterns:
+            pat = NAMES[name]
+            wrapped = f"(?:{pat})"
+            compiled = reference.compile_pattern(name)
+            _core.pretokenize_count(name, "warm up the tables")
+            rep = (args.repeat, args.wall)
+            t_scan, n = best_time(_core.pretokenize_count, (name, text), *rep)
+            t_list, pieces = best_time(_core.pretokenize, (name, text), *rep)
+            t_fancy, n_fancy = best_time(_core.pretokenize_count, (wrapped, text), *rep)
+            t_py, found = best_time(compiled.findall, (text,), *rep)
+            if not (n == len(pieces) == n_fancy == len(found)):
+                raise SystemExit(f"piece counts differ on {corpus}/{name}: {n} {len(pieces)} {n_fancy} {len(found)}")
+            rate = [mb / t for t in (t_scan, t_list, t_fancy, t_py)]
+            print(
+                f"{corpus:14} {name:7} {mb:5.1f} {rate[0]:9.1f} {rate[1]:9.1f} {rate[2]:9.1f} {rate[3]:9.1f}"
+                f" {rate[0] / rate[2]:7.1f}x {rate[0] / rate[3]:6.1f}x"
+            )
+
+
+if __name__ == "__main__":
+    main()

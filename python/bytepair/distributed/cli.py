@@ -1,0 +1,166 @@
+"""The scale-out subcommands of the ``bytepair`` command line.
+
+``bytepair.cli`` calls :func:`register` to add:
+
+* ``bytepair count-chunks SHARDS... -o counts.bpc [--engine ray]``: the chunk
+  table for ``bytepair train --counts counts.bpc``;
+* ``bytepair encode-dataset SHARDS... -o OUT_DIR (-e NAME | -t FILE)
+  [--engine ray] [--format bin|npy|parquet]``.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(prog="bytepair")
+>>> register(p.add_subparsers(dest="command"))
+>>> p.parse_args(["count-chunks", "a.txt", "-o", "c.bpc"]).engine
+'local'
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _engine_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local: a process pool on this machine (default); ray: Ray tasks",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="local worker processes (default: CPUs); with --engine ray,"
+        " CPUs of a Ray started here",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address (default: $RAY_ADDRESS, else a local Ray)",
+    )
+    p.add_argument("--max-retries", type=int, default=3, help="reruns of a task whose worker died")
+    p.add_argument("--text-column", default="text", help="JSONL key / Parquet column with the text")
+    p.add_argument(
+        "--input-format",
+        choices=["text", "jsonl", "parquet"],
+        default=None,
+        help="force the input format (default: from each file name)",
+    )
+    p.add_argument(
+        "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
+    )
+
+
+def _cmd_count_chunks(args: argparse.Namespace) -> int:
+    from . import count_chunks
+
+    pattern = None if args.pattern == "none" else args.pattern
+    specials = args.special if args.special is not None else ["<|endoftext|>"]
+    t0 = time.perf_counter()
+    counts = count_chunks(
+        args.shards,
+        pattern=pattern,
+        special_tokens=specials,
+        text_column=args.text_column,
+        input_format=args.input_format,
+        engine=args.engine,
+        workers=args.workers,
+        address=args.address,
+        max_retries=args.max_retries,
+        progress=args.progress,
+    )
+    secs = time.perf_counter() - t0
+    counts.save(args.output)
+    print(
+        f"counted {_plural(len(args.shards), 'shard')} in {secs:.2f} s ({args.engine} engine):"
+        f" {len(counts):,} distinct chunks, {counts.total():,} in all"
+    )
+    print(f"wrote {args.output}; train with: bytepair train --counts {args.output} --vocab-size N")
+    return 0
+
+
+def _cmd_encode_dataset(args: argparse.Namespace) -> int:
+    from . import encode_dataset
+
+    if args.tokenizer_file is not None:
+        from .. import load
+
+        tok: Any = load(args.tokenizer_file)
+    else:
+        tok = args.encoding
+    allowed: Any = "all" if args.allow_special else ()
+    t0 = time.perf_counter()
+    m = encode_dataset(
+        args.shards,
+        args.output,
+        tokenizer=tok,
+        engine=args.engine,
+        format=args.format,
+        append_eot=not args.no_eot,
+        text_column=args.text_column,
+        input_format=args.input_format,
+        allowed_special=allowed,
+        workers=args.workers,
+        address=args.address,
+        max_retries=args.max_retries,
+        progress=args.progress,
+    )
+    secs = time.perf_counter() - t0
+    print(
+        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {m['documents']:,} documents,"
+        f" {m['tokens']:,} tokens ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
+    )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``count-chunks`` and ``encode-dataset`` to a subparsers object."""
+    c = subparsers.add_parser(
+        "count-chunks",
+        help="count pre-token chunks of many shards in parallel (for train --counts)",
+        description="Count the pre-token chunks of text/JSONL/Parquet shards in parallel; the table"
+        " equals counting the shards one after the other on one machine.",
+    )
+    c.add_argument("shards", nargs="+", help="input shards, in corpus order")
+    c.add_argument("-o", "--output", required=True, help="chunk-count file to write (.bpc)")
+    c.add_argument("--pattern", default="o200k", help="gpt2 | cl100k | o200k | none | a regex")
+    c.add_argument(
+        "--special",
+        action="append",
+        help="special-token text cut out before counting (repeatable; default <|endoftext|>)",
+    )
+    _engine_args(c)
+    c.set_defaults(func=_cmd_count_chunks)
+
+    e = subparsers.add_parser(
+        "encode-dataset",
+        help="encode shards into token files (one per shard) plus manifest.json",
+        description="Encode text/JSONL/Parquet shards into one token file each; resumable.",
+    )
+    e.add_argument("shards", nargs="+", help="input shards")
+    e.add_argument("-o", "--output", required=True, help="output directory")
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("-e", "--encoding", help="a bundled encoding: gpt2, cl100k_base, o200k_base")
+    which.add_argument("-t", "--tokenizer", dest="tokenizer_file", help="a tokenizer file")
+    e.add_argument(
+        "--format",
+        choices=["bin", "npy", "parquet"],
+        default="bin",
+        help="bin: raw little-endian ids (default); npy; parquet: one row per document",
+    )
+    e.add_argument(
+        "--no-eot", action="store_true", help="do not append <|endoftext|> after each document"
+    )
+    e.add_argument(
+        "--allow-special",
+        action="store_true",
+        help="encode special-token text in documents as special tokens (default: as plain text)",
+    )
+    _engine_args(e)
+    e.set_defaults(func=_cmd_encode_dataset)

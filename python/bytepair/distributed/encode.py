@@ -1,0 +1,492 @@
+"""``encode_dataset``: encode many shards into token files for model training.
+
+One output file per input shard, named after it (``part-0007.jsonl`` ->
+``part-0007.bin``), each written through a temporary file and ``os.replace``
+so a file is either complete or absent. Every document's ids are exactly
+``tokenizer.encode_batch`` of the documents (``disallowed_special=()`` by
+default, so special-token text inside a document is plain text), followed by
+``eot_token`` when ``append_eot``.
+
+Output formats:
+
+* ``bin``: the ids of all documents back to back, little-endian ``uint16`` when
+  ``n_vocab <= 65536`` else ``uint32`` (nanoGPT's ``train.bin``; read with
+  ``numpy.memmap(path, dtype=manifest["dtype"])``).
+* ``npy``: the same array as a NumPy ``.npy`` file (needs numpy).
+* ``parquet``: one row per document, column ``tokens`` (a list of ids of that
+  dtype), so document boundaries survive (needs pyarrow).
+
+``manifest.json`` in the output directory records the tokenizer (name,
+fingerprint, ``n_vocab``, ``eot_token``), the settings, and per shard: source,
+output, documents, tokens and the source size. It is rewritten after every
+finished shard, so an interrupted run resumes where it stopped: a shard listed
+in the manifest whose output exists (with the expected size for ``bin``) and
+whose source has the recorded size is skipped. A directory whose manifest
+comes from another tokenizer or other settings is refused.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from .._io import atomic_write_text
+from ..encoding import Tokenizer
+from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from .engines import Engine, get_engine
+from .errors import OutputDirError, ShardsFailedError
+from .readers import iter_documents, output_stem
+
+OUTPUT_FORMATS = ("bin", "npy", "parquet")
+MANIFEST = "manifest.json"
+_MANIFEST_FORMAT = "bytepair-dataset"
+_MANIFEST_VERSION = 1
+#: Text encoded per ``encode_batch`` call inside a task (bounds a task's memory).
+_BATCH_CHARS = 8 << 20
+
+
+# ---------------------------------------------------------------- tokenizer identity
+
+
+def tokenizer_fingerprint(tok: Tokenizer) -> str:
+    """A hash of everything that decides the ids: token bytes in rank order,
+    the pattern and the special tokens (not the name).
+
+    >>> from bytepair import get_encoding
+    >>> a, b = get_encoding("gpt2"), get_encoding("r50k_base")
+    >>> tokenizer_fingerprint(a) == tokenizer_fingerprint(b)
+    True
+    >>> tokenizer_fingerprint(get_encoding("gpt2"))[:7]
+    'sha256:'
+    """
+    h = hashlib.sha256()
+    head = {
+        "pattern": tok.pattern,
+        "special_tokens": sorted(tok.special_tokens.items(), key=lambda kv: kv[1]),
+    }
+    h.update(json.dumps(head, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    for t in tok.token_bytes_list:
+        h.update(len(t).to_bytes(4, "little"))
+        h.update(t)
+    return "sha256:" + h.hexdigest()
+
+
+def _shippable(tok: Tokenizer) -> Union[str, Tokenizer]:
+    """A bundled encoding travels as its name (workers load it offline); any
+    other tokenizer travels pickled (its tokens)."""
+    from ..registry import get_encoding, list_encoding_names
+
+    if tok.name in list_encoding_names() and get_encoding(tok.name) == tok:
+        return tok.name
+    return tok
+
+
+_worker_cache: Dict[str, Tokenizer] = {}
+
+
+def _worker_tokenizer(spec: Union[str, Tokenizer]) -> Tokenizer:
+    if isinstance(spec, Tokenizer):
+        return spec
+    tok = _worker_cache.get(spec)
+    if tok is None:
+        from ..registry import get_encoding
+
+        tok = _worker_cache[spec] = get_encoding(spec)
+    return tok
+
+
+def dtype_for(n_vocab: int) -> str:
+    """``"uint16"`` when every id fits in 16 bits, else ``"uint32"``.
+
+    >>> dtype_for(50257), dtype_for(65536), dtype_for(65537)
+    ('uint16', 'uint16', 'uint32')
+    """
+    return "uint16" if n_vocab <= 1 << 16 else "uint32"
+
+
+# ---------------------------------------------------------------- writing one shard
+
+
+@contextlib.contextmanager
+def _atomic_file(path: str) -> Iterator[IO[bytes]]:
+    """A binary file written in the same folder and renamed onto ``path`` when
+    the block succeeds; on failure nothing appears at ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _batches(docs: Iterator[str]) -> Iterator[List[str]]:
+    batch: List[str] = []
+    size = 0
+    for d in docs:
+        if not isinstance(d, str):
+            raise TypeError(f"the reader yielded a {type(d).__name__}, not str")
+        batch.append(d)
+        size += len(d)
+        if size >= _BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str, int]:
+    """Task body: encodes one shard into ``out_path``; returns its counts."""
+    (
+        spec,
+        text_column,
+        input_format,
+        reader,
+        out_format,
+        dtype,
+        append_eot,
+        allowed,
+        disallowed,
+    ) = shared
+    tok = _worker_tokenizer(spec)
+    eot = (
+        tok.eot_token if tok.eot_token is not None else -1
+    )  # -1: never used (append_eot is checked)
+    code = "H" if dtype == "uint16" else "I"
+    if array.array(code).itemsize != (2 if code == "H" else 4):  # pragma: no cover - exotic C ABI
+        code = "L" if code == "I" else code
+    docs = (
+        reader(path)
+        if reader is not None
+        else iter_documents(path, text_column=text_column, input_format=input_format)
+    )
+    n_docs = 0
+    values = array.array(code)
+    offsets = [0]
+
+    def encoded() -> Iterator[array.array]:
+        nonlocal n_docs
+        for batch in _batches(iter(docs)):
+            ids = tok.encode_batch(batch, allowed_special=allowed, disallowed_special=disallowed)
+            n_docs += len(ids)
+            out = array.array(code)
+            for one in ids:
+                out.extend(one)
+                if append_eot:
+                    out.append(eot)
+                if out_format == "parquet":
+                    offsets.append(offsets[-1] + len(one) + (1 if append_eot else 0))
+            if sys.byteorder == "big":  # files are little-endian everywhere
+                out.byteswap()
+            yield out
+
+    if out_format == "bin":
+        n_tokens = 0
+        with _atomic_file(out_path) as f:
+            for chunk in encoded():
+                f.write(chunk.tobytes())
+                n_tokens += len(chunk)
+        return {"documents": n_docs, "tokens": n_tokens, "source_bytes": os.path.getsize(path)}
+    for chunk in encoded():
+        values.extend(chunk)
+    if out_format == "npy":
+        import numpy as np
+
+        arr = (
+            np.frombuffer(values, dtype="<u2" if dtype == "uint16" else "<u4")
+            if len(values)
+            else np.zeros(0, dtype="<u2" if dtype == "uint16" else "<u4")
+        )
+        with _atomic_file(out_path) as f:
+            np.save(f, arr, allow_pickle=False)
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        kind = pa.uint16() if dtype == "uint16" else pa.uint32()
+        flat = pa.array(values, type=kind)
+        col = (
+            pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), flat)
+            if len(offsets) > 1
+            else pa.array([], type=pa.list_(kind))
+        )
+        table = pa.table({"tokens": col})
+        with _atomic_file(out_path) as f:
+            pq.write_table(table, f)
+    return {"documents": n_docs, "tokens": len(values), "source_bytes": os.path.getsize(path)}
+
+
+# ---------------------------------------------------------------- manifest
+
+
+def _settings(
+    tok: Tokenizer,
+    out_format: str,
+    append_eot: bool,
+    text_column: str,
+    allowed: Any,
+    disallowed: Any,
+) -> Dict[str, Any]:
+    return {
+        "tokenizer": {
+            "name": tok.name,
+            "fingerprint": tokenizer_fingerprint(tok),
+            "n_vocab": tok.n_vocab,
+            "eot_token": tok.eot_token,
+        },
+        "dtype": dtype_for(tok.n_vocab),
+        "output_format": out_format,
+        "append_eot": append_eot,
+        "text_column": text_column,
+        "allowed_special": allowed if isinstance(allowed, str) else sorted(allowed),
+        "disallowed_special": disallowed if isinstance(disallowed, str) else sorted(disallowed),
+    }
+
+
+def read_manifest(out_dir: PathLike) -> Optional[Dict[str, Any]]:
+    """The manifest of an output directory, or None when it has none."""
+    path = os.path.join(os.fspath(out_dir), MANIFEST)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return None
+    try:
+        m = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise OutputDirError(
+            f"{path}: damaged manifest ({e}); delete the directory or use another one"
+        ) from e
+    if not isinstance(m, dict) or m.get("format") != _MANIFEST_FORMAT:
+        raise OutputDirError(
+            f"{path}: not a bytepair dataset manifest; use another output directory"
+        )
+    if m.get("version") != _MANIFEST_VERSION:
+        raise OutputDirError(f"{path}: unknown manifest version {m.get('version')!r}")
+    return m
+
+
+def _check_compatible(path: str, old: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    if old.get("tokenizer", {}).get("fingerprint") != settings["tokenizer"]["fingerprint"]:
+        raise OutputDirError(
+            f"{path} was written with tokenizer {old.get('tokenizer', {}).get('name')!r}"
+            f" ({old.get('tokenizer', {}).get('fingerprint')}), not with this one"
+            f" ({settings['tokenizer']['name']!r}, {settings['tokenizer']['fingerprint']});"
+            " outputs of two tokenizers are never mixed: use another output directory"
+        )
+    for key in (
+        "dtype",
+        "output_format",
+        "append_eot",
+        "text_column",
+        "allowed_special",
+        "disallowed_special",
+    ):
+        if old.get(key) != settings[key]:
+            raise OutputDirError(
+                f"{path} was written with {key}={old.get(key)!r}, this run has {settings[key]!r};"
+                " use the same settings to resume, or another output directory"
+            )
+
+
+def _write_manifest(
+    out_dir: str, settings: Dict[str, Any], entries: Dict[str, Dict[str, Any]], order: Sequence[str]
+) -> Dict[str, Any]:
+    names = [n for n in order if n in entries] + [n for n in entries if n not in set(order)]
+    shards = [entries[n] for n in names]
+    manifest = {
+        "format": _MANIFEST_FORMAT,
+        "version": _MANIFEST_VERSION,
+        **settings,
+        "documents": sum(s["documents"] for s in shards),
+        "tokens": sum(s["tokens"] for s in shards),
+        "shards": shards,
+    }
+    atomic_write_text(
+        os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+    )
+    return manifest
+
+
+def _is_done(
+    out_dir: str, entry: Optional[Dict[str, Any]], src: str, itemsize: int, out_format: str
+) -> bool:
+    if entry is None:
+        return False
+    out = os.path.join(out_dir, entry["output"])
+    try:
+        if os.path.getsize(src) != entry.get("source_bytes"):
+            return False
+        size = os.path.getsize(out)
+    except OSError:
+        return False
+    return out_format != "bin" or size == entry["tokens"] * itemsize
+
+
+# ---------------------------------------------------------------- public
+
+
+def encode_dataset(
+    paths: Union[PathLike, Sequence[PathLike]],
+    out_dir: PathLike,
+    *,
+    tokenizer: Union[Tokenizer, str],
+    engine: Union[str, Engine] = "local",
+    format: str = "bin",
+    append_eot: bool = True,
+    text_column: str = "text",
+    input_format: Optional[str] = None,
+    reader: Optional[Reader] = None,
+    allowed_special: Union[str, Sequence[str]] = (),
+    disallowed_special: Union[str, Sequence[str]] = (),
+    workers: Optional[int] = None,
+    address: Optional[str] = None,
+    max_retries: int = 3,
+    progress: Optional[bool] = None,
+) -> Dict[str, Any]:
+    """Encodes shards into one token file each, in parallel and resumably.
+
+    Args:
+        paths: input shards (text, JSONL or Parquet; see
+            :mod:`bytepair.distributed.readers`). Their names (without
+            extension) must differ: each names its output.
+        out_dir: output directory (created if missing; on a cluster, storage
+            every worker can write).
+        tokenizer: a :class:`~bytepair.Tokenizer` or a bundled encoding name.
+        engine: ``"local"`` (process pool), ``"ray"``, or an Engine.
+        format: ``"bin"``, ``"npy"`` or ``"parquet"`` (see the module docstring).
+        append_eot: add ``tokenizer.eot_token`` after every document.
+        text_column: JSONL key / Parquet column with the text.
+        input_format: force ``"text"``, ``"jsonl"`` or ``"parquet"``.
+        reader: a picklable ``path -> iterable of str`` replacing the built-in readers.
+        allowed_special, disallowed_special: passed to ``encode_batch``; the
+            default ``()`` / ``()`` encodes special-token text as plain text.
+        workers, address, max_retries, progress: as in :func:`count_chunks`.
+
+    Returns:
+        The manifest (also written to ``out_dir/manifest.json``).
+
+    Raises:
+        OutputDirError: ``out_dir`` holds a dataset of another tokenizer or
+            other settings.
+        ShardsFailedError: some shards failed; the others were written and are
+            in the manifest, which the error carries as ``.manifest``.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_text("hello world")
+    >>> m = encode_dataset([d / "a.txt"], d / "out", tokenizer="gpt2", workers=1)
+    >>> m["dtype"], m["tokens"], [s["output"] for s in m["shards"]]
+    ('uint16', 3, ['a.bin'])
+    >>> list(memoryview((d / "out" / "a.bin").read_bytes()).cast("H"))
+    [31373, 995, 50256]
+    """
+    if isinstance(tokenizer, str):
+        from ..registry import get_encoding
+
+        tokenizer = get_encoding(tokenizer)
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(
+            "tokenizer must be a bytepair Tokenizer or an encoding name,"
+            f" not {type(tokenizer).__name__}"
+        )
+    if format not in OUTPUT_FORMATS:
+        raise ValueError(
+            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}"
+        )
+    if append_eot and tokenizer.eot_token is None:
+        raise ValueError(
+            f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
+            " pass append_eot=False or add the token"
+        )
+    if format == "npy":
+        try:
+            import numpy  # noqa: F401
+        except ImportError as e:
+            raise ImportError('format="npy" needs numpy: pip install numpy') from e
+    if format == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as e:
+            raise ImportError('format="parquet" needs pyarrow: pip install pyarrow') from e
+    shards = normalize_paths(paths)
+    check_input_format(input_format)
+    allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
+    disallowed = (
+        disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    )
+    names: Dict[str, str] = {}
+    for p in shards:
+        name = f"{output_stem(p)}.{format}"
+        if name == MANIFEST or name in names:
+            other = names.get(name, MANIFEST)
+            raise ValueError(
+                f"{p} and {other} would both be written to {name}; give the shards distinct names"
+            )
+        names[name] = p
+    order = list(names)
+
+    out = os.fspath(out_dir)
+    os.makedirs(out, exist_ok=True)
+    settings = _settings(tokenizer, format, append_eot, text_column, allowed, disallowed)
+    old = read_manifest(out)
+    entries: Dict[str, Dict[str, Any]] = {}
+    if old is not None:
+        _check_compatible(os.path.join(out, MANIFEST), old, settings)
+        entries = {e["output"]: e for e in old.get("shards", [])}
+    itemsize = 2 if settings["dtype"] == "uint16" else 4
+    todo = [n for n in order if not _is_done(out, entries.get(n), names[n], itemsize, format)]
+    for n in todo:
+        entries.pop(n, None)
+    manifest = _write_manifest(out, settings, entries, order)
+    if not todo:
+        return manifest
+
+    eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
+    shared = (
+        _shippable(tokenizer),
+        text_column,
+        input_format,
+        reader,
+        format,
+        settings["dtype"],
+        append_eot,
+        allowed,
+        disallowed,
+    )
+    args = [(names[n], os.path.abspath(os.path.join(out, n))) for n in todo]
+    failures: Dict[str, str] = {}
+    bar = Progress(len(order), "encoding", progress)
+    bar.update(len(order) - len(todo))
+    try:
+        for i, res in eng.run(_encode_shard, args, shared=shared):
+            name = todo[i]
+            src = names[name]
+            bar.update()
+            if not res.ok:
+                failures[src] = res.error
+                continue
+            entries[name] = {
+                "source": os.path.abspath(src),
+                "output": name,
+                "documents": res.value["documents"],
+                "tokens": res.value["tokens"],
+                "source_bytes": res.value["source_bytes"],
+            }
+            manifest = _write_manifest(out, settings, entries, order)
+    finally:
+        bar.close()
+    if failures:
+        ordered = {names[n]: failures[names[n]] for n in order if names[n] in failures}
+        raise ShardsFailedError(ordered, manifest, what=f"{len(order)} shards")
+    return manifest

@@ -1,0 +1,72 @@
+"""Exceptions of the scale-out layer.
+
+They subclass :class:`bytepair.errors.BytepairError` and ``ValueError`` like the
+rest of bytepair's input errors, so ``except ValueError`` catches them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ..errors import BytepairError
+
+
+class ShardError(BytepairError, ValueError):
+    """One input shard cannot be read (not UTF-8, not valid JSONL or Parquet, no
+    text column, ...). The message starts with the shard's path.
+
+    Attributes:
+        path: the shard.
+    """
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
+class ShardsFailedError(BytepairError, ValueError):
+    """Some shards failed while the others finished.
+
+    Attributes:
+        failures: shard path to the reason it failed, in input order.
+        manifest: for :func:`~bytepair.distributed.encode_dataset`, the manifest
+            of the shards that were written (also saved as ``manifest.json``);
+            None for :func:`~bytepair.distributed.count_chunks`, whose result
+            would be incomplete.
+    """
+
+    def __init__(
+        self,
+        failures: Dict[str, str],
+        manifest: Optional[Dict[str, Any]] = None,
+        *,
+        what: str = "shards",
+    ) -> None:
+        self.failures = dict(failures)
+        self.manifest = manifest
+        lines = [f"{len(failures)} of the {what} failed:"]
+        lines += [f"  {path}: {reason}" for path, reason in failures.items()]
+        lines.append("the other shards finished; fix or remove these and run again")
+        super().__init__("\n".join(lines))
+
+
+class OutputDirError(BytepairError, ValueError):
+    """An output directory holds a dataset made with another tokenizer or other
+    settings; bytepair never mixes two datasets in one directory."""
+
+
+class EngineError(BytepairError, ValueError):
+    """An engine name or engine option is not valid."""
+
+
+class EngineUnavailableError(EngineError, ImportError):
+    """The engine's optional dependency is not installed (``pip install bytepair[ray]``)."""
+
+
+__all__ = [
+    "EngineError",
+    "EngineUnavailableError",
+    "OutputDirError",
+    "ShardError",
+    "ShardsFailedError",
+]

@@ -1,0 +1,923 @@
+"""Look inside tokenizers: merge traces, vocab sweeps, word ranks, token pieces,
+cross-language comparisons and held-out evaluation.
+
+Every function returns plain data (dataclasses holding lists and numbers) with
+``to_text()`` for a plain-text table, ``to_dict()`` for JSON, and ``__rich__``
+so ``rich.print(result)`` draws a table when rich is installed (it is optional).
+
+>>> t = trace("low lower lowest", 4)
+>>> [s.num_tokens for s in t.steps]
+[13, 10, 8, 6]
+>>> print(t.steps[-1].tokens_text())
+low| lowe|r| lowe|s|t
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from . import patterns as _patterns
+from . import reference
+from .encoding import Tokenizer
+
+TextSource = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+
+#: Texts up to this many UTF-8 bytes keep their full token list at every trace step.
+TRACE_TOKENS_LIMIT = 4096
+
+
+# ---------------------------------------------------------------- display helpers
+
+
+def show_bytes(b: bytes) -> str:
+    """Token bytes as text: valid UTF-8 as itself, other bytes as ``\\xNN``.
+
+    >>> show_bytes(" low".encode()), show_bytes(b" \\xed\\x86")
+    (' low', ' \\\\xed\\\\x86')
+    """
+    return b.decode("utf-8", errors="backslashreplace")
+
+
+def visible(s: str) -> str:
+    """Makes control whitespace visible (``\\n`` -> ``\\\\n``) for one-line display.
+
+    >>> print(visible("a\\tb\\n"))
+    a\\tb\\n
+    """
+    return s.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+
+
+def is_complete_utf8(b: bytes) -> bool:
+    """True when ``b`` decodes as UTF-8 on its own.
+
+    >>> is_complete_utf8("토".encode()), is_complete_utf8("토".encode()[:2])
+    (True, False)
+    """
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def display_width(s: str) -> int:
+    """Terminal columns taken by ``s`` (East Asian wide characters take two).
+
+    >>> display_width("abc"), display_width("토큰")
+    (3, 4)
+    """
+    w = 0
+    for ch in s:
+        if unicodedata.combining(ch):
+            continue
+        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return w
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
+    """A plain-text table with columns padded to their display width.
+
+    ``align`` holds one ``l`` or ``r`` per column (default: numbers right, text left).
+
+    >>> print(format_table(["name", "n"], [["a", 1], ["bb", 22]]))
+    name   n
+    a      1
+    bb    22
+    """
+    cells = [[_cell(v) for v in row] for row in rows]
+    if not align:
+        align = "".join("r" if num else "l" for num in _numeric_columns(rows, len(headers)))
+    widths = [display_width(h) for h in headers]
+    for row in cells:
+        for i, c in enumerate(row):
+            widths[i] = max(widths[i], display_width(c))
+
+    def line(values: Sequence[str]) -> str:
+        out = []
+        for i, v in enumerate(values):
+            pad = " " * (widths[i] - display_width(v))
+            out.append(pad + v if align[i] == "r" else v + pad)
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(list(headers))] + [line(r) for r in cells])
+
+
+def _numeric_columns(rows: Sequence[Sequence[Any]], n: int) -> list[bool]:
+    """A column is numeric when every value in it is a number or None (and one is a number)."""
+    out = []
+    for i in range(n):
+        values = [r[i] for r in rows if r[i] is not None and r[i] != ""]
+        out.append(bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                        for v in values))
+    return out
+
+
+class Plain(int):
+    """An int shown without thousands separators in tables (ids, merge numbers)."""
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, Plain):
+        return str(int(v))
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def _rich_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]]):
+    from rich.table import Table  # optional dependency
+    from rich.text import Text
+
+    # Text(...) and not str: token text like "[b]" must not be read as rich markup
+    table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
+    for h, numeric in zip(headers, _numeric_columns(rows, len(headers))):
+        table.add_column(Text(h), justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*(Text(_cell(v)) for v in row))
+    return table
+
+
+def _plain(v: int | None) -> Plain | None:
+    return None if v is None else Plain(v)
+
+
+def _bytes_json(b: bytes) -> dict[str, Any]:
+    return {"hex": b.hex(), "text": show_bytes(b)}
+
+
+class _Result:
+    """Shared rendering: subclasses define ``_table()`` -> (title, headers, rows)."""
+
+    def _table(self) -> tuple[str | None, list[str], list[list[Any]]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def to_text(self) -> str:
+        """A plain-text rendering (what the CLI prints when piped)."""
+        title, headers, rows = self._table()
+        body = format_table(headers, rows)
+        return f"{title}\n{body}" if title else body
+
+    def __rich__(self):
+        title, headers, rows = self._table()
+        return _rich_table(title, headers, rows)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+# ---------------------------------------------------------------- input helpers
+
+
+def _read_texts(source: TextSource) -> list[str]:
+    from .train import iter_documents
+
+    return list(iter_documents(source))  # type: ignore[arg-type]
+
+
+def _name(tok: Any) -> str:
+    return str(getattr(tok, "name", None) or type(tok).__name__)
+
+
+def _resolve_tokenizer(tok: Any) -> Any:
+    """An encoding name, a tokenizer file path, or a tokenizer object."""
+    if isinstance(tok, str):
+        from .registry import get_encoding, list_encoding_names
+
+        if tok in list_encoding_names():
+            return get_encoding(tok)
+        if os.path.exists(tok):
+            from . import load
+
+            return load(tok)
+        raise ValueError(
+            f"unknown encoding {tok!r}; available: {', '.join(list_encoding_names())}, or a tokenizer file"
+        )
+    if isinstance(tok, os.PathLike):
+        from . import load
+
+        return load(tok)
+    return tok
+
+
+def _encode(tok: Any, text: str) -> list[int]:
+    """Ids for ``text``, special-token text counted as plain text."""
+    if isinstance(tok, Tokenizer):
+        return tok.encode_ordinary(text)
+    return list(tok.encode(text))
+
+
+def _count(tok: Any, text: str) -> int:
+    counter = getattr(tok, "count", None)
+    if isinstance(tok, Tokenizer) and callable(counter):
+        try:
+            return int(counter(text))
+        except TypeError:  # an older signature: fall back to encoding
+            pass
+    return len(_encode(tok, text))
+
+
+def _token_bytes(tok: Any, i: int) -> bytes:
+    if hasattr(tok, "decode_single_token_bytes"):
+        return tok.decode_single_token_bytes(i)
+    return str(tok.vocab[i]).encode("utf-8")  # the character-level tokenizer
+
+
+def _is_char_tokenizer(tok: Any) -> bool:
+    return not isinstance(tok, Tokenizer) and hasattr(tok, "vocab") and not hasattr(tok, "decode_single_token_bytes")
+
+
+# ---------------------------------------------------------------- trace
+
+
+@dataclass
+class MergeStep:
+    """One merge of a training run.
+
+    Attributes:
+        merge: the merge number, from 1.
+        id: the id of the new token (``255 + merge`` for byte-level BPE).
+        left, right: the bytes of the merged pair.
+        count: how often the pair occurred when it was chosen (weighted by chunk frequency).
+        num_tokens: tokens of the training text after this merge.
+        tokens: the training text's tokens after this merge (None for long texts).
+    """
+
+    merge: int
+    id: int
+    left: bytes
+    right: bytes
+    count: int
+    num_tokens: int
+    tokens: list[bytes] | None = None
+
+    @property
+    def token(self) -> bytes:
+        """The bytes of the new token."""
+        return self.left + self.right
+
+    def tokens_text(self, sep: str = "|") -> str:
+        """The tokens joined by ``sep`` (``""`` when they were not kept)."""
+        return _join_tokens(self.tokens, sep)
+
+
+def _join_tokens(tokens: Sequence[bytes] | None, sep: str = "|") -> str:
+    if tokens is None:
+        return ""
+    return sep.join(visible(show_bytes(t)) for t in tokens)
+
+
+@dataclass
+class Trace(_Result):
+    """Every merge step of training on a text (see :func:`trace`)."""
+
+    pattern: str | None
+    num_bytes: int
+    start_tokens: list[bytes] | None
+    steps: list[MergeStep] = field(default_factory=list)
+
+    @property
+    def num_start_tokens(self) -> int:
+        """Tokens before any merge (one per byte)."""
+        return self.num_bytes
+
+    def _table(self):
+        rows: list[list[Any]] = [["start", "", "", "", self.num_bytes, _join_tokens(self.start_tokens)]]
+        for s in self.steps:
+            rows.append([Plain(s.merge), Plain(s.id), f"{show_bytes(s.left)!r} + {show_bytes(s.right)!r}", s.count,
+                         s.num_tokens, s.tokens_text()])
+        headers = ["merge", "id", "pair", "count", "tokens", "text after the merge"]
+        if self.start_tokens is None:
+            headers, rows = headers[:-1], [r[:-1] for r in rows]
+        return None, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data (bytes as ``{"hex", "text"}``)."""
+        return {
+            "pattern": _patterns.name_of(self.pattern) or self.pattern,
+            "num_bytes": self.num_bytes,
+            "start_tokens": None if self.start_tokens is None else [show_bytes(t) for t in self.start_tokens],
+            "steps": [
+                {"merge": s.merge, "id": s.id, "left": _bytes_json(s.left), "right": _bytes_json(s.right),
+                 "token": _bytes_json(s.token), "count": s.count, "num_tokens": s.num_tokens,
+                 "tokens": None if s.tokens is None else [show_bytes(t) for t in s.tokens]}
+                for s in self.steps
+            ],
+        }
+
+
+def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trace:
+    """Trains ``num_merges`` merges on ``text`` and records every step.
+
+    The merges come from :func:`bytepair.train` (same rules, same tie-break); each
+    is then replayed on the training text to report the pair's count and the
+    token count after it. ``pattern`` defaults to ``None`` (no pre-tokenization:
+    merges may cross spaces), as in the seeds' toy traces; pass ``"gpt2"`` etc.
+    to merge inside pre-token chunks only. Training stops early when no pair is
+    left, so there may be fewer steps than asked for.
+
+    >>> t = trace("banana bandana", 3)
+    >>> [(show_bytes(s.token), s.count, s.num_tokens) for s in t.steps]
+    [('an', 4, 10), ('ban', 2, 8), ('ana', 2, 6)]
+    """
+    from .train import train
+
+    if not isinstance(num_merges, int) or isinstance(num_merges, bool) or num_merges < 0:
+        raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
+    docs = _read_texts(text)
+    pat = _patterns.resolve(pattern)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "the corpus supports only N merges": the trace shows it
+        tok = train(docs, 256 + num_merges, pattern=pat)
+    merges = tok.merges
+    total = sum(len(d.encode("utf-8")) for d in docs)
+    compiled = reference.compile_pattern(pat)
+    keep = total <= TRACE_TOKENS_LIMIT
+    sequence: list[bytes] = []
+    counts: dict[bytes, int] = {}
+    for d in docs:
+        for chunk in reference.pretokenize(d, compiled):
+            b = chunk.encode("utf-8")
+            counts[b] = counts.get(b, 0) + 1
+            if keep:
+                sequence.append(b)
+    # state: chunk bytes -> its current ids (all chunks advance together, as in training)
+    state: dict[bytes, tuple[int, ...]] = {b: tuple(b) for b in counts}
+    vocab = {i: bytes([i]) for i in range(256)}
+
+    def tokens_now() -> list[bytes] | None:
+        if not keep:
+            return None
+        return [vocab[i] for b in sequence for i in state[b]]
+
+    start = tokens_now()
+    # token id -> chunks that may contain it (a superset: entries are never removed),
+    # so each merge only revisits the chunks that can hold its pair
+    where: dict[int, set[bytes]] = {}
+    for b in counts:
+        for i in set(b):
+            where.setdefault(i, set()).add(b)
+    num_tokens = total
+    steps: list[MergeStep] = []
+    for k, pair in enumerate(merges):
+        new_id = 256 + k
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        seen = 0
+        candidates = where.get(pair[0], set()) & where.get(pair[1], set())
+        for b in candidates:
+            ids = state[b]
+            n = sum(1 for x, y in zip(ids, ids[1:]) if (x, y) == pair)
+            if not n:
+                continue
+            seen += n * counts[b]
+            merged = reference.merge_pair(ids, pair, new_id)
+            num_tokens -= (len(ids) - len(merged)) * counts[b]
+            state[b] = merged
+            where.setdefault(new_id, set()).add(b)
+        steps.append(MergeStep(k + 1, new_id, vocab[pair[0]], vocab[pair[1]], seen, num_tokens, tokens_now()))
+    return Trace(pattern=pat, num_bytes=total, start_tokens=start, steps=steps)
+
+
+# ---------------------------------------------------------------- sweep
+
+
+@dataclass
+class SweepRow:
+    """Token count of the evaluation text at one vocab size."""
+
+    vocab_size: int
+    merges: int
+    tokens: int
+    bytes: int
+    chars: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+
+@dataclass
+class Sweep(_Result):
+    """Token counts against vocab size for one merge list (see :func:`sweep`)."""
+
+    tokenizer: str
+    rows: list[SweepRow]
+
+    def _table(self):
+        headers = ["vocab", "merges", "tokens", "bytes/token", "chars/token"]
+        rows = [[r.vocab_size, r.merges, r.tokens, r.bytes_per_token, r.chars_per_token] for r in self.rows]
+        return None, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"tokenizer": self.tokenizer, "rows": [
+            {"vocab_size": r.vocab_size, "merges": r.merges, "tokens": r.tokens, "bytes": r.bytes,
+             "chars": r.chars, "bytes_per_token": r.bytes_per_token, "chars_per_token": r.chars_per_token}
+            for r in self.rows]}
+
+
+def sweep(
+    source: Tokenizer | TextSource,
+    sizes: Sequence[int] | None = None,
+    eval_text: TextSource | None = None,
+    *,
+    merges: Sequence[int] | None = None,
+    pattern: str | None = "o200k",
+    special_tokens: Sequence[str] = (),
+) -> Sweep:
+    """Token count of ``eval_text`` at several vocab sizes of one merge list.
+
+    ``source`` is a :class:`~bytepair.Tokenizer` (or an encoding name) to truncate, or
+    training text (str, paths, or a list of them) trained once to the largest size.
+    Each smaller size is a truncation of that one merge list (training to a smaller
+    size would give exactly the same prefix), never a retraining. Give the sizes as
+    vocab sizes (``sizes``) or as merge counts (``merges``). ``eval_text``
+    defaults to the training text. Sizes the corpus cannot reach are clipped.
+
+    >>> s = sweep("low lower lowest " * 3, merges=[0, 2, 4], pattern=None)
+    >>> [(r.merges, r.tokens) for r in s.rows]
+    [(0, 51), (2, 33), (4, 19)]
+    """
+    from .train import train
+
+    if isinstance(source, str) and eval_text is not None and not _looks_like_text(source):
+        source = _resolve_tokenizer(source)
+    tok_given = isinstance(source, Tokenizer) or hasattr(source, "truncate")
+    n_special = len(source.special_tokens) if tok_given else len(special_tokens)  # type: ignore[union-attr]
+    if (sizes is None) == (merges is None):
+        raise ValueError("give the sizes either as vocab sizes (sizes=) or as merge counts (merges=)")
+    wanted = list(sizes) if sizes is not None else [256 + m + n_special for m in merges or ()]
+    if not wanted:
+        raise ValueError("no sizes to sweep")
+    for v in wanted:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 256 + n_special:
+            raise ValueError(f"vocab size {v!r} is below 256 + {n_special} special tokens")
+    if tok_given:
+        base: Any = source
+        if eval_text is None:
+            raise ValueError("sweeping a tokenizer needs eval_text (the text to count tokens of)")
+    else:
+        docs = _read_texts(source)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a small corpus stops early; sizes are clipped below
+            base = train(docs, max(wanted), pattern=pattern, special_tokens=special_tokens)
+        if eval_text is None:
+            eval_text = docs
+    texts = _read_texts(eval_text)
+    n_bytes = sum(len(t.encode("utf-8")) for t in texts)
+    n_chars = sum(len(t) for t in texts)
+    rows: list[SweepRow] = []
+    for v in sorted({min(v, base.n_vocab) for v in wanted}):
+        small = base if v == base.n_vocab else base.truncate(v)[0]
+        tokens = sum(_count(small, t) for t in texts)
+        n_merges = sum(len(t) > 1 for t in small.token_bytes_list)
+        rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
+    return Sweep(_name(base) if tok_given else "trained on the input", rows)
+
+
+def _looks_like_text(s: str) -> bool:
+    from .registry import list_encoding_names
+
+    return s not in list_encoding_names() and not os.path.exists(s)
+
+
+# ---------------------------------------------------------------- word ranks
+
+
+@dataclass
+class WordRank:
+    """When one word became a single token.
+
+    Attributes:
+        word: the word as given (mind the leading space: ``" the"``).
+        id: its token id, or None if it is not one token.
+        merge: the merge that made it (1-based count of multi-byte tokens up to
+            ``id``), 0 for a single-byte token, None if it is not one token.
+        pieces: the word's tokens (one entry when it is a single token).
+        piece_ids: their ids.
+    """
+
+    word: str
+    id: int | None
+    merge: int | None
+    pieces: list[bytes]
+    piece_ids: list[int]
+
+
+@dataclass
+class WordRanks(_Result):
+    """Seed D's table: the merge at which each word became one token."""
+
+    tokenizer: str
+    rows: list[WordRank]
+
+    def _table(self):
+        headers = ["word", "merge", "id", "pieces"]
+        rows = [[repr(r.word), _plain(r.merge), _plain(r.id), "|".join(visible(show_bytes(p)) for p in r.pieces)]
+                for r in self.rows]
+        return None, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"tokenizer": self.tokenizer, "rows": [
+            {"word": r.word, "id": r.id, "merge": r.merge, "pieces": [show_bytes(p) for p in r.pieces],
+             "piece_ids": r.piece_ids} for r in self.rows]}
+
+
+def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
+    """For each word, the merge number and id at which it became one token, or its
+    pieces if it never did.
+
+    >>> from bytepair import train
+    >>> tok = train("low lower lowest " * 4, 258, pattern="gpt2")
+    >>> print(word_ranks(tok, ["low", " lowest", "x"]).to_text())
+    word       merge   id  pieces
+    'low'          2  257  low
+    ' lowest'      -    -   |low|e|s|t
+    'x'            0  120  x
+    """
+    tok = _resolve_tokenizer(tokenizer)
+    if isinstance(words, str):
+        raise TypeError("word_ranks takes a list of words, not one str")
+    multi_prefix: list[int] | None = None
+    rows: list[WordRank] = []
+    for w in words:
+        ids = _encode(tok, w)
+        pieces = [_token_bytes(tok, i) for i in ids]
+        if len(ids) == 1:
+            i = ids[0]
+            if multi_prefix is None:
+                multi_prefix = _multi_byte_prefix(tok)
+            merge = multi_prefix[i] if i < len(multi_prefix) else None
+            rows.append(WordRank(w, i, merge, pieces, ids))
+        else:
+            rows.append(WordRank(w, None, None, pieces, ids))
+    return WordRanks(_name(tok), rows)
+
+
+def _multi_byte_prefix(tok: Any) -> list[int]:
+    """``out[i]`` = number of multi-byte tokens with id <= i (the merge number of i)."""
+    if hasattr(tok, "token_bytes_list"):
+        tokens: Sequence[Any] = tok.token_bytes_list
+        single = [len(t) <= 1 for t in tokens]
+    else:  # character-level: ids 0..alphabet are single characters, merges after
+        tokens = list(tok.vocab)
+        single = [len(t) <= 1 for t in tokens]
+    out, n = [], 0
+    for s in single:
+        if not s:
+            n += 1
+        out.append(0 if s else n)
+    return out
+
+
+# ---------------------------------------------------------------- pieces
+
+
+@dataclass
+class Piece:
+    """One token of an encoded text.
+
+    Attributes:
+        index: position in the token sequence.
+        id: the token id.
+        bytes: the token's bytes.
+        start: byte offset of the token in the UTF-8 text.
+        special: True for a special token.
+    """
+
+    index: int
+    id: int
+    bytes: bytes
+    start: int
+    special: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """True when the token is valid UTF-8 on its own (False: part of a character)."""
+        return is_complete_utf8(self.bytes)
+
+    @property
+    def text(self) -> str:
+        """The token decoded alone (partial characters become U+FFFD)."""
+        return self.bytes.decode("utf-8", errors="replace")
+
+    @property
+    def hex(self) -> str:
+        return self.bytes.hex(" ")
+
+
+@dataclass
+class Pieces(_Result):
+    """A text cut into its tokens (see :func:`pieces`)."""
+
+    tokenizer: str
+    text: str
+    pieces: list[Piece]
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __iter__(self):
+        return iter(self.pieces)
+
+    @property
+    def ids(self) -> list[int]:
+        return [p.id for p in self.pieces]
+
+    def boundaries(self, sep: str = "|") -> str:
+        """The text with ``sep`` between tokens; partial tokens show as ``\\xNN``.
+
+        >>> from bytepair import get_encoding
+        >>> print(pieces(get_encoding("gpt2"), "I'm lowest 토큰").boundaries())
+        I|'m| lowest| |\\xed|\\x86|\\xa0|\\xed|\\x81|\\xb0
+        """
+        return sep.join(visible(show_bytes(p.bytes)) for p in self.pieces)
+
+    def _table(self):
+        headers = ["#", "id", "bytes", "text", "utf-8"]
+        rows = [[Plain(p.index), Plain(p.id), p.hex, "'" + visible(show_bytes(p.bytes)) + "'",
+                 "special" if p.special else ("complete" if p.complete else "partial")] for p in self.pieces]
+        n_bytes = len(self.text.encode("utf-8"))
+        title = (f"{self.tokenizer}: {len(self.pieces):,} tokens, {n_bytes:,} bytes, "
+                 f"{len(self.text):,} chars")
+        return title, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"tokenizer": self.tokenizer, "tokens": len(self.pieces), "pieces": [
+            {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": p.text, "start": p.start,
+             "complete": p.complete, "special": p.special} for p in self.pieces]}
+
+
+def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = ()) -> Pieces:
+    """Encodes ``text`` and describes every token: id, bytes, text, and whether it
+    is a complete UTF-8 sequence on its own.
+
+    Special-token text is plain text unless listed in ``allowed_special`` (or
+    ``"all"``).
+
+    >>> from bytepair import get_encoding
+    >>> [(p.id, p.hex, p.complete) for p in pieces(get_encoding("gpt2"), "한")]
+    [(47991, 'ed 95', False), (250, '9c', False)]
+    """
+    tok = _resolve_tokenizer(tokenizer)
+    if not isinstance(text, str):
+        raise TypeError(f"pieces takes str, got {type(text).__name__}")
+    if isinstance(tok, Tokenizer):
+        allowed = "all" if allowed_special == "all" else set(allowed_special)
+        ids = tok.encode(text, allowed_special=allowed, disallowed_special=())  # type: ignore[arg-type]
+        special_ids = set(tok.special_tokens.values())
+    else:
+        ids = _encode(tok, text)
+        special_ids = set()
+    out: list[Piece] = []
+    pos = 0
+    for k, i in enumerate(ids):
+        b = _token_bytes(tok, i)
+        out.append(Piece(k, i, b, pos, i in special_ids))
+        pos += len(b)
+    return Pieces(_name(tok), text, out)
+
+
+# ---------------------------------------------------------------- compare
+
+
+@dataclass
+class CompareRow:
+    """One text encoded by one tokenizer."""
+
+    text: str
+    tokenizer: str
+    n_vocab: int
+    tokens: int
+    bytes: int
+    chars: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+
+@dataclass
+class Comparison(_Result):
+    """Token counts of several texts under several tokenizers (see :func:`compare`)."""
+
+    texts: list[str]
+    tokenizers: list[str]
+    rows: list[CompareRow]
+
+    def row(self, text: str, tokenizer: str) -> CompareRow:
+        """The row for one text label and tokenizer name."""
+        for r in self.rows:
+            if r.text == text and r.tokenizer == tokenizer:
+                return r
+        raise KeyError(f"no row for text {text!r} and tokenizer {tokenizer!r}")
+
+    def ratio(self, text: str, baseline: str, tokenizer: str) -> float:
+        """How many times more tokens ``text`` needs than ``baseline`` (e.g. Korean
+        over English for parallel texts)."""
+        base = self.row(baseline, tokenizer).tokens
+        return self.row(text, tokenizer).tokens / base if base else float("inf")
+
+    def _table(self):
+        headers = ["text", "tokenizer", "n_vocab", "tokens", "bytes/token", "chars/token"]
+        multi = len(self.texts) > 1
+        if multi:
+            headers.append("vs 1st text")
+        rows = []
+        for r in self.rows:
+            row: list[Any] = [_short(r.text), r.tokenizer, r.n_vocab, r.tokens, r.bytes_per_token,
+                              r.chars_per_token]
+            if multi:
+                row.append(f"{self.ratio(r.text, self.texts[0], r.tokenizer):.2f}x")
+            rows.append(row)
+        return None, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, with ``ratio_to_first`` per row."""
+        out = []
+        for r in self.rows:
+            out.append({"text": r.text, "tokenizer": r.tokenizer, "n_vocab": r.n_vocab, "tokens": r.tokens,
+                        "bytes": r.bytes, "chars": r.chars, "bytes_per_token": r.bytes_per_token,
+                        "chars_per_token": r.chars_per_token,
+                        "ratio_to_first": self.ratio(r.text, self.texts[0], r.tokenizer)})
+        return {"texts": self.texts, "tokenizers": self.tokenizers, "rows": out}
+
+
+def _short(s: str, width: int = 20) -> str:
+    s = visible(s)
+    if display_width(s) <= width:
+        return s
+    out = ""
+    for ch in s:
+        if display_width(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, Any] | Sequence[Any]) -> Comparison:
+    """Tokens, bytes per token and characters per token for every text and tokenizer.
+
+    ``texts`` maps a label (e.g. a language) to its text, or is a list of texts
+    (labelled by themselves). ``tokenizers`` maps names to tokenizers, or is a
+    list of tokenizers / encoding names. Use :meth:`Comparison.ratio` for "how
+    many times more tokens does Korean need than English".
+
+    >>> c = compare(["안녕하세요, 토크나이저입니다."], ["gpt2", "cl100k_base", "o200k_base"])
+    >>> [r.tokens for r in c.rows]
+    [38, 17, 10]
+    """
+    if isinstance(texts, str):
+        raise TypeError("compare takes a list (or dict) of texts, not one str")
+    labelled = dict(texts) if isinstance(texts, Mapping) else {t: t for t in texts}
+    if not labelled:
+        raise ValueError("compare needs at least one text")
+    if isinstance(tokenizers, Mapping):
+        toks = {str(k): _resolve_tokenizer(v) for k, v in tokenizers.items()}
+    else:
+        toks = {}
+        for t in tokenizers:
+            obj = _resolve_tokenizer(t)
+            name = t if isinstance(t, str) else _name(obj)
+            while name in toks:
+                name += "'"
+            toks[name] = obj
+    if not toks:
+        raise ValueError("compare needs at least one tokenizer")
+    rows = []
+    for label, text in labelled.items():
+        nb, nc = len(text.encode("utf-8")), len(text)
+        for name, tok in toks.items():
+            n_vocab = getattr(tok, "n_vocab", None)
+            if n_vocab is None:
+                n_vocab = len(getattr(tok, "vocab", ()))
+            rows.append(CompareRow(label, name, int(n_vocab), _count(tok, text), nb, nc))
+    return Comparison(list(labelled), list(toks), rows)
+
+
+# ---------------------------------------------------------------- evaluate
+
+
+@dataclass
+class Evaluation(_Result):
+    """How a tokenizer does on held-out text (see :func:`evaluate`).
+
+    Attributes:
+        byte_fallback: tokens that are not a whole UTF-8 character sequence on their
+            own (a character the vocabulary spells in raw byte pieces).
+        unknown: tokens that stand for an unknown character (id 0 of the
+            character-level tokenizer; always 0 for byte-level BPE, which has no
+            unknowns).
+    """
+
+    tokenizer: str
+    bytes: int
+    chars: int
+    tokens: int
+    byte_fallback: int
+    unknown: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+    @property
+    def byte_fallback_share(self) -> float:
+        return self.byte_fallback / self.tokens if self.tokens else 0.0
+
+    @property
+    def unknown_share(self) -> float:
+        return self.unknown / self.tokens if self.tokens else 0.0
+
+    def _table(self):
+        headers = ["tokenizer", "tokens", "bytes/token", "chars/token", "byte fallback", "unknown"]
+        rows = [[self.tokenizer, self.tokens, self.bytes_per_token, self.chars_per_token,
+                 f"{100 * self.byte_fallback_share:.2f}%", f"{100 * self.unknown_share:.2f}%"]]
+        return None, headers, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {"tokenizer": self.tokenizer, "bytes": self.bytes, "chars": self.chars, "tokens": self.tokens,
+                "bytes_per_token": self.bytes_per_token, "chars_per_token": self.chars_per_token,
+                "byte_fallback": self.byte_fallback, "byte_fallback_share": self.byte_fallback_share,
+                "unknown": self.unknown, "unknown_share": self.unknown_share}
+
+
+def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
+    """Bytes per token and the share of byte-fallback / unknown tokens on held-out text.
+
+    ``held_out`` is a str, a path, or a list of them.
+
+    >>> from bytepair import get_encoding
+    >>> e = evaluate(get_encoding("gpt2"), "토큰 token")
+    >>> e.tokens, e.byte_fallback
+    (7, 6)
+    """
+    tok = _resolve_tokenizer(tokenizer)
+    texts = _read_texts(held_out)
+    n_tokens = fallback = unknown = 0
+    char_level = _is_char_tokenizer(tok)
+    cache: dict[int, bool] = {}
+    for t in texts:
+        ids = _encode(tok, t)
+        n_tokens += len(ids)
+        for i in ids:
+            if char_level:
+                unknown += i == 0
+                continue
+            ok = cache.get(i)
+            if ok is None:
+                ok = cache[i] = is_complete_utf8(_token_bytes(tok, i))
+            fallback += not ok
+    return Evaluation(_name(tok), sum(len(t.encode("utf-8")) for t in texts), sum(len(t) for t in texts),
+                      n_tokens, fallback, unknown)
+
+
+__all__ = [
+    "CompareRow",
+    "Comparison",
+    "Evaluation",
+    "MergeStep",
+    "Piece",
+    "Pieces",
+    "Sweep",
+    "SweepRow",
+    "Trace",
+    "WordRank",
+    "WordRanks",
+    "compare",
+    "display_width",
+    "evaluate",
+    "format_table",
+    "is_complete_utf8",
+    "pieces",
+    "show_bytes",
+    "sweep",
+    "trace",
+    "visible",
+    "word_ranks",
+]

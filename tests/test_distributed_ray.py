@@ -1,0 +1,165 @@
+"""bytepair.distributed on Ray: a local Ray with 2 CPUs (real worker processes),
+exactness against one machine, a killed worker, resume, bad shards.
+
+Skipped when Ray is not installed; CI installs it (``pip install "ray[default]"``).
+One Ray is started for the whole module (``ray.init`` takes 5-20 s on a busy
+2-core machine).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import bytepair
+import bytepair.distributed.count
+import pytest
+from bytepair.counts import ChunkCounts
+from bytepair.distributed import (
+    ShardsFailedError,
+    count_chunks,
+    encode_dataset,
+    iter_documents,
+    read_manifest,
+)
+from test_distributed import (
+    SPECIALS,
+    expected_ids,
+    failing_reader,
+    kill_once_reader,
+    logging_reader,
+    make_shards,
+    outputs_state,
+    read_bin,
+    reads,
+)
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.ray
+
+
+@pytest.fixture(scope="module")
+def engine():
+    if ray.is_initialized():  # pragma: no cover - another module left one running
+        ray.shutdown()
+    # Workers must import bytepair and this test folder's helpers by name.
+    paths = [str(Path(__file__).parent), str(Path(bytepair.__file__).parent.parent)]
+    if os.environ.get("PYTHONPATH"):
+        paths.append(os.environ["PYTHONPATH"])
+    kwargs = dict(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="ERROR",
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
+    )
+    try:
+        ray.init(**kwargs)
+    except Exception:  # noqa: BLE001 - Ray's start-up can time out on an overloaded machine
+        ray.shutdown()
+        ray.init(**kwargs)
+    yield "ray"  # count_chunks/encode_dataset find the running Ray
+    ray.shutdown()
+
+
+def test_ray_count_equals_one_machine_and_trains_the_same(engine, tmp_path, monkeypatch):
+    seed = 424242
+    print("seed", seed)
+    paths, docs = make_shards(tmp_path, 8, seed)
+    want = ChunkCounts.from_texts(docs, pattern="o200k", special_tokens=SPECIALS)
+    got = count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce="driver")
+    assert list(got.items()) == list(want.items()) and got == want
+    # merged by Ray tasks, 3 adjacent tables per task: two levels, a ragged end
+    monkeypatch.setattr(bytepair.distributed.count, "TREE_FAN_IN", 3)
+    got = count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce="tree")
+    assert list(got.items()) == list(want.items())
+    tok = bytepair.train(counts=got, vocab_size=275, special_tokens=SPECIALS)
+    one = bytepair.train(docs, vocab_size=275, pattern="o200k", special_tokens=SPECIALS)
+    assert tok == one and tok.merges == one.merges
+
+
+@pytest.mark.parametrize("fmt", ["bin", "parquet"])
+def test_ray_encode_equals_encode_batch(engine, tmp_path, fmt):
+    paths, _ = make_shards(tmp_path / "in", 5, seed=99)
+    tok = bytepair.get_encoding("o200k_base")
+    m = encode_dataset(paths, tmp_path / "out", tokenizer=tok, engine=engine, format=fmt)
+    assert m["dtype"] == "uint32" and len(m["shards"]) == 5
+    for p, s in zip(paths, m["shards"]):
+        docs = list(iter_documents(p))
+        out = tmp_path / "out" / s["output"]
+        if fmt == "bin":
+            got = read_bin(out, "uint32")
+        else:
+            import pyarrow.parquet as pq
+
+            got = [i for row in pq.read_table(out).column("tokens").to_pylist() for i in row]
+        assert got == expected_ids(tok, docs)
+
+
+def test_ray_trained_tokenizer_travels(engine, tmp_path):
+    paths, docs = make_shards(tmp_path / "in", 3, seed=5)
+    tok = bytepair.train(docs[:30], vocab_size=270, pattern="cl100k", special_tokens=SPECIALS)
+    m = encode_dataset(paths, tmp_path / "out", tokenizer=tok, engine=engine)
+    assert m["dtype"] == "uint16"
+    for p, s in zip(paths, m["shards"]):
+        assert read_bin(tmp_path / "out" / s["output"], "uint16") == expected_ids(
+            tok, list(iter_documents(p))
+        )
+
+
+def test_ray_killed_worker_still_identical(engine, tmp_path):
+    paths, docs = make_shards(tmp_path / "in", 4, seed=31)
+    (tmp_path / "m").mkdir()
+    got = count_chunks(
+        paths,
+        engine=engine,
+        reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[2].name),
+    )
+    assert (tmp_path / "m" / f"killed-{paths[2].name}").exists()  # the task's process really died
+    assert got == ChunkCounts.from_texts(docs, pattern="o200k")
+
+    ref = encode_dataset(paths, tmp_path / "ref", tokenizer="gpt2", engine=engine)
+    m = encode_dataset(
+        paths,
+        tmp_path / "out",
+        tokenizer="gpt2",
+        engine=engine,
+        reader=functools.partial(kill_once_reader, str(tmp_path / "m"), paths[1].name),
+    )
+    assert (tmp_path / "m" / f"killed-{paths[1].name}").exists()
+    key = [(s["output"], s["documents"], s["tokens"]) for s in ref["shards"]]
+    assert [(s["output"], s["documents"], s["tokens"]) for s in m["shards"]] == key
+    for s in ref["shards"]:
+        assert (tmp_path / "out" / s["output"]).read_bytes() == (
+            tmp_path / "ref" / s["output"]
+        ).read_bytes()
+
+
+def test_ray_resume_and_bad_shards(engine, tmp_path):
+    paths, _ = make_shards(tmp_path / "in", 5, seed=8)
+    bad = tmp_path / "in" / "latin1.txt"
+    bad.write_bytes("na\xefve".encode("latin-1"))
+    out, log = tmp_path / "out", tmp_path / "log"
+    log.mkdir()
+    with pytest.raises(ShardsFailedError) as ei:
+        encode_dataset(
+            paths + [bad],
+            out,
+            tokenizer="gpt2",
+            engine=engine,
+            reader=functools.partial(failing_reader, (paths[3].name,)),
+        )
+    assert list(ei.value.failures) == [str(paths[3]), str(bad)]
+    assert "not UTF-8" in ei.value.failures[str(bad)]
+    before = outputs_state(out)
+    assert len(before) == 4 == len(read_manifest(out)["shards"])
+    m = encode_dataset(
+        paths,
+        out,
+        tokenizer="gpt2",
+        engine=engine,
+        reader=functools.partial(logging_reader, str(log)),
+    )
+    assert reads(log) == [paths[3].name.split(".")[0]]
+    assert {k: v for k, v in outputs_state(out).items() if k in before} == before
+    assert len(m["shards"]) == 5
