@@ -5,6 +5,7 @@
 # memory error cannot happen in it; Rust's own checks and debug assertions are
 # on). Prints the directory holding the target binaries.
 #   scripts/fuzz-build.sh            # all targets
+#   scripts/fuzz-build.sh pretok     # some targets
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 triple=$(rustc -vV | sed -n 's/^host: //p')
@@ -13,5 +14,11 @@ export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$PWD/target/plain}
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
-cargo build --release --locked --target "$triple" --bins 1>&2 || cargo build --release --target "$triple" --bins 1>&2
+sel=(--bins)
+if [ $# -gt 0 ]; then
+    sel=()
+    for t in "$@"; do sel+=(--bin "$t"); done
+fi
+cargo build --release --locked --target "$triple" "${sel[@]}" 1>&2 2>/dev/null \
+    || cargo build --release --target "$triple" "${sel[@]}" 1>&2
 echo "$CARGO_TARGET_DIR/$triple/release"

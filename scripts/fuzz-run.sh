@@ -15,7 +15,7 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=($(ls fuzz/fuzz_targets | sed 's/\.rs$//'))
 fi
-bin=$(scripts/fuzz-build.sh)
+bin=$(scripts/fuzz-build.sh "${targets[@]}")
 logs=$(mktemp -d)
 mkdir -p "$corpus_root"
 

@@ -15,6 +15,7 @@ surrogate becomes U+FFFD and a high+low pair becomes the character it encodes.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import bytepair
@@ -24,6 +25,8 @@ from conftest import ENCODINGS, tiktoken_encoding
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
+SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,
@@ -100,7 +103,7 @@ def encs():
 def test_roundtrip(name, encs):
     enc = encs[name]
 
-    @settings(max_examples=150, **SETTINGS)
+    @settings(max_examples=150 * SCALE, **SETTINGS)
     @given(text_no_surrogates)
     def check(s):
         ids = no_panic(enc.encode_ordinary, s)
@@ -126,7 +129,7 @@ def test_equals_tiktoken(name, encs):
     enc = encs[name]
     tt = tiktoken_encoding(name)
 
-    @settings(max_examples=200, **SETTINGS)
+    @settings(max_examples=200 * SCALE, **SETTINGS)
     @given(text_any)
     def check(s):
         assert no_panic(enc.encode_ordinary, s) == tt.encode_ordinary(s)
@@ -150,7 +153,7 @@ def test_decode_arbitrary_ids_equals_tiktoken(name, encs):
     specials = sorted(enc.special_tokens.values())
     ids_st = st.lists(st.one_of(st.integers(0, len(enc.token_bytes_list) - 1), st.sampled_from(specials)), max_size=40)
 
-    @settings(max_examples=200, **SETTINGS)
+    @settings(max_examples=200 * SCALE, **SETTINGS)
     @given(ids_st)
     def check(ids):
         assert no_panic(enc.decode_bytes, ids) == tt.decode_bytes(ids)
@@ -164,7 +167,7 @@ def test_unknown_ids_raise_keyerror(name, encs):
     enc = encs[name]
     known = set(range(len(enc.token_bytes_list))) | set(enc.special_tokens.values())
 
-    @settings(max_examples=100, **SETTINGS)
+    @settings(max_examples=100 * SCALE, **SETTINGS)
     @given(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=5))
     def check(ids):
         if all(i in known for i in ids):
@@ -197,7 +200,7 @@ def _train_both(docs, vocab_size, pattern, specials, **kw):
     return ours, (merges, vocab, special_ids)
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=120 * SCALE, **SETTINGS)
 @given(
     corpus_st,
     st.integers(256, 300),
@@ -221,7 +224,7 @@ def test_train_equals_reference(docs, vocab_size, pattern, specials, kw):
         )
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=40 * SCALE, **SETTINGS)
 @given(st.lists(st.binary(max_size=30), min_size=1, max_size=4), st.integers(256, 290))
 def test_train_equals_reference_on_decoded_bytes(blobs, vocab_size):
     # arbitrary bytes, decoded the way a user would (invalid UTF-8 -> U+FFFD)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 
 import bytepair
 import pytest
@@ -16,6 +17,8 @@ from bytepair.errors import BytepairError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
+SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,
@@ -134,7 +137,7 @@ def test_readers_on_fuzzed_files(tmp_path, kind):
     }[kind]
     counter = iter(range(10**9))
 
-    @settings(max_examples=100, **SETTINGS)
+    @settings(max_examples=100 * SCALE, **SETTINGS)
     @given(strategy)
     def check(blob):
         path = tmp_path / f"f{next(counter)}"

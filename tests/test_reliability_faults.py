@@ -27,6 +27,8 @@ from conftest import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
+SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,
@@ -252,7 +254,7 @@ def test_truncated_files_raise(tmp_path, saved_bytes):
             _load_expect_clear_error(path)
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=150 * SCALE, **SETTINGS)
 @given(st.data())
 def test_bitflipped_files(tmp_path_factory, saved_bytes, data):
     rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="seed"))
