@@ -243,6 +243,22 @@ def test_convert_is_wired(capsys, tmp_path):
         assert code == 0 and (tmp_path / "gpt2.tiktoken").exists()
 
 
+def test_convert_tiktoken_input_takes_pattern_and_specials(capsys, tmp_path):
+    tok = bytepair.train((DATA / "en_kjv.txt").read_text(encoding="utf-8")[:20000], 400, pattern="cl100k",
+                         special_tokens=["<|endoftext|>"])
+    from bytepair.formats import tiktoken as tt_format
+
+    tt_format.save(tok, tmp_path / "t.tiktoken")
+    code, _, err = run(capsys, "convert", str(tmp_path / "t.tiktoken"), str(tmp_path / "t.json"), "--to", "bytepair",
+                       "--pattern", "cl100k", "--special", "<|endoftext|>=399")
+    assert code == 0, err
+    back = bytepair.load(tmp_path / "t.json")
+    assert back.pattern == tok.pattern and back.special_tokens == {"<|endoftext|>": 399}
+    code, _, err = run(capsys, "convert", str(tmp_path / "t.tiktoken"), str(tmp_path / "u.json"), "--to", "bytepair",
+                       "--special", "oops")
+    assert code == 2 and "TOKEN=ID" in err and not (tmp_path / "u.json").exists()
+
+
 def test_bench_runs(capsys, tmp_path):
     f = tmp_path / "small.txt"
     f.write_text((DATA / "en_austen.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")

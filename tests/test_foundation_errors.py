@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
-
 import bytepair
+import pytest
 from bytepair import CharTokenizer
 from bytepair.errors import FormatError, PatternError, TrainingError
+from bytepair.formats import native
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +216,7 @@ def test_char_file_is_not_a_bytepair_file(tmp_path):
     p = tmp_path / "tokenizer.json"
     CharTokenizer.train("abab", 1).save(p)
     with pytest.raises(FormatError, match="not a bytepair tokenizer") as e:
-        bytepair.load(p)
+        native.load(p)  # bytepair.load detects the format and reads it as a CharTokenizer
     assert str(p) in str(e.value)
 
 

@@ -8,11 +8,9 @@
 
 from __future__ import annotations
 
-import os
-from typing import Union
-
 from . import patterns
 from .char import CharTokenizer
+from .conversion import ConversionError, ConvertReport, convert
 from .encoding import Tokenizer
 from .errors import (
     BytepairError,
@@ -23,34 +21,31 @@ from .errors import (
     UnknownTokenError,
     VocabError,
 )
+from .formats import load
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .train import train
 
 __version__ = "0.1.0"
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> Tokenizer:
-    """Loads a tokenizer file (bytepair's own format)."""
-    from .formats import native
-
-    return native.load(path)
-
-
 __all__ = [
-    "Tokenizer",
-    "CharTokenizer",
-    "train",
-    "load",
-    "get_encoding",
-    "list_encoding_names",
-    "encoding_for_model",
-    "encoding_name_for_model",
-    "patterns",
     "BytepairError",
+    "CharTokenizer",
+    "ConversionError",
+    "ConvertReport",
     "DisallowedSpecialError",
     "FormatError",
     "PatternError",
+    "Tokenizer",
     "TrainingError",
     "UnknownTokenError",
     "VocabError",
+    "convert",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "get_encoding",
+    "list_encoding_names",
+    "load",
+    "patterns",
+    "train",
 ]

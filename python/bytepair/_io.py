@@ -9,6 +9,17 @@ from typing import Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _default_mode() -> int:
+    # mkstemp creates 0600 files; written tokenizer files should get the usual
+    # permissions (0666 minus the umask), like open(path, "w") would give.
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _default_mode()
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Writes ``data`` to ``path`` through a temporary file in the same folder and
     ``os.replace``: readers see the old file or the new one, never half of one, and
@@ -18,6 +29,8 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
+            if hasattr(os, "fchmod"):  # POSIX only
+                os.fchmod(f.fileno(), _MODE)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

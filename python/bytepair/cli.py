@@ -687,6 +687,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
         if args.source not in list_encoding_names():
             raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
+    if args.pattern is not None:
+        kw["pattern"] = args.pattern
+    if args.preset is not None:
+        kw["preset"] = args.preset
+    if args.special:
+        specials = {}
+        for item in args.special:
+            tok, sep, num = item.rpartition("=")
+            if not sep or not tok or not num.isdigit():
+                raise UsageError(f"--special takes TOKEN=ID, got {item!r}")
+            specials[tok] = int(num)
+        kw["special_tokens"] = specials
     report = convert(args.source, args.destination, to=args.to, **kw)
     summary = getattr(report, "summary", None)
     _emit(summary() if callable(summary) else f"wrote {args.destination}")
@@ -928,6 +940,12 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("destination", metavar="OUT")
     cv.add_argument("--to", required=True, choices=["bytepair", "tiktoken", "hf", "gpt2"], help="output format")
     cv.add_argument("--check-text", metavar="FILE", help="text to verify the conversion on")
+    cv.add_argument("--pattern", help="pre-tokenization pattern for a .tiktoken input that is not a bundled file "
+                    "(gpt2 | cl100k | o200k | none | a regex)")
+    cv.add_argument("--preset", choices=["gpt2", "r50k_base", "cl100k_base", "o200k_base"],
+                    help="take pattern and special tokens of a bundled encoding (for a .tiktoken input)")
+    cv.add_argument("--special", action="append", metavar="TOKEN=ID",
+                    help="a special token of a .tiktoken input (repeatable)")
 
     b = add("bench", cmd_bench, "quick speed check of bytepair against tiktoken",
             "Encode a text with bytepair and (if installed) tiktoken in this process and print MB/s. For real "

@@ -1,4 +1,157 @@
-"""Tokenizer file formats, one module per format.
+"""Tokenizer file formats, one module per format, and format detection.
 
-- :mod:`.native`: bytepair's own versioned JSON file.
+- :mod:`.native`: bytepair's own versioned JSON file (``"format": "bytepair"``).
+- :mod:`.tiktoken`: tiktoken rank files (``.tiktoken``).
+- :mod:`.gpt2`: GPT-2 style ``vocab.json`` + ``merges.txt``.
+- :mod:`.hf_json`: Hugging Face ``tokenizer.json`` (byte-level BPE).
+- :mod:`.char`: the XSLM character-level ``tokenizer.json``.
+
+:func:`detect` names the format of a path and :func:`load` reads any of them;
+``bytepair.load`` is this :func:`load`.
+
+>>> import tempfile, os
+>>> from bytepair import get_encoding
+>>> path = os.path.join(tempfile.mkdtemp(), "gpt2.tiktoken")
+>>> tiktoken.save(get_encoding("gpt2"), path)
+>>> detect(path)
+'tiktoken'
+>>> load(path) == get_encoding("gpt2")   # the bytes of a bundled file: preset found
+True
 """
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, Optional, Union
+
+from ..errors import FormatError
+from . import char, gpt2, hf_json, native, tiktoken
+from ._bpe import UNSET
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: Format names, as used by :func:`detect` and ``bytepair convert --to``.
+FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char")
+
+_TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
+
+
+def _sniff_json(path: str, data: bytes) -> str:
+    from ._bpe import read_json
+
+    d = read_json(path, data)
+    if isinstance(d, dict):
+        if "format" in d:  # bytepair's files say what they are; native names a wrong value
+            return "bytepair"
+        if "model" in d:
+            return "hf"
+        if char.looks_like(d):
+            return "char"
+        if d and all(isinstance(v, int) for v in d.values()):
+            return "gpt2"
+    raise FormatError(
+        "JSON, but not a tokenizer file bytepair knows (bytepair, tokenizer.json, "
+        "character-level tokenizer.json or GPT-2 vocab.json)",
+        path=path,
+    )
+
+
+def detect(path: PathLike) -> str:
+    """The format of a file or folder: one of :data:`FORMATS`.
+
+    A folder is a GPT-2 pair (``vocab.json`` + ``merges.txt``) or holds one
+    ``tokenizer.json``; ``merges.txt`` names a GPT-2 pair; other files are
+    recognised by content.
+    """
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
+            return "gpt2"
+        if os.path.isfile(os.path.join(p, "tokenizer.json")):
+            return detect(os.path.join(p, "tokenizer.json"))
+        raise FormatError("folder holds neither vocab.json + merges.txt nor tokenizer.json", path=p)
+    with open(p, "rb") as f:
+        data = f.read()
+    head = data.lstrip()[:1]
+    if head == b"{":
+        return _sniff_json(p, data)
+    if os.path.basename(p) == gpt2.MERGES_FILE or data.startswith(b"#version"):
+        return "gpt2"
+    first = next((ln for ln in data.splitlines() if ln.strip()), b"")
+    if _TIKTOKEN_LINE.match(first):
+        return "tiktoken"
+    raise FormatError(
+        "unrecognised file: not JSON, not a .tiktoken rank file, not a GPT-2 merges.txt", path=p
+    )
+
+
+def load(
+    path: PathLike,
+    *,
+    pattern: object = UNSET,
+    special_tokens: Optional[Dict[str, int]] = None,
+    preset: Optional[str] = None,
+    ignore_normalizer: bool = False,
+    name: Optional[str] = None,
+) -> Any:
+    """Reads a tokenizer file of any supported format (see :func:`detect`).
+
+    Args:
+        path: a file, or a folder holding a GPT-2 pair or a ``tokenizer.json``.
+        pattern: pre-tokenization pattern, for formats that do not store one
+            (``.tiktoken``; GPT-2 files, default GPT-2's pattern). ``None`` means
+            no pre-tokenization.
+        special_tokens: special-token text to id, for ``.tiktoken`` files (and
+            extra ones for GPT-2 files).
+        preset: for ``.tiktoken``: take pattern and specials from a bundled
+            encoding (``"cl100k_base"``).
+        ignore_normalizer: for ``tokenizer.json``: load despite a normalizer.
+        name: the tokenizer's name.
+
+    Returns:
+        A :class:`bytepair.Tokenizer`, or a :class:`bytepair.CharTokenizer` for a
+        character-level file.
+
+    Raises:
+        FormatError: the file is malformed or of no known format (the message
+            names the file and the line or JSON path).
+        TypeError: an option that the detected format does not take (a file that
+            stores its own pattern is never silently overridden).
+    """
+    fmt = detect(path)
+    p = os.fspath(path)
+    if os.path.isdir(p) and fmt != "gpt2":
+        p = os.path.join(p, "tokenizer.json")
+    given = {
+        "pattern": pattern is not UNSET,
+        "special_tokens": special_tokens is not None,
+        "preset": preset is not None,
+        "ignore_normalizer": ignore_normalizer,
+        "name": name is not None,
+    }
+    takes = {
+        "tiktoken": {"pattern", "special_tokens", "preset", "name"},
+        "gpt2": {"pattern", "special_tokens", "name"},
+        "hf": {"ignore_normalizer", "name"},
+        "bytepair": set(),
+        "char": set(),
+    }[fmt]
+    extra = [k for k, v in given.items() if v and k not in takes]
+    if extra:
+        raise TypeError(
+            f"{p} is a {fmt} file, which does not take {', '.join(extra)}"
+            + (" (it stores its own pattern and special tokens)" if fmt in ("bytepair", "hf") else "")
+        )
+    if fmt == "tiktoken":
+        return tiktoken.load(p, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name)
+    if fmt == "gpt2":
+        return gpt2.load(p, pattern=pattern, special_tokens=special_tokens, name=name)
+    if fmt == "hf":
+        return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name)
+    if fmt == "char":
+        return char.load(p)
+    return native.load(p)
+
+
+__all__ = ["FORMATS", "char", "detect", "gpt2", "hf_json", "load", "native", "tiktoken"]

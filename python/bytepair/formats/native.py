@@ -33,16 +33,37 @@ VERSION = 1
 
 _B2U = bytes_to_unicode()
 _U2B = {c: b for b, c in _B2U.items()}
+# str.translate tables: latin-1 char of a byte -> its byte-level char, and back.
+# Raw characters that are not in the byte-level alphabet map to U+FFFF, which
+# then fails the latin-1 encode, so a bad string is still rejected.
+_TO_STR = {b: c for b, c in _B2U.items()}
+_TO_LATIN1 = {ord(c): chr(b) for b, c in _B2U.items()}
+for _b in range(256):
+    _TO_LATIN1.setdefault(_b, "\uffff")
 
 
 def token_to_str(token: bytes) -> str:
-    """Token bytes as a GPT-2 byte-level string (`` the`` -> ``Ġthe``)."""
-    return "".join(_B2U[b] for b in token)
+    """Token bytes as a GPT-2 byte-level string (`` the`` -> ``Ġthe``).
+
+    >>> token_to_str(b" the")
+    'Ġthe'
+    """
+    return token.decode("latin-1").translate(_TO_STR)
 
 
 def str_to_token(s: str) -> bytes:
-    """Inverse of :func:`token_to_str`; KeyError on a character outside the table."""
-    return bytes(_U2B[c] for c in s)
+    """Inverse of :func:`token_to_str`; KeyError on a character outside the table.
+
+    >>> str_to_token("Ġthe")
+    b' the'
+    """
+    try:
+        return s.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        bad = next(c for c in s if c not in _U2B)
+        raise KeyError(bad) from None
+    except AttributeError:
+        raise TypeError(f"expected str, got {type(s).__name__}") from None
 
 
 def to_dict(tok: Tokenizer, *, include_merges: bool = True) -> Dict[str, Any]:

@@ -1,0 +1,217 @@
+"""tiktoken rank files (``.tiktoken``): one ``<base64 token> <rank>`` line per token.
+
+A rank file holds only the mergeable tokens. The pre-tokenization pattern and
+the special tokens live in code (tiktoken's ``Encoding(pat_str=...,
+special_tokens=...)``), so the reader takes them from the caller, from a named
+preset (``preset="cl100k_base"``) or, when the file is byte for byte one of the
+bundled encodings, from that encoding.
+
+:func:`dumps` writes exactly what ``tiktoken.load.dump_tiktoken_bpe`` writes:
+tokens sorted by rank, ``base64(token) + b" " + str(rank).encode() + b"\\n"``.
+
+>>> from bytepair import get_encoding
+>>> data = dumps(get_encoding("gpt2"))
+>>> data[:12]
+b'IQ== 0\\nIg== '
+>>> loads(data, preset="gpt2") == get_encoding("gpt2")
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+from typing import Dict, List, Mapping, Optional, Union
+
+from .._io import atomic_write_bytes
+from ..encoding import Tokenizer
+from ..errors import FormatError, VocabError
+from ._bpe import UNSET
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+
+def dumps(tok: Tokenizer) -> bytes:
+    """The ``.tiktoken`` bytes of a tokenizer's mergeable tokens (specials are not stored).
+
+    >>> from bytepair import Tokenizer
+    >>> dumps(Tokenizer([bytes([b]) for b in range(256)] + [b"ab"], None)).splitlines()[-1]
+    b'YWI= 256'
+    """
+    return b"".join(
+        base64.b64encode(t) + b" " + str(r).encode("ascii") + b"\n"
+        for r, t in enumerate(tok.token_bytes_list)
+    )
+
+
+def save(tok: Tokenizer, path: PathLike) -> None:
+    """Writes ``tok``'s ranks to ``path`` atomically (see :func:`dumps`)."""
+    atomic_write_bytes(path, dumps(tok))
+
+
+def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
+    """Parses and validates rank-file bytes into token bytes indexed by rank.
+
+    Errors name the line: bad base64, a rank that is not an integer, a rank or
+    token given twice, and ranks that do not run ``0..n-1`` without a gap.
+
+    >>> parse_ranks(b"YQ== 1\\nYg== 0\\n")
+    [b'b', b'a']
+    >>> parse_ranks(b"YQ== 0\\nYQ== 1\\n", path="x.tiktoken")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: x.tiktoken:2: token b'a' is listed twice (first at line 1)
+    """
+    by_rank: Dict[int, bytes] = {}
+    line_of_rank: Dict[int, int] = {}
+    line_of_token: Dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise FormatError(
+                f"expected '<base64 token> <rank>', got {line[:60]!r}", path=path, where=lineno
+            )
+        b64, rank_s = fields
+        try:
+            token = base64.b64decode(b64, validate=True)
+        except (binascii.Error, ValueError):
+            raise FormatError(f"{b64[:60]!r} is not valid base64", path=path, where=lineno) from None
+        if not token:
+            raise FormatError("empty token", path=path, where=lineno)
+        if not rank_s.isdigit():
+            raise FormatError(f"rank {rank_s[:30]!r} is not a non-negative integer", path=path, where=lineno)
+        rank = int(rank_s)
+        if rank in by_rank:
+            raise FormatError(
+                f"rank {rank} is given twice (first at line {line_of_rank[rank]})", path=path, where=lineno
+            )
+        if token in line_of_token:
+            raise FormatError(
+                f"token {token!r} is listed twice (first at line {line_of_token[token]})",
+                path=path, where=lineno,
+            )
+        by_rank[rank] = token
+        line_of_rank[rank] = lineno
+        line_of_token[token] = lineno
+    if not by_rank:
+        raise FormatError("no tokens: the file is empty", path=path)
+    n = len(by_rank)
+    if max(by_rank) != n - 1:
+        missing = next(r for r in range(n) if r not in by_rank)
+        raise FormatError(
+            f"ranks must run 0..{n - 1} without gaps, but rank {missing} is missing "
+            f"(largest rank {max(by_rank)} at line {line_of_rank[max(by_rank)]})",
+            path=path,
+        )
+    return [by_rank[r] for r in range(n)]
+
+
+def _preset(preset: str):
+    from ..registry import get_encoding, list_encoding_names
+
+    if preset not in list_encoding_names():
+        raise ValueError(f"unknown preset {preset!r}; use one of {list_encoding_names()}")
+    return get_encoding(preset)
+
+
+def _bundled_name(data: bytes) -> Optional[str]:
+    from ..registry import _SPECS
+
+    digest = hashlib.sha256(data).hexdigest()
+    for name, spec in _SPECS.items():
+        if spec[1] == digest:
+            return name
+    return None
+
+
+_RANK_IN_MSG = re.compile(r"token (\d+)")
+
+
+def loads(
+    data: bytes,
+    *,
+    pattern: object = UNSET,
+    special_tokens: Optional[Mapping[str, int]] = None,
+    preset: Optional[str] = None,
+    name: Optional[str] = None,
+    path: object = None,
+    validate: bool = True,
+) -> Tokenizer:
+    """Builds a tokenizer from rank-file bytes.
+
+    Args:
+        data: the file's bytes.
+        pattern: pre-tokenization pattern (name or regex; ``None`` for none).
+        special_tokens: special-token text to id (ids above the ranks).
+        preset: a bundled encoding name whose pattern and specials to use.
+            Explicit ``pattern`` / ``special_tokens`` override the preset's.
+        name: the tokenizer's name (default: the preset or file name).
+        path: the file, for error messages.
+        validate: check that every token re-encodes to itself (0.3 s for o200k).
+
+    Without ``pattern`` or ``preset``, a file that is byte for byte a bundled
+    encoding gets that encoding's pattern and specials; any other file raises
+    :class:`~bytepair.errors.FormatError` asking for them.
+    """
+    tokens = parse_ranks(data, path=path)
+    if preset is None and pattern is UNSET:
+        preset = _bundled_name(data)
+        if preset is None:
+            raise FormatError(
+                "a .tiktoken file stores only the ranks: pass pattern= (e.g. 'cl100k' or a regex) "
+                "and special_tokens=, or preset= (one of gpt2, cl100k_base, o200k_base)",
+                path=path,
+            )
+    if preset is not None:
+        base = _preset(preset)
+        if pattern is UNSET:
+            pattern = base.pattern
+        if special_tokens is None:
+            special_tokens = base.special_tokens
+    if name is None:
+        name = preset or (os.path.basename(str(path)).split(".")[0] if path is not None else "tiktoken")
+    try:
+        tok = Tokenizer(tokens, pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise FormatError(str(e), path=path) from e
+    if validate:
+        try:
+            _ = tok.merges  # derives the merges; raises if a token is unreachable
+        except VocabError as e:
+            m = _RANK_IN_MSG.search(str(e))
+            raise FormatError(
+                f"{e}: the token does not re-encode to itself, so no BPE tokenizer can produce it",
+                path=path, where=_line_of_rank(data, int(m.group(1))) if m else None,
+            ) from e
+    return tok
+
+
+def _line_of_rank(data: bytes, rank: int) -> Optional[int]:
+    want = str(rank).encode("ascii")
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        fields = line.split()
+        if len(fields) == 2 and fields[1] == want:
+            return lineno
+    return None
+
+
+def load(
+    path: PathLike,
+    *,
+    pattern: object = UNSET,
+    special_tokens: Optional[Mapping[str, int]] = None,
+    preset: Optional[str] = None,
+    name: Optional[str] = None,
+    validate: bool = True,
+) -> Tokenizer:
+    """Reads a ``.tiktoken`` file; see :func:`loads` for the arguments."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return loads(data, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name,
+                 path=os.fspath(path), validate=validate)

@@ -1,0 +1,128 @@
+"""tiktoken rank files: byte-identical export, tiktoken itself reads what we
+write, and every kind of bad line is reported with its line number."""
+
+from __future__ import annotations
+
+import base64
+
+import bytepair
+import pytest
+from bytepair import registry
+from bytepair.errors import FormatError
+from bytepair.formats import tiktoken as tt_format
+from conftest import ENCODINGS, corpus
+from test_formats_hf import FIXTURES, trained, with_specials
+
+tiktoken = pytest.importorskip("tiktoken")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_export_is_byte_identical_to_openai_files(name):
+    # the bundled files are OpenAI's own (sha256 pinned by tiktoken)
+    assert tt_format.dumps(bytepair.get_encoding(name)) == registry.read_bundled_ranks(name)
+
+
+def test_export_matches_tiktokens_own_dump(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    from tiktoken.load import dump_tiktoken_bpe
+
+    # tiktoken writes through blobfile; a local file needs nothing more than open()
+    monkeypatch.setitem(sys.modules, "blobfile", types.SimpleNamespace(BlobFile=open))
+
+    tok = trained()
+    ours, theirs = tmp_path / "ours.tiktoken", tmp_path / "theirs.tiktoken"
+    tt_format.save(tok, ours)
+    dump_tiktoken_bpe(tok.mergeable_ranks, str(theirs))
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_trained_tokenizer_wrapped_in_tiktoken_gives_same_ids(tmp_path):
+    from tiktoken.load import load_tiktoken_bpe
+
+    tok = trained()
+    path = tmp_path / "mine.tiktoken"
+    tt_format.save(tok, path)
+    enc = tiktoken.Encoding(name="mine", pat_str=tok.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens=tok.special_tokens)
+    for name in FIXTURES:
+        text = with_specials(corpus(name))
+        assert enc.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all"), name
+    back = bytepair.load(path, pattern=tok.pattern, special_tokens=tok.special_tokens)
+    assert back == tok
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_bundled_bytes_are_recognised_without_a_preset(tmp_path, name):
+    path = tmp_path / "x.tiktoken"
+    path.write_bytes(registry.read_bundled_ranks(name))
+    tok = bytepair.load(path)
+    assert tok == bytepair.get_encoding(name)
+
+
+def test_preset_and_overrides(tmp_path):
+    path = tmp_path / "ranks.tiktoken"
+    tt_format.save(trained(), path)
+    with pytest.raises(FormatError, match="pattern=.*preset="):
+        bytepair.load(path)
+    tok = bytepair.load(path, preset="cl100k_base")
+    assert tok.pattern == bytepair.patterns.CL100K
+    assert tok.special_tokens == bytepair.get_encoding("cl100k_base").special_tokens
+    tok = bytepair.load(path, preset="cl100k_base", pattern="gpt2", special_tokens={"<s>": 600})
+    assert tok.pattern_name == "gpt2" and tok.special_tokens == {"<s>": 600}
+    tok = bytepair.load(path, pattern=None)
+    assert tok.pattern is None and tok.special_tokens == {}
+    with pytest.raises(ValueError, match="unknown preset"):
+        bytepair.load(path, preset="p50k")
+
+
+def _line(token: bytes, rank: int) -> bytes:
+    return base64.b64encode(token) + b" " + str(rank).encode() + b"\n"
+
+
+BYTES = b"".join(_line(bytes([b]), b) for b in range(256))
+
+
+@pytest.mark.parametrize(
+    "data, line, what",
+    [
+        (BYTES + b"YWJ@ 256\n", 257, "not valid base64"),
+        (BYTES + b"YWI 256\n", 257, "not valid base64"),
+        (BYTES + _line(b"ab", 255), 257, "rank 255 is given twice (first at line 256)"),
+        (BYTES + _line(b"a", 256), 257, "token b'a' is listed twice (first at line 98)"),
+        (BYTES + b"YWI= x\n", 257, "not a non-negative integer"),
+        (BYTES + b"YWI= -3\n", 257, "not a non-negative integer"),
+        (BYTES + b"YWI= 256 extra\n", 257, "expected '<base64 token> <rank>'"),
+        (BYTES + _line(b"abc", 256), 257, "does not re-encode to itself"),
+    ],
+)
+def test_bad_lines_are_named(tmp_path, data, line, what):
+    path = tmp_path / "bad.tiktoken"
+    path.write_bytes(data)
+    with pytest.raises(FormatError) as e:
+        bytepair.load(path, pattern=None)
+    assert f"{path}:{line}:" in str(e.value) and what in str(e.value), str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_gaps_and_missing_bytes_and_empty(tmp_path):
+    path = tmp_path / "bad.tiktoken"
+    path.write_bytes(BYTES + _line(b"ab", 257))
+    with pytest.raises(FormatError, match=r"without gaps, but rank 256 is missing \(largest rank 257 at line 257\)"):
+        bytepair.load(path, pattern=None)
+    path.write_bytes(b"".join(_line(bytes([b]), b) for b in range(255)))
+    with pytest.raises(FormatError, match=r"single byte 0xff is not a token"):
+        bytepair.load(path, pattern=None)
+    path.write_bytes(b"\n\n")
+    with pytest.raises(FormatError, match="empty"):
+        tt_format.load(path, pattern=None)
+
+
+def test_lines_may_come_in_any_order(tmp_path):
+    """tiktoken's loader takes the rank from each line, not from its position."""
+    lines = BYTES.splitlines(keepends=True) + [_line(b"ab", 256)]
+    path = tmp_path / "shuffled.tiktoken"
+    path.write_bytes(b"".join(reversed(lines)))
+    tok = bytepair.load(path, pattern=None)
+    assert tok.encode("abab") == [256, 256]
