@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import warnings
 
-import bytepair
 import pytest
-from bytepair import reference
-from conftest import ENCODINGS, tiktoken_encoding
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import bytepair
+from bytepair import reference
+from conftest import ENCODINGS, tiktoken_encoding
 
 # BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
 SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))

@@ -11,11 +11,12 @@ import base64
 import json
 import os
 
-import bytepair
 import pytest
-from bytepair.errors import BytepairError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import bytepair
+from bytepair.errors import BytepairError
 
 # BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
 SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))

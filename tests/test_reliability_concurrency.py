@@ -16,8 +16,9 @@ import threading
 import time
 import warnings
 
-import bytepair
 import pytest
+
+import bytepair
 from conftest import CORPORA, corpus
 
 # BYTEPAIR_STRESS_ITERATIONS raises the count for a long run (RELIABILITY.md)

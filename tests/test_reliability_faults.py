@@ -20,12 +20,13 @@ import random
 import signal
 import threading
 
-import bytepair
 import pytest
-from bytepair.errors import BytepairError
-from conftest import corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import bytepair
+from bytepair.errors import BytepairError
+from conftest import corpus
 
 # BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
 SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))

@@ -19,8 +19,9 @@ import textwrap
 import time
 from pathlib import Path
 
-import bytepair
 import pytest
+
+import bytepair
 
 # 256 KiB and 2 MiB: both past the CPU caches, so the ratio shows the algorithm
 N = 256 * 1024

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pickle
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import DisallowedSpecialError, Tokenizer
 from conftest import ENCODINGS, corpus, tiktoken_encoding
 
