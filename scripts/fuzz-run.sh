@@ -40,6 +40,11 @@ run_one() {
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$logs/$t.log" | tail -1)
     cov=$(echo "$done_line" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
     corp=$(echo "$done_line" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+    # slow-unit-* files are only reports (an input over 10 s); crash-, timeout-,
+    # oom- and leak- files are failures
+    local slow
+    slow=$(ls "$logs/$t.artifacts" | grep -c '^slow-unit-' || true)
+    rm -f "$logs/$t.artifacts/"slow-unit-*
     if [ $rc -ne 0 ] || compgen -G "$logs/$t.artifacts/*" > /dev/null; then
         mkdir -p "$root/fuzz/regressions/$t"
         cp "$logs/$t.artifacts/"* "$root/fuzz/regressions/$t/" 2>/dev/null || true
@@ -47,7 +52,7 @@ run_one() {
         grep -E -A12 'panicked|ERROR: libFuzzer|SUMMARY' "$logs/$t.log" | head -40
         return 1
     fi
-    echo "$t $secs ${execs:-?} ${rate:-?} ${cov:-?} ${corp:-?} ok"
+    echo "$t $secs ${execs:-?} ${rate:-?} ${cov:-?} ${corp:-?} ok (slow units: $slow)"
 }
 export -f run_one
 export root bin logs secs corpus_root

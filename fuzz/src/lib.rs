@@ -157,23 +157,26 @@ pub fn naive_encode_piece(piece: &[u8], ranks: &Ranks, out: &mut Vec<u32>) {
         out.push(r);
         return;
     }
-    let mut parts: Vec<Vec<u8>> = piece.iter().map(|&b| vec![b]).collect();
+    // parts are contiguous: bounds[i]..bounds[i + 1] is part i
+    let mut bounds: Vec<usize> = (0..=piece.len()).collect();
     loop {
         let mut best: Option<(u32, usize)> = None;
-        for i in 0..parts.len().saturating_sub(1) {
-            let joined = [parts[i].as_slice(), parts[i + 1].as_slice()].concat();
-            if let Some(&r) = ranks.get(&joined) {
+        for i in 0..bounds.len().saturating_sub(2) {
+            if let Some(&r) = ranks.get(&piece[bounds[i]..bounds[i + 2]]) {
                 if best.is_none_or(|(b, _)| r < b) {
                     best = Some((r, i));
                 }
             }
         }
         let Some((_, i)) = best else { break };
-        let right = parts.remove(i + 1);
-        parts[i].extend_from_slice(&right);
+        bounds.remove(i + 1);
     }
-    for p in parts {
-        out.push(*ranks.get(&p).expect("every single byte is a token"));
+    for w in bounds.windows(2) {
+        out.push(
+            *ranks
+                .get(&piece[w[0]..w[1]])
+                .expect("every single byte is a token"),
+        );
     }
 }
 
