@@ -17,3 +17,20 @@ impl CoreBpe {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::encode::CoreBpe;
+    use crate::error::Error;
+
+    #[test]
+    fn unknown_id_is_an_error() {
+        let tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let bpe = CoreBpe::new(tokens, vec![("<s>".into(), 300)], None).unwrap();
+        assert_eq!(bpe.decode_bytes(&[104, 105, 300]).unwrap(), b"hi<s>");
+        assert!(matches!(
+            bpe.decode_bytes(&[104, 299]),
+            Err(Error::UnknownId(299))
+        ));
+    }
+}

@@ -1,8 +1,16 @@
 //! The vocabulary of a byte-level BPE tokenizer: token bytes indexed by rank,
 //! and the reverse map. In these tokenizers the rank of a token is its id and its
 //! merge priority (lower merges first), as in tiktoken.
+//!
+//! Storage: all token bytes in one arena with an offset per rank, and a
+//! `hashbrown::HashTable` of ranks hashed by their bytes. Building it allocates
+//! no per-token memory (o200k_base: 200k tokens load in a few milliseconds), and
+//! a lookup probes a table of 4-byte entries.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::{HashMap, HashTable};
+use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Result};
 use crate::Rank;
@@ -10,8 +18,55 @@ use crate::Rank;
 /// Token bytes by rank and rank by token bytes.
 #[derive(Debug, Clone)]
 pub struct Vocab {
-    tokens: Vec<Vec<u8>>,
-    ranks: FxHashMap<Vec<u8>, Rank>,
+    arena: Vec<u8>,
+    /// `offsets[r]..offsets[r + 1]` are the bytes of rank `r`.
+    offsets: Vec<u32>,
+    table: HashTable<Rank>,
+    byte_ranks: [Rank; 256],
+    /// `(left, right) -> rank` for every pair of tokens whose concatenated bytes
+    /// are a token (not only the pair that made it): merging by this map is
+    /// exactly merging by the rank of concatenated bytes, with a 64-bit key
+    /// instead of hashing byte strings.
+    pairs: HashMap<u64, Rank, FxBuildHasher>,
+    /// Tokens of at most 8 bytes keyed by their bytes packed in a `u64`: the
+    /// common lookup (English pieces are mostly short) touches one table slot and
+    /// no arena bytes, and compares with one integer comparison.
+    short: HashTable<Short>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Short {
+    key: u64,
+    len: u32,
+    rank: Rank,
+}
+
+/// Longest token (bytes) held in the packed table.
+const SHORT_MAX: usize = 8;
+
+#[inline]
+fn pack(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(buf)
+}
+
+#[inline]
+fn short_hash(key: u64, len: usize) -> u64 {
+    // folded 64x64->128 multiply: good high bits (hashbrown's tag) and low bits (bucket)
+    let m = ((key ^ ((len as u64) << 59)) as u128)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    (m >> 64) as u64 ^ m as u64
+}
+
+#[inline]
+fn pair_key(left: Rank, right: Rank) -> u64 {
+    ((left as u64) << 32) | right as u64
+}
+
+#[inline]
+fn hash(bytes: &[u8]) -> u64 {
+    FxBuildHasher.hash_one(bytes)
 }
 
 impl Vocab {
@@ -20,59 +75,303 @@ impl Vocab {
     /// Errors when a token is empty or repeated, or when one of the 256 single
     /// bytes is missing (every byte string must be encodable).
     pub fn new(tokens: Vec<Vec<u8>>) -> Result<Self> {
-        if tokens.len() > Rank::MAX as usize {
-            return Err(Error::InvalidVocab("too many tokens".into()));
+        let mut b = Builder::with_capacity(tokens.len(), tokens.iter().map(Vec::len).sum());
+        for t in &tokens {
+            b.push(t)?;
         }
-        let mut ranks = FxHashMap::with_capacity_and_hasher(tokens.len(), Default::default());
-        for (i, t) in tokens.iter().enumerate() {
-            if t.is_empty() {
-                return Err(Error::InvalidVocab(format!("token {i} is empty")));
+        b.finish()
+    }
+
+    /// Parses the `.tiktoken` rank-file format: one `base64(token) rank` line per
+    /// token, ranks `0, 1, 2, ...` in order (blank lines are skipped).
+    ///
+    /// Errors name the 1-based line that is malformed, out of order or not valid
+    /// base64. Linear in the file size.
+    pub fn from_tiktoken(data: &[u8]) -> Result<Self> {
+        use base64::Engine as _;
+        let engine = &base64::engine::general_purpose::STANDARD;
+        let lines = memchr::memchr_iter(b'\n', data).count() + 1;
+        let mut b = Builder::with_capacity(lines, data.len() / 2);
+        let mut scratch = Vec::with_capacity(64);
+        for (lineno, line) in data.split(|&c| c == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                continue;
             }
-            if let Some(prev) = ranks.insert(t.clone(), i as Rank) {
-                return Err(Error::InvalidVocab(format!(
-                    "tokens {prev} and {i} are the same bytes {t:?}"
+            let bad = |why: &str| Error::InvalidVocab(format!("line {}: {why}", lineno + 1));
+            let sp = memchr::memchr(b' ', line).ok_or_else(|| bad("expected `base64 rank`"))?;
+            let (tok, rank) = (&line[..sp], &line[sp + 1..]);
+            let rank: usize = std::str::from_utf8(rank)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .ok_or_else(|| bad("the rank is not a non-negative integer"))?;
+            if rank != b.len() {
+                return Err(bad(&format!(
+                    "rank {rank} out of order (expected {})",
+                    b.len()
                 )));
             }
+            scratch.clear();
+            engine
+                .decode_vec(tok, &mut scratch)
+                .map_err(|e| bad(&format!("invalid base64: {e}")))?;
+            b.push(&scratch).map_err(|e| bad(&e.to_string()))?;
         }
-        for b in 0..=255u8 {
-            if !ranks.contains_key(&[b][..]) {
-                return Err(Error::InvalidVocab(format!(
-                    "the single byte 0x{b:02x} is not a token"
-                )));
-            }
-        }
-        Ok(Vocab { tokens, ranks })
+        b.finish()
     }
 
     /// Number of mergeable tokens (ranks are `0..len()`).
     pub fn len(&self) -> usize {
-        self.tokens.len()
+        self.offsets.len() - 1
     }
 
     /// Always false: a valid vocabulary holds at least the 256 bytes.
     pub fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
+        self.len() == 0
     }
 
-    /// The rank of a byte string, if it is a token.
+    /// The rank of a byte string, if it is a token. O(len) hashing plus one probe.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        self.ranks.get(bytes).copied()
+        if bytes.len() <= SHORT_MAX {
+            let key = pack(bytes);
+            let len = bytes.len() as u32;
+            return self
+                .short
+                .find(short_hash(key, bytes.len()), |e| {
+                    e.key == key && e.len == len
+                })
+                .map(|e| e.rank);
+        }
+        let h = hash(bytes);
+        self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
     }
 
-    /// The bytes of a token.
+    /// The rank of the token whose bytes are those of `left` followed by those of
+    /// `right`, if there is one. One 64-bit hash probe.
+    #[inline]
+    pub fn pair_rank(&self, left: Rank, right: Rank) -> Option<Rank> {
+        self.pairs.get(&pair_key(left, right)).copied()
+    }
+
+    /// The rank of a single byte (every byte is a token).
+    #[inline]
+    pub fn byte_rank(&self, b: u8) -> Rank {
+        self.byte_ranks[b as usize]
+    }
+
+    #[inline]
+    fn bytes_of(&self, r: Rank) -> &[u8] {
+        let r = r as usize;
+        &self.arena[self.offsets[r] as usize..self.offsets[r + 1] as usize]
+    }
+
+    /// The bytes of a token, or `None` when `rank >= len()`.
     #[inline]
     pub fn token(&self, rank: Rank) -> Option<&[u8]> {
-        self.tokens.get(rank as usize).map(|v| v.as_slice())
+        if (rank as usize) < self.len() {
+            Some(self.bytes_of(rank))
+        } else {
+            None
+        }
     }
 
     /// All tokens in rank order.
-    pub fn tokens(&self) -> &[Vec<u8>] {
-        &self.tokens
+    pub fn tokens(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.offsets
+            .windows(2)
+            .map(|w| &self.arena[w[0] as usize..w[1] as usize])
+    }
+}
+
+impl Vocab {
+    /// Every split of every token into two tokens. Cost: one prefix and one
+    /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
+    /// boundaries, 446 k pairs), spread over scoped threads.
+    fn build_short(&self) -> HashTable<Short> {
+        let mut t = HashTable::with_capacity(self.len());
+        for (r, tok) in self.tokens().enumerate() {
+            if tok.len() <= SHORT_MAX {
+                let e = Short {
+                    key: pack(tok),
+                    len: tok.len() as u32,
+                    rank: r as Rank,
+                };
+                t.insert_unique(short_hash(e.key, tok.len()), e, |e| {
+                    short_hash(e.key, e.len as usize)
+                });
+            }
+        }
+        t
     }
 
-    /// The reverse map, bytes to rank.
-    pub fn ranks(&self) -> &FxHashMap<Vec<u8>, Rank> {
-        &self.ranks
+    fn build_pairs(&self) -> HashMap<u64, Rank, FxBuildHasher> {
+        // scoped threads rather than rayon's global pool: nothing outlives the
+        // call, so a process that forks after loading has no missing workers
+        let n = self.len();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |k| k.get())
+            .clamp(1, 8);
+        let chunk = n.div_ceil(threads).max(1);
+        let scan = |lo: usize, hi: usize| -> Vec<(u64, Rank)> {
+            let mut out = Vec::new();
+            for r in lo..hi {
+                let t = self.bytes_of(r as Rank);
+                for i in 1..t.len() {
+                    if let (Some(a), Some(b)) = (self.rank(&t[..i]), self.rank(&t[i..])) {
+                        out.push((pair_key(a, b), r as Rank));
+                    }
+                }
+            }
+            out
+        };
+        let parts: Vec<Vec<(u64, Rank)>> = if threads == 1 || n < 20_000 {
+            vec![scan(0, n)]
+        } else {
+            std::thread::scope(|s| {
+                let bounds = |k: usize| ((k * chunk).min(n), ((k + 1) * chunk).min(n));
+                let handles: Vec<_> = (0..threads)
+                    .map(|k| {
+                        let (lo, hi) = bounds(k);
+                        s.spawn(move || scan(lo, hi))
+                    })
+                    .collect();
+                // a worker cannot panic (all indexing is in bounds); if one did,
+                // redo its share on this thread rather than lose pairs
+                handles
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, h)| {
+                        h.join().unwrap_or_else(|_| {
+                            let (lo, hi) = bounds(k);
+                            scan(lo, hi)
+                        })
+                    })
+                    .collect()
+            })
+        };
+        let total = parts.iter().map(Vec::len).sum();
+        let mut map = HashMap::with_capacity_and_hasher(total, FxBuildHasher);
+        for p in parts {
+            map.extend(p);
+        }
+        map
+    }
+}
+
+/// Appends tokens in rank order, checking each one.
+struct Builder {
+    arena: Vec<u8>,
+    offsets: Vec<u32>,
+    table: HashTable<Rank>,
+}
+
+impl Builder {
+    fn with_capacity(tokens: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(tokens + 1);
+        offsets.push(0);
+        Builder {
+            arena: Vec::with_capacity(bytes),
+            offsets,
+            table: HashTable::with_capacity(tokens),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn push(&mut self, t: &[u8]) -> Result<()> {
+        let i = self.len();
+        if i >= Rank::MAX as usize - 1 {
+            return Err(Error::InvalidVocab("too many tokens".into()));
+        }
+        if t.is_empty() {
+            return Err(Error::InvalidVocab(format!("token {i} is empty")));
+        }
+        if self.arena.len() + t.len() > u32::MAX as usize {
+            return Err(Error::InvalidVocab(
+                "the tokens hold more than 4 GiB".into(),
+            ));
+        }
+        let h = hash(t);
+        let (arena, offsets) = (&self.arena, &self.offsets);
+        let get = |r: Rank| &arena[offsets[r as usize] as usize..offsets[r as usize + 1] as usize];
+        if let Some(&prev) = self.table.find(h, |&r| get(r) == t) {
+            return Err(Error::InvalidVocab(format!(
+                "tokens {prev} and {i} are the same bytes {t:?}"
+            )));
+        }
+        self.arena.extend_from_slice(t);
+        self.offsets.push(self.arena.len() as u32);
+        let (arena, offsets) = (&self.arena, &self.offsets);
+        self.table.insert_unique(h, i as Rank, |&r| {
+            hash(&arena[offsets[r as usize] as usize..offsets[r as usize + 1] as usize])
+        });
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vocab> {
+        let Builder {
+            arena,
+            offsets,
+            table,
+        } = self;
+        let mut v = Vocab {
+            arena,
+            offsets,
+            table,
+            byte_ranks: [0; 256],
+            pairs: HashMap::default(),
+            short: HashTable::new(),
+        };
+        v.short = v.build_short();
+        for b in 0..=255u8 {
+            match v.rank(&[b]) {
+                Some(r) => v.byte_ranks[b as usize] = r,
+                None => {
+                    return Err(Error::InvalidVocab(format!(
+                        "the single byte 0x{b:02x} is not a token"
+                    )))
+                }
+            }
+        }
+        v.pairs = v.build_pairs();
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiktoken_lines_roundtrip() {
+        use base64::Engine as _;
+        let e = &base64::engine::general_purpose::STANDARD;
+        let mut text = String::new();
+        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        toks.push(b"hello".to_vec());
+        for (i, t) in toks.iter().enumerate() {
+            text.push_str(&format!("{} {i}\n", e.encode(t)));
+        }
+        let v = Vocab::from_tiktoken(text.as_bytes()).unwrap();
+        assert_eq!(v.len(), 257);
+        assert_eq!(v.rank(b"hello"), Some(256));
+        assert_eq!(v.token(256), Some(&b"hello"[..]));
+        assert_eq!(v.token(257), None);
+        let bad = text.replace(" 256", " 300");
+        assert!(
+            matches!(Vocab::from_tiktoken(bad.as_bytes()), Err(Error::InvalidVocab(m)) if m.contains("line 257"))
+        );
+    }
+
+    #[test]
+    fn rejects_duplicates_and_missing_bytes() {
+        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        toks.push(b"a".to_vec());
+        assert!(Vocab::new(toks).is_err());
+        let toks: Vec<Vec<u8>> = (0..=254u8).map(|b| vec![b]).collect();
+        assert!(Vocab::new(toks).is_err());
     }
 }

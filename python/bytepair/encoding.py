@@ -2,7 +2,20 @@
 
 Its method names follow tiktoken's ``Encoding`` so code can switch in one line.
 The hot loops (pre-tokenization, merging, batch work) run in the Rust core
-(``bytepair._core.CoreBPE``); this module owns argument handling and policy.
+(``bytepair._core.CoreBPE``) with the GIL released; this module owns argument
+handling and policy.
+
+Special tokens follow tiktoken exactly: text of a special token becomes its id
+only when listed in ``allowed_special``; by default any other occurrence raises
+:class:`~bytepair.errors.DisallowedSpecialError` (a ``ValueError``) with a fix-it
+message. One more policy, ``special_text="text"``, makes every special-token text
+plain text by default (for counting user documents); it applies to every method
+(``encode``, ``encode_batch``, ``count``, ``encode_to_numpy``) and is saved with
+the tokenizer.
+
+Lone surrogates in ``str`` input are handled as tiktoken does: the text goes
+through a UTF-16 ``surrogatepass`` round trip, so paired surrogates become their
+character and lone ones become U+FFFD.
 """
 
 from __future__ import annotations
@@ -25,16 +38,23 @@ from typing import (
 
 from . import _core
 from . import patterns as _patterns
-from .errors import UnknownTokenError, VocabError
+from .errors import DisallowedSpecialError, UnknownTokenError, VocabError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
+
+    from .stream import StreamDecoder
 
 ENDOFTEXT = "<|endoftext|>"
 
 #: What ``encode`` does by default with special-token text that is not allowed:
 #: ``"raise"`` (tiktoken's behaviour) or ``"text"`` (encode it as ordinary text).
 SpecialText = Literal["raise", "text"]
+
+AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
+DisallowedSpecial = Union[Literal["all"], Collection[str], None]
+
+_NO_SPECIALS: AbstractSet[str] = frozenset()
 
 
 class Tokenizer:
@@ -73,24 +93,48 @@ class Tokenizer:
             tokens = _tokens_from_ranks(mergeable_ranks)
         else:
             tokens = [bytes(t) for t in mergeable_ranks]
-        specials = dict(special_tokens or {})
-        for s, i in specials.items():
-            if not isinstance(s, str):
-                raise VocabError(f"special token {s!r} is not a str")
-            if not isinstance(i, int) or isinstance(i, bool):
-                raise VocabError(f"special token {s!r} has a non-integer id {i!r}")
+        specials = _check_specials(special_tokens)
+        pat = _patterns.resolve(pattern)
+        self._setup(_core.CoreBPE(tokens, specials, pat), pat, specials, name, merges, special_text)
+        self._tokens_cache: Optional[List[bytes]] = tokens
+
+    @classmethod
+    def _from_core(
+        cls,
+        core: "_core.CoreBPE",
+        pattern: Optional[str],
+        special_tokens: Mapping[str, int],
+        *,
+        name: str,
+        bundled: Optional[str] = None,
+        special_text: SpecialText = "raise",
+    ) -> "Tokenizer":
+        """Wraps an already built core (the bundled encodings load this way)."""
+        self = cls.__new__(cls)
+        self._setup(core, pattern, dict(special_tokens), name, None, special_text)
+        self._tokens_cache = None
+        self._bundled = bundled
+        return self
+
+    def _setup(self, core, pattern, specials, name, merges, special_text) -> None:
         if special_text not in ("raise", "text"):
             raise ValueError(f"special_text must be 'raise' or 'text', not {special_text!r}")
         self.name = name
-        self._pattern = _patterns.resolve(pattern)
-        self._tokens = tokens
-        self._special_tokens = specials
+        self._pattern = pattern
+        self._special_tokens: Dict[str, int] = specials
         self._merges = [tuple(m) for m in merges] if merges is not None else None
         self.special_text: SpecialText = special_text
-        self._core = _core.CoreBPE(tokens, specials, self._pattern)
+        self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
+        self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
+
+    @property
+    def _tokens(self) -> List[bytes]:
+        if self._tokens_cache is None:
+            self._tokens_cache = self._core.token_bytes_list()
+        return self._tokens_cache
 
     @property
     def pattern(self) -> Optional[str]:
@@ -104,11 +148,18 @@ class Tokenizer:
 
     @property
     def n_vocab(self) -> int:
-        """One more than the largest id (mergeable or special)."""
-        top = len(self._tokens) - 1
-        if self._special_tokens:
-            top = max(top, max(self._special_tokens.values()))
-        return top + 1
+        """One more than the largest id (mergeable or special).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").n_vocab
+        100277
+        """
+        return self._core.n_vocab
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id (tiktoken's name): ``n_vocab - 1``."""
+        return self._core.n_vocab - 1
 
     @property
     def eot_token(self) -> Optional[int]:
@@ -147,29 +198,52 @@ class Tokenizer:
 
     # ------------------------------------------------------------ encoding
 
-    def _special_sets(
-        self,
-        allowed_special: Union[Literal["all"], AbstractSet[str]],
-        disallowed_special: Union[Literal["all"], Collection[str], None],
-    ) -> Tuple[List[str], List[str]]:
+    def _policy(
+        self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
+    ) -> Optional[Tuple[Optional[List[str]], Optional[List[str]]]]:
+        """Normalises tiktoken's arguments to the core's ``(allowed, disallowed)``
+        name lists. ``None`` means "plain text" (no special handling at all);
+        ``(None, None)`` means tiktoken's default (all disallowed, none allowed)."""
+        if allowed_special is _NO_SPECIALS and disallowed_special is None:
+            if self.special_text == "text" or not self._special_tokens:
+                return None
+            return (None, None)
         if allowed_special == "all":
             allowed = set(self._special_tokens)
         else:
+            if isinstance(allowed_special, str):
+                raise TypeError("allowed_special must be 'all' or a set of str, not a str")
             allowed = set(allowed_special)
         if disallowed_special is None:
             disallowed_special = "all" if self.special_text == "raise" else ()
         if disallowed_special == "all":
             disallowed = set(self._special_tokens) - allowed
         else:
+            if isinstance(disallowed_special, str):
+                raise TypeError("disallowed_special must be 'all' or a collection of str, not a str")
             disallowed = set(disallowed_special)
-        return list(allowed), list(disallowed)
+        allowed &= self._special_tokens.keys()
+        if not allowed and not (disallowed & self._special_tokens.keys()):
+            return None
+        return (sorted(allowed), sorted(disallowed & self._special_tokens.keys()))
+
+    def _check_foreign_disallowed(self, text: str, disallowed_special: DisallowedSpecial) -> None:
+        # tiktoken searches the text for every disallowed string, special or not
+        if disallowed_special is None or disallowed_special == "all":
+            return
+        for s in disallowed_special:
+            if s not in self._special_tokens and s and s in text:
+                raise DisallowedSpecialError(
+                    f"Encountered text corresponding to disallowed special token {s!r}.\n"
+                    "Remove it from `disallowed_special` to encode it as normal text."
+                )
 
     def encode(
         self,
         text: str,
         *,
-        allowed_special: Union[Literal["all"], AbstractSet[str]] = frozenset(),
-        disallowed_special: Union[Literal["all"], Collection[str], None] = None,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
     ) -> List[int]:
         """Encodes text to ids.
 
@@ -178,58 +252,249 @@ class Tokenizer:
         :class:`~bytepair.errors.DisallowedSpecialError` like tiktoken; pass
         ``disallowed_special=()`` (or build the tokenizer with
         ``special_text="text"``) to encode it as plain text.
+
+        >>> import bytepair
+        >>> enc = bytepair.get_encoding("gpt2")
+        >>> enc.encode("Hello")
+        [15496]
+        >>> enc.encode("<|endoftext|>", allowed_special="all")
+        [50256]
+        >>> enc.encode("<|endoftext|>", disallowed_special=())
+        [27, 91, 437, 1659, 5239, 91, 29]
         """
         text = _check_text(text)
-        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
+        pol = self._policy(allowed_special, disallowed_special)
+        if disallowed_special:
+            self._check_foreign_disallowed(text, disallowed_special)
         try:
-            return self._core.encode(text, allowed, disallowed)
+            if pol is None:
+                return self._core.encode_ordinary(text)
+            return self._core.encode(text, *pol)
         except UnicodeEncodeError:
-            return self._core.encode(_fix_surrogates(text), allowed, disallowed)
+            text = _fix_surrogates(text)
+            if pol is None:
+                return self._core.encode_ordinary(text)
+            return self._core.encode(text, *pol)
 
     def encode_ordinary(self, text: str) -> List[int]:
-        """Encodes text with special-token text treated as plain text."""
+        """Encodes text with special-token text treated as plain text.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("o200k_base").encode_ordinary("strawberry")
+        [302, 1618, 19772]
+        """
         text = _check_text(text)
         try:
             return self._core.encode_ordinary(text)
         except UnicodeEncodeError:
             return self._core.encode_ordinary(_fix_surrogates(text))
 
+    def count(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> int:
+        """The number of ids :meth:`encode` would return, computed without
+        building the list (memory stays small for huge texts).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("o200k_base").count("안녕하세요, 토크나이저입니다.")
+        10
+        """
+        text = _check_text(text)
+        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        if disallowed_special:
+            self._check_foreign_disallowed(text, disallowed_special)
+        try:
+            return self._core.count(text, *pol)
+        except UnicodeEncodeError:
+            return self._core.count(_fix_surrogates(text), *pol)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> "np.ndarray":
+        """Like :meth:`encode`, returning a read-only ``numpy.uint32`` array built
+        straight from the core's buffer (no Python list in between).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").encode_to_numpy("hello world").tolist()
+        [15339, 1917]
+        """
+        import numpy as np
+
+        text = _check_text(text)
+        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        if disallowed_special:
+            self._check_foreign_disallowed(text, disallowed_special)
+        try:
+            buf = self._core.encode_to_bytes(text, *pol)
+        except UnicodeEncodeError:
+            buf = self._core.encode_to_bytes(_fix_surrogates(text), *pol)
+        return np.frombuffer(buf, dtype=np.uint32)
+
     def encode_batch(
         self,
         texts: Sequence[str],
         *,
         num_threads: Optional[int] = None,
-        allowed_special: Union[Literal["all"], AbstractSet[str]] = frozenset(),
-        disallowed_special: Union[Literal["all"], Collection[str], None] = None,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
     ) -> List[List[int]]:
-        """Encodes many texts in parallel (Rust threads, GIL released)."""
-        if isinstance(texts, str):
-            raise TypeError("encode_batch takes a list of str; for one text use encode()")
-        texts = [_fix_surrogates(_check_text(t)) for t in texts]
-        allowed, disallowed = self._special_sets(allowed_special, disallowed_special)
-        return self._core.encode_batch(texts, allowed, disallowed)
+        """Encodes many texts in parallel on Rust threads with the GIL released.
 
-    def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None) -> List[List[int]]:
+        Args:
+            texts: a list (or any sequence) of str.
+            num_threads: worker threads; ``None`` uses one per CPU core, ``1`` runs
+                on the calling thread. Pools are kept per thread count.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])
+        [[31373, 995], [11274, 16390, 995]]
+        """
+        texts = _check_texts(texts)
+        threads = _check_threads(num_threads)
+        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        if disallowed_special:
+            for t in texts:
+                self._check_foreign_disallowed(t, disallowed_special)
+        try:
+            return self._core.encode_batch(texts, *pol, threads)
+        except UnicodeEncodeError:
+            return self._core.encode_batch([_fix_surrogates(t) for t in texts], *pol, threads)
+
+    def encode_ordinary_batch(
+        self, texts: Sequence[str], *, num_threads: Optional[int] = None
+    ) -> List[List[int]]:
         """Like :meth:`encode_batch` with special-token text as plain text."""
         return self.encode_batch(texts, num_threads=num_threads, disallowed_special=())
+
+    def count_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> List[int]:
+        """Token counts of many texts, in parallel (see :meth:`count`)."""
+        texts = _check_texts(texts)
+        threads = _check_threads(num_threads)
+        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        if disallowed_special:
+            for t in texts:
+                self._check_foreign_disallowed(t, disallowed_special)
+        try:
+            return self._core.count_batch(texts, *pol, threads)
+        except UnicodeEncodeError:
+            return self._core.count_batch([_fix_surrogates(t) for t in texts], *pol, threads)
+
+    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
+        """The id of text (or bytes) that is exactly one token, special tokens included.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").encode_single_token("<|endoftext|>")
+        50256
+
+        Raises:
+            KeyError: when it is not one token.
+        """
+        b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        r = self._core.single_token(b)
+        if r is None:
+            raise KeyError(text_or_bytes)
+        return r
 
     # ------------------------------------------------------------ decoding
 
     def decode_bytes(self, tokens: Sequence[int]) -> bytes:
-        """Concatenated bytes of the ids. Unknown ids raise UnknownTokenError (a KeyError)."""
-        return self._core.decode_bytes(_check_ids(tokens))
+        """Concatenated bytes of the ids.
+
+        Raises:
+            UnknownTokenError: (a ``KeyError``) naming the first id that is not in
+                the vocabulary (negative and huge ids included).
+            TypeError: for ids that are not integers.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").decode_bytes([47991, 250])
+        b'\\xed\\x95\\x9c'
+        """
+        try:
+            return self._core.decode_bytes(tokens)
+        except (OverflowError, TypeError):
+            _raise_bad_ids(tokens, self._core.n_vocab)
+            raise
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
-        """Decodes ids to text; invalid UTF-8 is handled by ``errors`` (default: U+FFFD)."""
+        """Decodes ids to text; invalid UTF-8 is handled by ``errors`` (default: U+FFFD).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").decode([47991, 250, 166, 113, 255])
+        '한국'
+        """
         return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: Optional[int] = None
+    ) -> List[str]:
+        """Decodes many id lists (byte assembly runs on Rust threads)."""
+        return [b.decode("utf-8", errors=errors) for b in self.decode_bytes_batch(batch, num_threads=num_threads)]
+
+    def decode_bytes_batch(
+        self, batch: Sequence[Sequence[int]], *, num_threads: Optional[int] = None
+    ) -> List[bytes]:
+        """The bytes of many id lists."""
+        threads = _check_threads(num_threads)
+        try:
+            return self._core.decode_batch_bytes(batch, threads)
+        except (OverflowError, TypeError):
+            for ids in batch:
+                _raise_bad_ids(ids, self._core.n_vocab)
+            raise
+
     def decode_single_token_bytes(self, token: int) -> bytes:
-        """The bytes of one id."""
-        return self._core.token_bytes(_check_id(token))
+        """The bytes of one id.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").decode_single_token_bytes(15496)
+        b'Hello'
+        """
+        try:
+            return self._core.token_bytes(token)
+        except (OverflowError, TypeError):
+            _raise_bad_ids([token], self._core.n_vocab)
+            raise
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> List[bytes]:
-        """The bytes of each id."""
-        return [self.decode_single_token_bytes(t) for t in tokens]
+        """The bytes of each id.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").decode_tokens_bytes([15339, 1917])
+        [b'hello', b' world']
+        """
+        try:
+            return self._core.tokens_bytes(tokens)
+        except (OverflowError, TypeError):
+            _raise_bad_ids(tokens, self._core.n_vocab)
+            raise
+
+    def stream_decoder(self, errors: str = "replace") -> "StreamDecoder":
+        """An incremental decoder: ``feed(id | ids)`` returns only whole characters
+        and ``flush()`` the rest (see :class:`bytepair.stream.StreamDecoder`).
+
+        >>> import bytepair
+        >>> d = bytepair.get_encoding("gpt2").stream_decoder()
+        >>> [d.feed(i) for i in [47991, 250, 166, 113, 255]]
+        ['', '한', '', '', '국']
+        """
+        from .stream import StreamDecoder
+
+        return StreamDecoder(self, errors=errors)
 
     # ------------------------------------------------------------ truncation
 
@@ -274,21 +539,40 @@ class Tokenizer:
 
         native.save(self, path)
 
+    def with_special_text(self, special_text: SpecialText) -> "Tokenizer":
+        """A tokenizer sharing this one's vocabulary (no copy) with another
+        default special-token policy.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").with_special_text("text").encode("<|endoftext|>")
+        [27, 91, 437, 1659, 5239, 91, 29]
+        """
+        tok = Tokenizer._from_core(self._core, self._pattern, self._special_tokens, name=self.name,
+                                   bundled=self._bundled, special_text=special_text)
+        tok._tokens_cache = self._tokens_cache
+        tok._merges = self._merges
+        return tok
+
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name!r} n_vocab={self.n_vocab} pattern={self.pattern_name or ('custom' if self._pattern else None)!r}>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tokenizer):
             return NotImplemented
+        if self._core is other._core:
+            return True
         return (
-            self._tokens == other._tokens
-            and self._pattern == other._pattern
+            self._pattern == other._pattern
             and self._special_tokens == other._special_tokens
+            and self._tokens == other._tokens
         )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self):
+        # bundled encodings pickle by name (a few bytes); others by their tokens
+        if self._bundled is not None:
+            return (_rebuild_bundled, (self._bundled, self.name, self.special_text))
         return (
             _rebuild,
             (self.name, self._tokens, self._pattern, self._special_tokens, self._merges, self.special_text),
@@ -297,6 +581,16 @@ class Tokenizer:
 
 def _rebuild(name, tokens, pattern, specials, merges, special_text):  # pickling helper
     return Tokenizer(tokens, pattern, specials, name=name, merges=merges, special_text=special_text)
+
+
+def _rebuild_bundled(bundled, name, special_text):  # pickling helper
+    from .registry import get_encoding
+
+    tok = get_encoding(bundled)
+    if tok.special_text != special_text or tok.name != name:
+        tok = tok.with_special_text(special_text)
+        tok.name = name
+    return tok
 
 
 def _tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
@@ -312,14 +606,45 @@ def _tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
     return tokens  # type: ignore[return-value]
 
 
+def _check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int]:
+    specials = dict(special_tokens or {})
+    for s, i in specials.items():
+        if not isinstance(s, str):
+            raise VocabError(f"special token {s!r} is not a str")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise VocabError(f"special token {s!r} has a non-integer id {i!r}")
+    return specials
+
+
 def _check_text(text: object) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}; decode bytes first")
     return text
 
 
+def _check_texts(texts: object) -> List[str]:
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("expected a list of str; for one text use encode()")
+    out = list(texts)  # type: ignore[call-overload]
+    for t in out:
+        _check_text(t)
+    return out
+
+
+def _check_threads(num_threads: object) -> Optional[int]:
+    if num_threads is None:
+        return None
+    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
+        raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
+    return num_threads
+
+
 def _fix_surrogates(text: str) -> str:
-    """Replaces lone surrogates with U+FFFD, as tiktoken does."""
+    """Replaces lone surrogates with U+FFFD and joins surrogate pairs, as tiktoken does.
+
+    >>> _fix_surrogates("a" + chr(0xD800) + "b" + chr(0xD83D) + chr(0xDE00)) == "a\ufffdb\U0001f600"
+    True
+    """
     try:
         text.encode("utf-8")
         return text
@@ -327,16 +652,13 @@ def _fix_surrogates(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _check_id(i: object) -> int:
-    if not isinstance(i, int) or isinstance(i, bool):
-        raise TypeError(f"token ids are int, got {type(i).__name__}")
-    if i < 0:
-        raise UnknownTokenError(f"token id {i} is not in the vocabulary")
-    return i
-
-
-def _check_ids(ids: Iterable[int]) -> List[int]:
-    out = list(ids)
-    for i in out:
-        _check_id(i)
-    return out
+def _raise_bad_ids(ids: Iterable[object], n_vocab: int) -> None:
+    """Raises the precise error for the first id the core could not convert."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"token ids must be a sequence of int, not {type(ids).__name__}")
+    for i in ids:
+        if not hasattr(i, "__index__") or isinstance(i, float):
+            raise TypeError(f"token ids are int, got {type(i).__name__} ({i!r})")
+        v = i.__index__()  # type: ignore[attr-defined]
+        if v < 0 or v >= n_vocab:
+            raise UnknownTokenError(f"token id {v} is not in the vocabulary (ids are 0..{n_vocab - 1})")

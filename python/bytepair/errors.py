@@ -31,6 +31,15 @@ class UnknownTokenError(BytepairError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class UnknownEncodingError(BytepairError, ValueError, KeyError):
+    """An encoding or model name that bytepair does not bundle. A ``ValueError``
+    like tiktoken's ``get_encoding`` error and a ``KeyError`` like its
+    ``encoding_for_model`` error, so either ``except`` keeps working."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
+        return str(self.args[0]) if self.args else ""
+
+
 class TrainingError(BytepairError, ValueError):
     """Training arguments or training data cannot work (empty corpus, vocab too small, ...)."""
 
@@ -65,6 +74,7 @@ __all__ = [
     "VocabError",
     "DisallowedSpecialError",
     "UnknownTokenError",
+    "UnknownEncodingError",
     "TrainingError",
     "FormatError",
     "UnsupportedComponentError",
