@@ -33,7 +33,7 @@ CASES = {
 
 CHILD = textwrap.dedent(
     """
-    import base64, json, os, random, resource, sys, time
+    import base64, json, os, random, sys, time
     from pathlib import Path
     import bytepair
 
@@ -47,8 +47,17 @@ CHILD = textwrap.dedent(
     enc.encode_ordinary("warm up")
     text = eval(expr, {"n": n, "random": random, "base64": base64, "real_text": real_text})
     size = len(text.encode("utf-8"))
-    rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    base = rss()
+    def status(key):
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    # forget the peak reached while building the text (Linux: writing 5 to
+    # clear_refs resets VmHWM), so the peak below is the encode call's own
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    base = status("VmRSS")
+    rss = lambda: status("VmHWM")
     t = time.perf_counter()
     if api == "numpy":
         ids = enc.encode_to_numpy(text)

@@ -131,3 +131,11 @@ def test_special_text_policy_survives_save_load_and_pickle(tmp_path):
 def test_special_text_rejects_unknown_policy():
     with pytest.raises(ValueError):
         Tokenizer([bytes([b]) for b in range(256)], None, special_text="ignore")
+
+
+@pytest.mark.parametrize("bad_id", [-1, 2**32, 2**40])
+def test_special_id_out_of_range_is_a_vocab_error(bad_id):
+    """Found by the reader fuzzing: an id that does not fit the core's u32 was
+    an OverflowError from the binding layer instead of a clear VocabError."""
+    with pytest.raises(bytepair.VocabError, match="ids must be in"):
+        Tokenizer([bytes([b]) for b in range(256)], None, {"<|x|>": bad_id})
