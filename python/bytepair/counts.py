@@ -6,15 +6,26 @@ the tie-break rule depends on. Merging the tables of consecutive shards in shard
 order gives exactly the first-seen order of the concatenated corpus (a chunk
 first appears in the earliest shard that holds it), so distributed counting is
 exact.
+
+The table lives in the Rust core (``bytepair._core.ChunkTable``: one arena of
+chunk bytes plus an index), and counting runs there in parallel with the GIL
+released.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterable, Iterator, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+from . import _core
 from . import patterns as _patterns
-from . import reference
+from .errors import TrainingError
+
+PathLike = Union[str, "os.PathLike[str]"]
+Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
+
+#: Characters of str documents gathered before one parallel counting call.
+BATCH_CHARS = 8 << 20
 
 
 class ChunkCounts:
@@ -23,78 +34,119 @@ class ChunkCounts:
     >>> c = ChunkCounts.from_texts(["a b a"], pattern="gpt2")
     >>> list(c.items())
     [(b'a', 1), (b' b', 1), (b' a', 1)]
+    >>> c.update(ChunkCounts({b" c": 2, b"a": 1}, pattern="gpt2")).as_dict()
+    {b'a': 2, b' b': 1, b' a': 1, b' c': 2}
     """
 
     def __init__(self, counts: Optional[Dict[bytes, int]] = None, *, pattern: Optional[str] = "o200k",
                  special_tokens: Sequence[str] = ()) -> None:
         self.pattern = _patterns.resolve(pattern)
         self.special_tokens = list(special_tokens)
-        self._counts: Dict[bytes, int] = dict(counts or {})
+        self._table = _core.ChunkTable()
+        if counts:
+            items = []
+            for k, n in counts.items():
+                if not isinstance(k, (bytes, bytearray)):
+                    raise TypeError(f"chunk keys must be bytes, got {type(k).__name__}")
+                if not isinstance(n, int) or isinstance(n, bool) or n < 0 or n >= 1 << 63:
+                    raise TrainingError(f"the count of chunk {bytes(k)!r} must be an int in [0, 2**63), got {n!r}")
+                items.append((bytes(k), n))
+            self._table.add_items(items)
+
+    @classmethod
+    def _wrap(cls, table: "_core.ChunkTable", pattern: Optional[str], special_tokens: Sequence[str]) -> "ChunkCounts":
+        out = cls(pattern=pattern, special_tokens=special_tokens)
+        out._table = table
+        return out
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], *, pattern: Optional[str] = "o200k",
-                   special_tokens: Sequence[str] = ()) -> "ChunkCounts":
-        """Counts the chunks of some documents."""
-        pat = _patterns.resolve(pattern)
-        return cls(reference.count_chunks(texts, pat, special_tokens), pattern=pat,
-                   special_tokens=special_tokens)
+                   special_tokens: Sequence[str] = (), num_threads: Optional[int] = None) -> "ChunkCounts":
+        """Counts the chunks of some documents (str) with the Rust core.
+
+        >>> ChunkCounts.from_texts(["ab ab"], pattern="gpt2").as_dict()
+        {b'ab': 1, b' ab': 1}
+        """
+        if isinstance(texts, str):
+            texts = [texts]
+        return count(texts, pattern=pattern, special_tokens=special_tokens, num_threads=num_threads)
+
+    @classmethod
+    def from_files(cls, paths: Iterable[PathLike], *, pattern: Optional[str] = "o200k",
+                   special_tokens: Sequence[str] = (), num_threads: Optional[int] = None,
+                   documents: Optional[str] = None) -> "ChunkCounts":
+        """Counts UTF-8 files (each one document, read in blocks, never whole)."""
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        return count([p if isinstance(p, os.PathLike) else _as_path(p) for p in paths],
+                     pattern=pattern, special_tokens=special_tokens, num_threads=num_threads, documents=documents)
 
     def update(self, other: "ChunkCounts") -> "ChunkCounts":
         """Adds ``other``'s counts in place; new chunks go after existing ones, in
         ``other``'s order. Patterns must agree."""
         if other.pattern != self.pattern:
             raise ValueError("cannot merge chunk counts made with different patterns")
-        c = self._counts
-        for k, n in other._counts.items():
-            c[k] = c.get(k, 0) + n
+        if other is self:
+            self._table.update(self._table.copy())
+        else:
+            self._table.update(other._table)
         return self
 
     def items(self) -> Iterator[Tuple[bytes, int]]:
-        return iter(self._counts.items())
+        """``(chunk, count)`` in first-seen order."""
+        return iter(self._table.items())
 
     def as_dict(self) -> Dict[bytes, int]:
-        return dict(self._counts)
+        """The table as an ordered dict."""
+        return dict(self._table.items())
 
     def __len__(self) -> int:
-        return len(self._counts)
+        return len(self._table)
+
+    def __getitem__(self, chunk: bytes) -> int:
+        return self._table.count_of(bytes(chunk))
 
     def total(self) -> int:
         """Number of chunk occurrences counted."""
-        return sum(self._counts.values())
+        return self._table.total()
 
     # ------------------------------------------------------------ files
 
-    def save(self, path: "PathLike") -> None:
+    def save(self, path: PathLike) -> None:
         """Writes the table atomically in bytepair's chunk-count format (``.bpc``):
 
         a JSON header line ``{"format": "bytepair-chunk-counts", "version": 1,
         "pattern": ..., "special_tokens": [...], "entries": N}`` then, per chunk in
         first-seen order, a LEB128 byte length, the bytes, and a LEB128 count.
         """
-        import json
-
         from ._io import atomic_write_bytes
+
+        atomic_write_bytes(path, self.to_bytes())
+
+    def to_bytes(self) -> bytes:
+        """The ``.bpc`` file content (see :meth:`save`)."""
+        import json
 
         header = {
             "format": _FORMAT, "version": _VERSION, "pattern": self.pattern,
-            "special_tokens": self.special_tokens, "entries": len(self._counts),
+            "special_tokens": self.special_tokens, "entries": len(self._table),
         }
-        out = bytearray(json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n")
-        for chunk, n in self._counts.items():
-            _put_varint(out, len(chunk))
-            out += chunk
-            _put_varint(out, n)
-        atomic_write_bytes(path, bytes(out))
+        return json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + self._table.to_body()
 
     @classmethod
-    def load(cls, path: "PathLike") -> "ChunkCounts":
+    def load(cls, path: PathLike) -> "ChunkCounts":
         """Reads a file written by :meth:`save`; a damaged file raises FormatError."""
+        with open(path, "rb") as f:
+            raw = f.read()
+        return cls.from_bytes(raw, path=path)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, *, path: object = None) -> "ChunkCounts":
+        """Parses ``.bpc`` content (see :meth:`save`)."""
         import json
 
         from .errors import FormatError
 
-        with open(path, "rb") as f:
-            raw = f.read()
         nl = raw.find(b"\n")
         try:
             header = json.loads(raw[:nl].decode("utf-8")) if nl >= 0 else None
@@ -104,56 +156,150 @@ class ChunkCounts:
             raise FormatError("not a bytepair chunk-count file", path=path)
         if header.get("version") != _VERSION:
             raise FormatError(f"unknown chunk-count file version {header.get('version')!r}", path=path)
-        counts: Dict[bytes, int] = {}
-        pos = nl + 1
+        entries = header.get("entries")
+        pattern = header.get("pattern")
+        specials = header.get("special_tokens", [])
+        if not isinstance(entries, int) or entries < 0 or not (pattern is None or isinstance(pattern, str)) \
+                or not isinstance(specials, list) or not all(isinstance(s, str) for s in specials):
+            raise FormatError("chunk-count file header is damaged", path=path)
         try:
-            for _ in range(int(header["entries"])):
-                n, pos = _get_varint(raw, pos)
-                if pos + n > len(raw):
-                    raise IndexError
-                chunk = raw[pos : pos + n]
-                pos += n
-                c, pos = _get_varint(raw, pos)
-                counts[chunk] = c
-        except (IndexError, KeyError, ValueError):
-            raise FormatError("chunk-count file is truncated or damaged", path=path) from None
-        if pos != len(raw):
-            raise FormatError("chunk-count file has trailing data", path=path)
-        return cls(counts, pattern=header.get("pattern"), special_tokens=header.get("special_tokens", ()))
+            table = _core.ChunkTable.from_body(raw[nl + 1:], entries)
+        except TrainingError as e:
+            raise FormatError(str(e).replace("invalid training arguments: ", ""), path=path) from None
+        return cls._wrap(table, pattern, specials)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChunkCounts):
             return NotImplemented
-        return self.pattern == other.pattern and list(self._counts.items()) == list(other._counts.items())
+        return self.pattern == other.pattern and self._table == other._table
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):
+        return (ChunkCounts.from_bytes, (self.to_bytes(),))
 
     def __repr__(self) -> str:
         return f"<ChunkCounts {len(self):,} distinct chunks, {self.total():,} total>"
 
 
-
-
-PathLike = Union[str, "os.PathLike[str]"]
 _FORMAT = "bytepair-chunk-counts"
 _VERSION = 1
 
 
-def _put_varint(out: bytearray, n: int) -> None:
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return
+# ---------------------------------------------------------------- counting input
 
 
-def _get_varint(raw: bytes, pos: int) -> Tuple[int, int]:
-    n = shift = 0
-    while True:
-        b = raw[pos]
-        pos += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, pos
+def _as_path(p: str) -> "os.PathLike[str]":
+    import pathlib
+
+    return pathlib.Path(p)
+
+
+def _threads(num_threads: Optional[int]) -> int:
+    if num_threads is None:
+        return 0
+    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
+        raise TrainingError(f"num_threads must be a positive int or None, got {num_threads!r}")
+    return num_threads
+
+
+def input_size(data: object) -> Optional[int]:
+    """Bytes to count when known up front (a str or paths), for the progress bar."""
+    if isinstance(data, str):
+        return len(data)
+    if isinstance(data, os.PathLike):
+        try:
+            return os.path.getsize(data)
+        except OSError:
+            return None
+    if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
+        try:
+            return sum(os.path.getsize(x) for x in data)
+        except OSError:
+            return None
+    return None
+
+
+def count(
+    data: Data,
+    *,
+    pattern: Optional[str] = "o200k",
+    special_tokens: Sequence[str] = (),
+    num_threads: Optional[int] = None,
+    documents: Optional[str] = None,
+    progress=None,
+    block_size: Optional[int] = None,
+    stream_block: Optional[int] = None,
+) -> ChunkCounts:
+    """Counts the chunks of ``data`` in the Rust core.
+
+    ``data`` is a str (one document), a path (one document, read in blocks), or
+    an iterable of str and paths (streamed: str items are gathered into batches
+    of about 8 M characters, never all at once). Special tokens are cut out;
+    ``documents`` is an optional separator: each document is further split at
+    it (the separator is dropped), so with ``pattern=None`` every such document
+    is one chunk. ``progress`` is a :class:`~bytepair.progress.TrainProgress` or
+    None. ``block_size``/``stream_block`` tune the task and read sizes (results
+    never depend on them; tests use tiny values).
+
+    >>> count(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
+    {b'ab': 3}
+    """
+    pat = _patterns.resolve(pattern)
+    if documents is not None and (not isinstance(documents, str) or not documents):
+        raise TrainingError(f"documents must be a non-empty separator str or None, got {documents!r}")
+    kwargs = {}
+    if block_size is not None:
+        kwargs["block_size"] = block_size
+    if stream_block is not None:
+        kwargs["stream_block"] = stream_block
+    counter = _core.ChunkCounter(pat, list(special_tokens), documents, _threads(num_threads), **kwargs)
+    cb_of = progress.counting if progress is not None else (lambda: None)
+
+    def feed_texts(batch: List[str], size: int) -> None:
+        counter.feed_texts(batch, cb_of())
+        if progress is not None:
+            progress.counted(size)
+
+    def feed_file(path: "os.PathLike[str]") -> None:
+        # Opened here first so a missing or unreadable file raises Python's own
+        # OSError naming the path (the core's error would not name it).
+        with open(path, "rb"):
+            pass
+        counter.feed_file(os.fspath(path), cb_of())
+        if progress is not None:
+            try:
+                progress.counted(os.path.getsize(path))
+            except OSError:
+                pass
+
+    if isinstance(data, str):
+        feed_texts([data], len(data))
+    elif isinstance(data, os.PathLike):
+        feed_file(data)
+    elif isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("training data must be str, not bytes; decode it first")
+    else:
+        try:
+            items = iter(data)  # type: ignore[call-overload]
+        except TypeError:
+            raise TypeError(f"training data must be str, a path or an iterable of them, got {type(data).__name__}") from None
+        batch: List[str] = []
+        size = 0
+        for item in items:
+            if isinstance(item, str):
+                batch.append(item)
+                size += len(item)
+                if size >= BATCH_CHARS:
+                    feed_texts(batch, size)
+                    batch, size = [], 0
+            elif isinstance(item, os.PathLike):
+                if batch:
+                    feed_texts(batch, size)
+                    batch, size = [], 0
+                feed_file(item)
+            else:
+                raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
+        if batch:
+            feed_texts(batch, size)
+    return ChunkCounts._wrap(counter.finish(), pat, list(special_tokens))

@@ -1,8 +1,13 @@
 """``bytepair.train``: learn a byte-level BPE tokenizer from text.
 
-Accepted data: a ``str`` (one document), an iterable of ``str`` (documents), or
-an ``os.PathLike`` / list of ``os.PathLike`` naming UTF-8 text files (each file
-is one document). Plain ``str`` values are always text, never paths.
+Accepted data: a ``str`` (one document), an iterable of ``str`` (documents,
+streamed in batches), or an ``os.PathLike`` / iterable of ``os.PathLike`` naming
+UTF-8 text files (each file is one document, read in blocks by the Rust core).
+Plain ``str`` values are always text, never paths.
+
+The work runs in the Rust core (``bytepair._core``) with the GIL released:
+parallel chunk counting, then the incremental merge loop. The result is
+exactly that of :func:`bytepair.reference.train` (same merges, same ids).
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ import os
 import warnings
 from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
+from . import _core
 from . import patterns as _patterns
-from . import reference
-from .counts import ChunkCounts
+from .counts import ChunkCounts, count, input_size
 from .encoding import Tokenizer
 from .errors import TrainingError
+from .progress import TrainProgress, enabled
 
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
@@ -35,6 +41,14 @@ def _validate_specials(special_tokens: Sequence[str]) -> List[str]:
     return out
 
 
+def _positive_int(name: str, value: object, allow_none: bool = False, minimum: int = 1) -> Optional[int]:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise TrainingError(f"{name} must be an int >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
+    return value
+
+
 def read_text_file(path: "os.PathLike[str] | str") -> str:
     """Reads a UTF-8 file; a file that is not UTF-8 raises TrainingError naming it."""
     with open(path, "rb") as f:
@@ -46,7 +60,11 @@ def read_text_file(path: "os.PathLike[str] | str") -> str:
 
 
 def iter_documents(data: Data) -> Iterator[str]:
-    """Yields the documents of ``data`` (see the module docstring)."""
+    """Yields the documents of ``data`` (see the module docstring) as str.
+
+    >>> list(iter_documents(["a", "b"]))
+    ['a', 'b']
+    """
     if isinstance(data, str):
         yield data
         return
@@ -68,20 +86,43 @@ def train(
     data: Optional[Data] = None,
     vocab_size: Optional[int] = None,
     *,
-    counts: Optional["ChunkCounts"] = None,
+    counts: Optional[ChunkCounts] = None,
     pattern: Optional[str] = "o200k",
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     name: str = "bytepair",
+    num_threads: Optional[int] = None,
+    documents: Optional[str] = None,
+    progress: Optional[bool] = None,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
-    ``vocab_size`` counts everything: 256 byte tokens + merges + special tokens.
-    Special tokens get the ids after the last merge, in the order given; their
-    text in the corpus is cut out before counting, so merges never produce them.
-    Instead of ``data``, a precounted :class:`~bytepair.counts.ChunkCounts` table
-    can be given as ``counts=`` (its pattern is used).
+    Args:
+        data: a str, a path, or an iterable of str / paths (see the module docstring).
+        vocab_size: everything counted: 256 byte tokens + merges + special tokens.
+        counts: instead of ``data``, a precounted :class:`~bytepair.counts.ChunkCounts`
+            table (its pattern is used; its special tokens too unless
+            ``special_tokens`` is given).
+        pattern: pre-tokenization: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex,
+            or ``None`` (each document is one chunk).
+        special_tokens: get the ids after the last merge, in the order given;
+            their text is cut out of the corpus before counting, so merges never
+            produce them.
+        min_frequency: stop when the best pair occurs fewer times than this.
+        max_token_length: skip pairs whose merged token would exceed this many bytes.
+        name: the tokenizer's label.
+        num_threads: counting threads (default: all cores). Results never depend on it.
+        documents: a separator (e.g. ``"\\n\\n"``): each document is further
+            split at it and the separator dropped, so with ``pattern=None`` each
+            such document is its own chunk.
+        progress: show progress bars (bytes counted, merges, ETA); default: only
+            when stderr is a terminal.
+
+    Ties between equally frequent pairs go to the pair met first (distinct
+    chunks in first-seen order, pairs left to right). When the corpus cannot
+    supply ``vocab_size`` tokens, training stops early with a warning that
+    states the size reached.
 
     >>> tok = train("banana bandana", 259, pattern=None)
     >>> tok.encode("banana")
@@ -92,43 +133,42 @@ def train(
         raise TypeError("give either training data or counts=, not both or neither")
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError("vocab_size must be an int")
+    min_frequency = _positive_int("min_frequency", min_frequency, minimum=0) or 1
+    max_len = _positive_int("max_token_length", max_token_length, allow_none=True)
+    if counts is not None and not isinstance(counts, ChunkCounts):
+        raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
+    if counts is not None and not special_tokens:
+        specials = _validate_specials(counts.special_tokens)
     if vocab_size < 256 + len(specials):
         raise TrainingError(
             f"vocab_size {vocab_size} is too small: it must be at least 256 (one token per byte)"
             f" + {len(specials)} special tokens = {256 + len(specials)}"
         )
-    pat = _patterns.resolve(pattern)
+    bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
-        reference.compile_pattern(pat)
-    except Exception as e:  # regex.error
-        from .errors import PatternError
-
-        raise PatternError(f"invalid pre-tokenization pattern {pattern!r}: {e}") from e
-    if pat is not None:
-        # The core's regex engine must accept the pattern too (it rejects, e.g.,
-        # variable-length look-behind); fail here rather than after training.
-        from . import _core
-
-        _core.pretokenize(pat, "")
-    if counts is not None:
-        pat = counts.pattern
-        table = counts.as_dict()
-    else:
-        docs = list(iter_documents(data))
-        table = reference.count_chunks(docs, pat, specials)
-    if not table:
-        raise TrainingError("the training corpus is empty")
-    num_merges = vocab_size - 256 - len(specials)
-    merges = reference.train_from_counts(
-        table, num_merges, min_frequency=min_frequency, max_token_length=max_token_length
-    )
+        if counts is not None:
+            pat = counts.pattern
+            table = counts._table
+        else:
+            assert data is not None  # checked above: exactly one of data / counts
+            pat = _patterns.resolve(pattern)
+            table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
+                          documents=documents, progress=bars)._table
+        if len(table) == 0:
+            raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
+        num_merges = vocab_size - 256 - len(specials)
+        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges))
+    finally:
+        bars.close()
     if len(merges) < num_merges:
         warnings.warn(
-            f"the corpus supports only {len(merges)} merges; vocab size is"
+            f"the corpus supports only {len(merges)} merges (min_frequency={min_frequency}"
+            f"{'' if max_len is None else f', max_token_length={max_len}'}); the vocab size is"
             f" {256 + len(merges) + len(specials)} instead of {vocab_size}",
             stacklevel=2,
         )
-    vocab = reference.build_vocab(merges)
-    tokens = [vocab[i] for i in range(len(vocab))]
+    tokens = [bytes([i]) for i in range(256)]
+    for a, b in merges:
+        tokens.append(tokens[a] + tokens[b])
     special_ids = {s: len(tokens) + i for i, s in enumerate(specials)}
     return Tokenizer(tokens, pat, special_ids, name=name, merges=merges)

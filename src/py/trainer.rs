@@ -1,7 +1,283 @@
-//! Bindings for the trainer.
+//! Bindings for the trainer: the chunk table, the streaming counter and the
+//! merge loop. Long jobs run on a worker thread with the GIL released while
+//! the calling thread wakes every 100 ms to run Python's signal handlers
+//! (KeyboardInterrupt then cancels the job within one wake-up) and to report
+//! progress.
 
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyBytes;
 
-pub(crate) fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use super::errors::to_py;
+use crate::error::Result;
+use crate::pretok::Pretokenizer;
+use crate::train::{learn_merges, thread_pool, ChunkTable, Control, Counter, MergeOptions};
+
+/// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
+/// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    ctl: &Control,
+    progress: Option<&Bound<'_, PyAny>>,
+    job: impl FnOnce() -> Result<T> + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<()>();
+        // Wrapped so the waiting closure (which must be Send) can borrow it.
+        let rx = std::sync::Mutex::new(rx);
+        let handle = s.spawn(move || {
+            let r = job();
+            let _ = tx.send(());
+            r
+        });
+        let mut failure: Option<PyErr> = None;
+        loop {
+            let finished = py.detach(|| match rx.lock() {
+                Ok(rx) => match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => true,
+                    Err(mpsc::RecvTimeoutError::Timeout) => false,
+                },
+                Err(_) => true,
+            });
+            if finished {
+                break;
+            }
+            let step = py.check_signals().and_then(|_| match progress {
+                Some(cb) => cb
+                    .call1((
+                        ctl.bytes_done.load(Ordering::Relaxed),
+                        ctl.merges_done.load(Ordering::Relaxed),
+                    ))
+                    .map(|_| ()),
+                None => Ok(()),
+            });
+            if let Err(e) = step {
+                ctl.cancel.store(true, Ordering::Relaxed);
+                failure = Some(e);
+                break;
+            }
+        }
+        let joined = py.detach(|| handle.join());
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        match joined {
+            Ok(r) => r.map_err(to_py),
+            Err(_) => Err(PyRuntimeError::new_err(
+                "internal error in the bytepair trainer (a worker thread panicked)",
+            )),
+        }
+    })
+}
+
+// ---------------------------------------------------------------- ChunkTable
+
+/// Distinct chunks and counts in first-seen order (backs `bytepair.counts.ChunkCounts`).
+#[pyclass(name = "ChunkTable", module = "bytepair._core")]
+#[derive(Default)]
+pub(crate) struct PyChunkTable {
+    pub(crate) inner: ChunkTable,
+}
+
+#[pymethods]
+impl PyChunkTable {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `n` to the count of `chunk` (appended when new).
+    fn add(&mut self, chunk: &[u8], n: u64) -> PyResult<()> {
+        self.inner.add(chunk, n).map_err(to_py)
+    }
+
+    /// Adds many `(chunk, count)` pairs in order.
+    fn add_items(&mut self, items: Vec<(Vec<u8>, u64)>) -> PyResult<()> {
+        for (c, n) in items {
+            self.inner.add(&c, n).map_err(to_py)?;
+        }
+        Ok(())
+    }
+
+    /// Adds every count of `other`, new chunks after the existing ones in `other`'s order.
+    fn update(&mut self, py: Python<'_>, other: PyRef<'_, PyChunkTable>) -> PyResult<()> {
+        let src = &other.inner;
+        let dst = &mut self.inner;
+        py.detach(|| dst.merge_from(src)).map_err(to_py)
+    }
+
+    /// A copy of the table.
+    fn copy(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// All `(chunk, count)` pairs in first-seen order.
+    fn items<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyBytes>, u64)> {
+        self.inner
+            .iter()
+            .map(|(c, n)| (PyBytes::new(py, c), n))
+            .collect()
+    }
+
+    /// The count of `chunk` (0 when absent).
+    fn count_of(&self, chunk: &[u8]) -> u64 {
+        self.inner.count_of(chunk)
+    }
+
+    /// Sum of all counts.
+    fn total(&self) -> u64 {
+        self.inner.total()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __eq__(&self, other: PyRef<'_, PyChunkTable>) -> bool {
+        self.inner == other.inner
+    }
+
+    /// The entries as the body of a `.bpc` file.
+    fn to_body<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let body = py.detach(|| self.inner.to_body());
+        PyBytes::new(py, &body)
+    }
+
+    /// Parses a `.bpc` body with `entries` chunks.
+    #[staticmethod]
+    fn from_body(py: Python<'_>, body: &[u8], entries: u64) -> PyResult<Self> {
+        let inner = py
+            .detach(|| ChunkTable::from_body(body, entries))
+            .map_err(to_py)?;
+        Ok(Self { inner })
+    }
+}
+
+// ---------------------------------------------------------------- Counter
+
+/// Counts chunks of documents (str) and files (read in blocks in Rust), in
+/// parallel, into a `ChunkTable`.
+#[pyclass(name = "ChunkCounter", module = "bytepair._core")]
+pub(crate) struct PyChunkCounter {
+    counter: Option<Counter>,
+    pool: rayon::ThreadPool,
+}
+
+#[pymethods]
+impl PyChunkCounter {
+    #[new]
+    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=0, block_size=crate::train::DEFAULT_BLOCK, stream_block=None))]
+    fn new(
+        pattern: Option<&str>,
+        special_tokens: Vec<String>,
+        separator: Option<&str>,
+        num_threads: usize,
+        block_size: usize,
+        stream_block: Option<usize>,
+    ) -> PyResult<Self> {
+        let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
+        let mut counter =
+            Counter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
+        if let Some(n) = stream_block {
+            counter.set_stream_block(n);
+        }
+        let pool = thread_pool(num_threads).map_err(to_py)?;
+        Ok(Self {
+            counter: Some(counter),
+            pool,
+        })
+    }
+
+    /// Counts documents (each str is cut independently of the others).
+    #[pyo3(signature = (texts, progress=None))]
+    fn feed_texts(
+        &mut self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let pool = &self.pool;
+        let counter = self
+            .counter
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let ctl = Control::default();
+        let docs: Vec<&str> = texts.iter().map(|s| &**s).collect();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_documents(&docs, &ctl))
+        })
+    }
+
+    /// Counts one UTF-8 file as one document, read in blocks.
+    #[pyo3(signature = (path, progress=None))]
+    fn feed_file(
+        &mut self,
+        py: Python<'_>,
+        path: PathBuf,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let file = std::fs::File::open(&path)?;
+        let name = path.display().to_string();
+        let pool = &self.pool;
+        let counter = self
+            .counter
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let ctl = Control::default();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_reader(file, &name, &ctl))
+        })
+    }
+
+    /// Number of distinct chunks so far.
+    fn __len__(&self) -> usize {
+        self.counter.as_ref().map_or(0, |c| c.table().len())
+    }
+
+    /// Ends counting and returns the table (the counter cannot be fed again).
+    fn finish(&mut self) -> PyResult<PyChunkTable> {
+        let c = self
+            .counter
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        Ok(PyChunkTable { inner: c.finish() })
+    }
+}
+
+// ---------------------------------------------------------------- merge loop
+
+/// Learns merges from a table (see `bytepair.reference.train_from_counts`).
+#[pyfunction]
+#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+fn learn_merges_py(
+    py: Python<'_>,
+    table: PyRef<'_, PyChunkTable>,
+    num_merges: usize,
+    min_frequency: u64,
+    max_token_length: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<Vec<(u32, u32)>> {
+    let t = &table.inner;
+    let opts = MergeOptions {
+        num_merges,
+        min_frequency,
+        max_token_length,
+    };
+    let ctl = Control::default();
+    run_interruptible(py, &ctl, progress.as_ref(), || learn_merges(t, &opts, &ctl))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyChunkTable>()?;
+    m.add_class::<PyChunkCounter>()?;
+    m.add_function(wrap_pyfunction!(learn_merges_py, m)?)?;
     Ok(())
 }

@@ -1,0 +1,385 @@
+//! The merge loop: learn merges from a [`ChunkTable`] with incremental updates.
+//!
+//! Representation. The distinct chunks are laid back to back in first-seen order
+//! (the table's arena), so a *position* (byte offset in that arena) orders
+//! occurrences exactly as the tie-break rule reads them: by chunk first-seen
+//! index, then left to right inside the chunk. Every live token sits at the byte
+//! offset where its bytes start, and live tokens of a chunk form a doubly linked
+//! list (`next`/`prev`); merging `(a, b)` at `p` keeps `p` and kills the
+//! position of `b`. Positions never move, so a pair occurrence keeps its key.
+//!
+//! Pairs. Each pair has a weighted count (sum of the frequencies of the chunks
+//! it occurs in, overlapping occurrences included, as the reference counts) and
+//! an occurrence list of positions, sorted, possibly holding stale entries
+//! (checked on use: `tok[p] == a && tok[next[p]] == b`). A pair occurrence that
+//! disappears never comes back (tokens at a position only grow), so stale
+//! entries at the front are dropped for good and the first valid entry is the
+//! pair's tie key.
+//!
+//! Heap. A max-heap of `(count, earliest position)` entries refreshed lazily:
+//! after the step that creates a pair, its count only falls and its earliest
+//! position only moves right, so a stored entry never ranks a pair below its
+//! true rank. An entry popped with a stale count or key is pushed back with the
+//! true values; one popped with exact values is the best pair.
+//!
+//! Complexity: O(N) to build (N = arena bytes), then per merge O(k log P) where
+//! k is the number of occurrences of the merged pair (in distinct chunks, not
+//! weighted by frequency) and P the heap size.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+
+use rustc_hash::FxHashMap;
+
+use super::count::{ChunkTable, Control};
+use crate::error::{Error, Result};
+use crate::Rank;
+
+const NONE: u32 = u32::MAX;
+const DEAD: u32 = u32::MAX;
+
+/// Options of the merge loop (see `bytepair.reference.train_from_counts`).
+#[derive(Debug, Clone)]
+pub struct MergeOptions {
+    /// Maximum number of merges to learn.
+    pub num_merges: usize,
+    /// Stop when the best pair occurs fewer times than this.
+    pub min_frequency: u64,
+    /// Skip pairs whose merged token would be longer than this many bytes.
+    pub max_token_length: Option<usize>,
+}
+
+/// One arena position: the token starting there (or `DEAD`), its neighbours in
+/// the chunk and the chunk's index. Kept together so that visiting an
+/// occurrence costs one cache miss, not four (the arena is far larger than the
+/// caches and occurrences are visited in scattered order).
+#[derive(Clone, Copy)]
+struct Node {
+    tok: u32,
+    next: u32,
+    prev: u32,
+    chunk: u32,
+}
+
+struct State {
+    nodes: Vec<Node>,
+    /// Frequency of each chunk.
+    freqs: Vec<i64>,
+    pair_ab: Vec<(u32, u32)>,
+    counts: Vec<i64>,
+    occ: Vec<Vec<u32>>,
+    head: Vec<u32>,
+    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
+    index: FxHashMap<u64, u32>,
+}
+
+impl State {
+    #[inline]
+    fn valid(&self, p: u32, a: u32, b: u32) -> bool {
+        let n = &self.nodes[p as usize];
+        n.tok == a && n.next != NONE && self.nodes[n.next as usize].tok == b
+    }
+
+    /// The first valid occurrence of pair `i`, dropping stale entries before it.
+    fn first_valid(&mut self, i: u32) -> Option<u32> {
+        let (a, b) = self.pair_ab[i as usize];
+        let mut h = self.head[i as usize] as usize;
+        let found = loop {
+            match self.occ[i as usize].get(h) {
+                None => break None,
+                Some(&p) if self.valid(p, a, b) => break Some(p),
+                Some(_) => h += 1,
+            }
+        };
+        self.head[i as usize] = h as u32;
+        found
+    }
+
+    #[inline]
+    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
+        if a < 256 && b < 256 {
+            Some(a * 256 + b)
+        } else {
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
+        }
+    }
+
+    #[inline]
+    fn dec(&mut self, a: u32, b: u32, w: i64) {
+        // Every adjacent pair was counted when it appeared, so it is present.
+        if let Some(i) = self.lookup(a, b) {
+            self.counts[i as usize] -= w;
+        }
+    }
+
+    #[inline]
+    fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
+        let i = match self.lookup(a, b) {
+            Some(i) => i,
+            None => {
+                let i = self.pair_ab.len() as u32;
+                self.pair_ab.push((a, b));
+                self.counts.push(0);
+                self.occ.push(Vec::new());
+                self.head.push(0);
+                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
+                touched.push(i);
+                i
+            }
+        };
+        self.counts[i as usize] += w;
+        self.occ[i as usize].push(pos);
+    }
+}
+
+/// Learns up to `opts.num_merges` merges from `table`, exactly as
+/// `bytepair.reference.train_from_counts` does (same merges, same order).
+/// Merge `k` creates token id `256 + k`.
+///
+/// Checks `ctl.cancel` at every merge and reports progress in
+/// `ctl.merges_done`. Memory: about 12 bytes per arena byte plus 4 bytes per
+/// pair occurrence.
+///
+/// Errors: [`Error::Interrupted`] when cancelled; [`Error::InvalidTraining`] when
+/// the table is too large for 32-bit positions or its total count overflows.
+pub fn learn_merges(
+    table: &ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    let n = table.arena_len();
+    if n >= (u32::MAX - 1) as usize {
+        return Err(Error::InvalidTraining(format!(
+            "the distinct chunks hold {n} bytes; the trainer handles up to 4 GiB (use a pre-tokenization pattern)"
+        )));
+    }
+    let mut total: i64 = 0;
+    let mut st = State {
+        nodes: Vec::with_capacity(n),
+        freqs: Vec::with_capacity(table.len()),
+        pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
+        counts: vec![0; 65536],
+        occ: vec![Vec::new(); 65536],
+        head: vec![0; 65536],
+        index: FxHashMap::default(),
+    };
+    let mut pos = 0u32;
+    for (ci, (chunk, c)) in table.iter().enumerate() {
+        let w = i64::try_from(c)
+            .ok()
+            .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
+        let w = w.ok_or_else(|| {
+            Error::InvalidTraining("chunk counts add up to more than 2^61".into())
+        })?;
+        total += w;
+        st.freqs.push(w);
+        let len = chunk.len() as u32;
+        for (j, &byte) in chunk.iter().enumerate() {
+            let j = j as u32;
+            st.nodes.push(Node {
+                tok: u32::from(byte),
+                next: if j + 1 < len { pos + j + 1 } else { NONE },
+                prev: if j > 0 { pos + j - 1 } else { NONE },
+                chunk: ci as u32,
+            });
+        }
+        pos += len;
+    }
+    // Occurrence lists of the byte pairs, sized exactly in a first pass (growing
+    // 65,536 vectors by pushing costs reallocations and page faults).
+    let arena = table.arena();
+    let mut sizes = vec![0u32; 65536];
+    for (p, node) in st.nodes.iter().enumerate() {
+        if node.next != NONE {
+            sizes[(u32::from(arena[p]) << 8 | u32::from(arena[p + 1])) as usize] += 1;
+        }
+    }
+    for (i, &n) in sizes.iter().enumerate() {
+        st.occ[i] = Vec::with_capacity(n as usize);
+    }
+    for (p, node) in st.nodes.iter().enumerate() {
+        if node.next != NONE {
+            let i = (u32::from(arena[p]) << 8 | u32::from(arena[p + 1])) as usize;
+            st.counts[i] += st.freqs[node.chunk as usize];
+            st.occ[i].push(p as u32);
+        }
+    }
+    let mut tok_len: Vec<u32> = vec![1; 256];
+    let too_long = |tok_len: &[u32], a: u32, b: u32| -> bool {
+        opts.max_token_length
+            .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
+    };
+    let mut heap: BinaryHeap<(i64, Reverse<u32>, u32)> = BinaryHeap::new();
+    for i in 0..65536u32 {
+        if st.counts[i as usize] > 0 && !too_long(&tok_len, i >> 8, i & 255) {
+            heap.push((st.counts[i as usize], Reverse(st.occ[i as usize][0]), i));
+        }
+    }
+    let mut merges: Vec<(Rank, Rank)> = Vec::new();
+    let mut touched: Vec<u32> = Vec::new();
+    let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
+    while merges.len() < opts.num_merges {
+        ctl.check()?;
+        // Pop until an entry with exact values comes up.
+        let best = loop {
+            let Some((c, Reverse(key), i)) = heap.pop() else {
+                break None;
+            };
+            let cur = st.counts[i as usize];
+            if cur <= 0 {
+                continue;
+            }
+            let Some(first) = st.first_valid(i) else {
+                continue;
+            };
+            if cur == c && first == key {
+                break Some((i, cur));
+            }
+            heap.push((cur, Reverse(first), i));
+        };
+        let Some((best, count)) = best else { break };
+        if count < min_freq {
+            break;
+        }
+        let (a, b) = st.pair_ab[best as usize];
+        let new_id = (256 + merges.len()) as u32;
+        merges.push((a, b));
+        tok_len.push(tok_len[a as usize] + tok_len[b as usize]);
+
+        let mut list = std::mem::take(&mut st.occ[best as usize]);
+        let from = st.head[best as usize] as usize;
+        // First a branch-free pass that keeps the positions still holding `a`:
+        // its loads are independent, so the CPU overlaps their cache misses
+        // (this pass is most of the time of a merge on a large table).
+        let mut kept = 0usize;
+        for i in from..list.len() {
+            let p = list[i];
+            list[kept] = p;
+            kept += usize::from(st.nodes[p as usize].tok == a);
+        }
+        list.truncate(kept);
+        touched.clear();
+        for &p in &list {
+            if !st.valid(p, a, b) {
+                continue;
+            }
+            let node = st.nodes[p as usize];
+            let w = st.freqs[node.chunk as usize];
+            let (l, q) = (node.prev, node.next);
+            let r = st.nodes[q as usize].next;
+            let x = if l != NONE {
+                st.nodes[l as usize].tok
+            } else {
+                DEAD
+            };
+            let y = if r != NONE {
+                st.nodes[r as usize].tok
+            } else {
+                DEAD
+            };
+            if l != NONE {
+                st.dec(x, a, w);
+            }
+            st.counts[best as usize] -= w;
+            if r != NONE {
+                st.dec(b, y, w);
+            }
+            st.nodes[p as usize].tok = new_id;
+            st.nodes[p as usize].next = r;
+            st.nodes[q as usize].tok = DEAD;
+            if r != NONE {
+                st.nodes[r as usize].prev = p;
+            }
+            if l != NONE {
+                st.inc(x, new_id, w, l, &mut touched);
+            }
+            if r != NONE {
+                st.inc(new_id, y, w, p, &mut touched);
+            }
+        }
+        st.head[best as usize] = 0;
+        debug_assert_eq!(st.counts[best as usize], 0);
+        for &t in &touched {
+            let (x, y) = st.pair_ab[t as usize];
+            if st.counts[t as usize] > 0 && !too_long(&tok_len, x, y) {
+                if let Some(first) = st.first_valid(t) {
+                    heap.push((st.counts[t as usize], Reverse(first), t));
+                }
+            }
+        }
+        ctl.merges_done
+            .store(merges.len() as u64, Ordering::Relaxed);
+    }
+    Ok(merges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(chunks: &[(&[u8], u64)]) -> ChunkTable {
+        let mut t = ChunkTable::new();
+        for (c, n) in chunks {
+            t.add(c, *n).unwrap();
+        }
+        t
+    }
+
+    fn learn(t: &ChunkTable, k: usize) -> Vec<(u32, u32)> {
+        let o = MergeOptions {
+            num_merges: k,
+            min_frequency: 1,
+            max_token_length: None,
+        };
+        learn_merges(t, &o, &Control::default()).unwrap()
+    }
+
+    #[test]
+    fn banana_bandana() {
+        let t = table(&[(b"banana bandana", 1)]);
+        assert_eq!(learn(&t, 3), vec![(97, 110), (98, 256), (256, 97)]);
+    }
+
+    #[test]
+    fn overlapping_runs_merge_left_to_right() {
+        // "aaaa" -> [aa, aa]; then (aa, aa) once.
+        let t = table(&[(b"aaaa", 1)]);
+        assert_eq!(learn(&t, 5), vec![(97, 97), (256, 256)]);
+        // "aaa": (a,a) counted twice, merged once -> [aa, a]; then (aa, a).
+        let t = table(&[(b"aaa", 1)]);
+        assert_eq!(learn(&t, 5), vec![(97, 97), (256, 97)]);
+    }
+
+    #[test]
+    fn luna_raw_bytes() {
+        let t = table(&[(b"luna saw a star. luna said hi to the star.", 1)]);
+        let m = learn(&t, 8);
+        assert_eq!(m[0], (b' ' as u32, b's' as u32));
+        assert_eq!(m[1], (b'a' as u32, 256));
+        assert_eq!(m[2], (b'l' as u32, b'u' as u32));
+        assert_eq!(m.len(), 8);
+    }
+
+    #[test]
+    fn max_token_length_and_min_frequency() {
+        let t = table(&[(b"abcabc", 3)]);
+        let o = MergeOptions {
+            num_merges: 10,
+            min_frequency: 1,
+            max_token_length: Some(2),
+        };
+        let m = learn_merges(&t, &o, &Control::default()).unwrap();
+        assert!(m.len() == 1 && m[0] == (97, 98));
+        let o = MergeOptions {
+            num_merges: 10,
+            min_frequency: 7,
+            max_token_length: None,
+        };
+        assert!(learn_merges(&t, &o, &Control::default())
+            .unwrap()
+            .is_empty());
+    }
+}
