@@ -4,16 +4,14 @@ Mirrors ``src/py/*.rs`` (PyO3). Checked with
 ``PYTHONPATH=python python3 -m mypy.stubtest bytepair._core``.
 
 PyO3 notes: ``#[new]`` is ``__new__`` (the inherited ``__init__`` takes no
-arguments); the classes cannot be subclassed (``@final``) and have their own
-instance layout (``@disjoint_base``); ``Vec<T>`` arguments accept any sequence
+arguments); the classes cannot be subclassed (``@final``, which also covers
+``@disjoint_base``); ``Vec<T>`` arguments accept any sequence
 (but not ``str``), ``HashMap`` arguments need a ``dict``, ``&[u8]`` needs
 ``bytes``.
 """
 
 import os
-from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
-
-from typing_extensions import disjoint_base, final
+from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union, final
 
 __all__ = [
     "__version__",
@@ -45,7 +43,6 @@ def pretokenize_count(pattern: Optional[str], text: str) -> int: ...
 def clear_piece_memo() -> None: ...
 
 @final
-@disjoint_base
 class CoreBPE:
     # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
     def __new__(
@@ -116,7 +113,6 @@ class CoreBPE:
 
 # Distinct chunks and counts in first-seen order.
 @final
-@disjoint_base
 class ChunkTable:
     def __new__(cls) -> ChunkTable: ...
     def add(self, chunk: bytes, n: int) -> None: ...
@@ -136,9 +132,8 @@ class ChunkTable:
 
 # Counts chunks of documents and files in parallel into a ChunkTable.
 @final
-@disjoint_base
 class ChunkCounter:
-    # num_threads 0 = all cores; block_size default 1 << 20 (train::DEFAULT_BLOCK).
+    # num_threads 0 = rayon default (all cores); block_size default 1 << 20 (train::DEFAULT_BLOCK).
     def __new__(
         cls,
         pattern: Optional[str],
