@@ -7,8 +7,9 @@ import json
 import sys
 import types
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import cli
 from conftest import DATA, tiktoken_encoding
 

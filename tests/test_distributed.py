@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair.counts import ChunkCounts
 from bytepair.distributed import (
     EngineUnavailableError,

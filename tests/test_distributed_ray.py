@@ -12,17 +12,7 @@ import functools
 import os
 from pathlib import Path
 
-import bytepair
-import bytepair.distributed.count
 import pytest
-from bytepair.counts import ChunkCounts
-from bytepair.distributed import (
-    ShardsFailedError,
-    count_chunks,
-    encode_dataset,
-    iter_documents,
-    read_manifest,
-)
 from test_distributed import (
     SPECIALS,
     expected_ids,
@@ -33,6 +23,17 @@ from test_distributed import (
     outputs_state,
     read_bin,
     reads,
+)
+
+import bytepair
+import bytepair.distributed.count
+from bytepair.counts import ChunkCounts
+from bytepair.distributed import (
+    ShardsFailedError,
+    count_chunks,
+    encode_dataset,
+    iter_documents,
+    read_manifest,
 )
 
 ray = pytest.importorskip("ray")

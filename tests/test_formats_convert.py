@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 
-import bytepair
 import pytest
+from test_formats_hf import trained
+
+import bytepair
 from bytepair import conversion
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import detect, gpt2, hf_json, native
 from bytepair.formats import tiktoken as tt_format
-from test_formats_hf import trained
 
 SHORT = "Hello, world! 안녕하세요 🎉 def f(x): return x**2  \n\n  12345 <|endoftext|>"
 TARGETS = [("bytepair", "tok.json"), ("tiktoken", "tok.tiktoken"), ("hf", "tokenizer.json"), ("gpt2", "gpt2-dir")]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 
-import bytepair
 import pytest
+from test_formats_hf import FIXTURES, trained, with_specials
+
+import bytepair
 from bytepair.errors import FormatError
 from bytepair.formats import gpt2
 from bytepair.reference import bytes_to_unicode
 from conftest import corpus, tiktoken_encoding
-from test_formats_hf import FIXTURES, trained, with_specials
 
 
 def test_gpt2_minimal_layout(tmp_path):

@@ -7,8 +7,9 @@ from __future__ import annotations
 import functools
 import json
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import hf_json
 from conftest import corpus, tiktoken_encoding
@@ -20,7 +21,7 @@ SPECIALS = ["<|endoftext|>", "<|pad|>"]
 FIXTURES = ["en_austen.txt", "ko_prose.txt", "code_python.txt", "multi_unicode.txt"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def trained(pattern: str | None = "o200k") -> bytepair.Tokenizer:
     """A small tokenizer trained by bytepair on excerpts of the fixtures, with
     specials. Other patterns reuse the o200k-trained vocabulary (any vocabulary
@@ -80,7 +81,7 @@ def test_merge_encodings_and_modes(tmp_path, merges, merge_style):
     assert hf_json.load(path) == tok
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exported_bundled(name: str, folder: str) -> str:
     path = f"{folder}/{name}.tokenizer.json"
     hf_json.save(bytepair.get_encoding(name), path)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import base64
 
-import bytepair
 import pytest
+from test_formats_hf import FIXTURES, trained, with_specials
+
+import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError
 from bytepair.formats import tiktoken as tt_format
 from conftest import ENCODINGS, corpus
-from test_formats_hf import FIXTURES, trained, with_specials
 
 tiktoken = pytest.importorskip("tiktoken")
 

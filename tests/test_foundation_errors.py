@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 import os
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import CharTokenizer
 from bytepair.errors import FormatError, PatternError, TrainingError
 from bytepair.formats import native

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import inspect as bi
 from conftest import tiktoken_encoding
 

@@ -23,9 +23,10 @@ import random
 import unicodedata
 
 import pytest
-from bytepair import _core, patterns, reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from bytepair import _core, patterns, reference
 
 NAMES = ["gpt2", "cl100k", "o200k"]
 PATTERN = {"gpt2": patterns.GPT2, "cl100k": patterns.CL100K, "o200k": patterns.O200K}

@@ -11,8 +11,9 @@ import re
 import shlex
 from pathlib import Path
 
-import bytepair
 import pytest
+
+import bytepair
 from bytepair import cli
 
 ROOT = Path(__file__).resolve().parents[1]

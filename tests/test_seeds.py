@@ -168,7 +168,7 @@ def test_a_unknown_characters():
     assert big_cat[0] == 0 and big_cat[1:] == tok.encode("at")
     assert tok.encode("안녕") == [0, 0]
     assert tok.encode("😀") == [0]  # one code point, one id (4 UTF-8 bytes)
-    assert len("😀".encode("utf-8")) == 4
+    assert len("😀".encode()) == 4
     assert tok.decode(tok.encode("Cat")) == "\ufffdat"
     assert tok.decode(tok.encode("안녕 😀")) == "\ufffd\ufffd \ufffd"
     assert tok.decode(tok.encode(QA)) == QA  # known characters round-trip

@@ -43,7 +43,7 @@ class UsageError(BytepairError, ValueError):
 
 
 def _sample_path() -> Path:
-    return Path(str(resources.files("bytepair").joinpath("data", "sample.txt")))
+    return Path(str(resources.files("bytepair").joinpath("data").joinpath("sample.txt")))
 
 
 def _emit(text: str = "") -> None:
@@ -679,7 +679,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         convert = None
     if convert is None:
         raise UsageError("conversion is not available in this build of bytepair (bytepair.convert is missing)")
-    kw = {}
+    kw: dict = {}
     if args.check_text:
         kw["check_text"] = str(_decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
     if not os.path.exists(args.source):

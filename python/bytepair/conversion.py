@@ -61,7 +61,7 @@ MULTILINGUAL_SAMPLE = (
 
 def sample_text() -> str:
     """The default check text: :data:`MULTILINGUAL_SAMPLE` and the bundled sample corpus."""
-    bundled = resources.files(__package__).joinpath("data", "sample.txt").read_text(encoding="utf-8")
+    bundled = resources.files(__package__).joinpath("data").joinpath("sample.txt").read_text(encoding="utf-8")
     return MULTILINGUAL_SAMPLE + "\n\n" + bundled
 
 

@@ -70,12 +70,12 @@ class UnsupportedComponentError(FormatError):
 
 __all__ = [
     "BytepairError",
-    "PatternError",
-    "VocabError",
     "DisallowedSpecialError",
-    "UnknownTokenError",
-    "UnknownEncodingError",
-    "TrainingError",
     "FormatError",
+    "PatternError",
+    "TrainingError",
+    "UnknownEncodingError",
+    "UnknownTokenError",
     "UnsupportedComponentError",
+    "VocabError",
 ]

@@ -116,7 +116,7 @@ def read_bundled_ranks(name: str) -> bytes:
         FormatError: naming the file when it is corrupted (sha256 mismatch).
     """
     spec = _spec(name)
-    data = gzip.decompress(resources.files(__package__).joinpath("data", spec.file).read_bytes())
+    data = gzip.decompress(resources.files(__package__).joinpath("data").joinpath(spec.file).read_bytes())
     check_sha256(data, spec.sha256, f"bytepair/data/{spec.file}")
     return data
 

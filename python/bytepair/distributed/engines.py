@@ -243,7 +243,7 @@ class LocalEngine(Engine):
     def __enter__(self) -> LocalEngine:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def run(
