@@ -609,6 +609,8 @@ def _check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, in
             raise VocabError(f"special token {s!r} is not a str")
         if not isinstance(i, int) or isinstance(i, bool):
             raise VocabError(f"special token {s!r} has a non-integer id {i!r}")
+        if not 0 <= i < 2**32:
+            raise VocabError(f"special token {s!r} has id {i}; ids must be in 0..{2**32 - 1}")
     return specials
 
 

@@ -57,7 +57,11 @@ pub fn map_par<T: Sync, R: Send>(
             "num_threads must be at least 1".into(),
         )),
         Some(1) => items.iter().map(f).collect(),
-        None => items.par_iter().map(f).collect(),
+        // never rayon's global pool: it cannot be rebuilt in a forked child
+        None => {
+            let k = std::thread::available_parallelism().map_or(1, |n| n.get());
+            pool(k)?.install(|| items.par_iter().map(f).collect())
+        }
         Some(k) => pool(k)?.install(|| items.par_iter().map(f).collect()),
     }
 }

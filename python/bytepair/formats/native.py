@@ -130,12 +130,23 @@ def from_dict(d: Any, *, path: object = None) -> Tokenizer:
                     path=path, where=f"$.merges[{k}]",
                 )
     pattern = d.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        raise FormatError("pattern must be a string or null", path=path, where="$.pattern")
+    name = d.get("name", "bytepair")
+    if not isinstance(name, str):
+        raise FormatError("name must be a string", path=path, where="$.name")
     specials = d["special_tokens"]
     if not isinstance(specials, dict):
         raise FormatError("special_tokens must be an object", path=path, where="$.special_tokens")
+    for s_text, s_id in specials.items():
+        if not isinstance(s_id, int) or isinstance(s_id, bool) or not 0 <= s_id < 2**32:
+            raise FormatError(
+                f"special token {s_text!r} has id {s_id!r}; ids are integers in 0..{2**32 - 1}",
+                path=path, where="$.special_tokens",
+            )
     try:
         return Tokenizer(
-            tokens, pattern, specials, name=d.get("name", "bytepair"),
+            tokens, pattern, specials, name=name,
             merges=[tuple(m) for m in merges] if merges is not None else None,
             special_text=d.get("special_text", "raise"),
         )
