@@ -25,8 +25,19 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     ``os.replace``: readers see the old file or the new one, never half of one, and
     a failure (disk full, interrupt) leaves any previous file intact."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
+    tmp = write_temp(os.path.dirname(os.path.abspath(path)), data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)
+        raise
+
+
+def write_temp(folder: str, data: bytes, prefix: str = ".bytepair-") -> str:
+    """Writes ``data`` to a new temporary file in ``folder`` (normal permissions,
+    flushed to disk) and returns its path; on failure nothing is left behind.
+    The caller moves it into place with ``os.replace`` or removes it."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             if hasattr(os, "fchmod"):  # POSIX only
@@ -34,13 +45,18 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard(tmp)
         raise
+    return tmp
+
+
+def discard(path: str) -> None:
+    """Removes a temporary file if it is still there."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def atomic_write_text(path: PathLike, text: str) -> None:

@@ -20,13 +20,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._io import _MODE
+from ._io import discard, write_temp
 from .encoding import Tokenizer
 from .errors import FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
@@ -311,24 +310,14 @@ def convert(
     tmp: Dict[str, str] = {}
     try:
         for key, data in files.items():
-            fd, path = tempfile.mkstemp(prefix=".bytepair-convert-", suffix=".tmp", dir=folder)
-            tmp[key] = path
-            with os.fdopen(fd, "wb") as f:
-                if hasattr(os, "fchmod"):  # POSIX only
-                    os.fchmod(f.fileno(), _MODE)
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+            tmp[key] = write_temp(folder, data, prefix=".bytepair-convert-")
         report = _verify(tok, to, tmp, check_text, check_peer)
         for key, path in tmp.items():
             os.replace(path, finals[key])
         tmp.clear()
     except BaseException:
         for path in tmp.values():
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+            discard(path)
         if made_folder:
             shutil.rmtree(folder, ignore_errors=True)
         raise
