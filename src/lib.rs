@@ -5,6 +5,7 @@
 pub mod decode;
 pub mod encode;
 pub mod error;
+pub mod flat;
 pub mod pretok;
 pub mod train;
 pub mod vocab;

@@ -9,10 +9,11 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::{HashMap, HashTable};
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Result};
+use crate::flat::FlatTable;
 use crate::Rank;
 
 /// Token bytes by rank and rank by token bytes.
@@ -27,36 +28,48 @@ pub struct Vocab {
     /// are a token (not only the pair that made it): merging by this map is
     /// exactly merging by the rank of concatenated bytes, with a 64-bit key
     /// instead of hashing byte strings.
-    pairs: HashMap<u64, Rank, FxBuildHasher>,
-    /// Tokens of at most 8 bytes keyed by their bytes packed in a `u64`: the
-    /// common lookup (English pieces are mostly short) touches one table slot and
-    /// no arena bytes, and compares with one integer comparison.
-    short: HashTable<Short>,
+    pairs: FlatTable,
+    /// Tokens of at most 8 bytes keyed by their bytes packed in a `u64` (tag:
+    /// the length): the common lookup (English pieces are mostly short) touches
+    /// one cache line and no arena bytes.
+    short: FlatTable,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Short {
-    key: u64,
-    len: u32,
-    rank: Rank,
-}
+/// Tag of every entry in the pair table.
+const PAIR_TAG: u32 = 1;
 
 /// Longest token (bytes) held in the packed table.
 const SHORT_MAX: usize = 8;
 
-#[inline]
+/// Bytes (at most 8) packed little-endian into a `u64`, zero-padded, without a
+/// call to `memcpy`: two overlapping loads for 4-8 bytes, three byte loads
+/// for 1-3.
+#[inline(always)]
 fn pack(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    buf[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(buf)
+    let n = bytes.len();
+    debug_assert!(n <= SHORT_MAX);
+    if n >= 4 {
+        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
+        let hi =
+            u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]) as u64;
+        lo | (hi << (8 * (n - 4)))
+    } else if n > 0 {
+        bytes[0] as u64
+            | (bytes[n / 2] as u64) << (8 * (n / 2))
+            | (bytes[n - 1] as u64) << (8 * (n - 1))
+    } else {
+        0
+    }
 }
 
-#[inline]
-fn short_hash(key: u64, len: usize) -> u64 {
-    // folded 64x64->128 multiply: good high bits (hashbrown's tag) and low bits (bucket)
-    let m = ((key ^ ((len as u64) << 59)) as u128)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
-    (m >> 64) as u64 ^ m as u64
+/// `mask(n)` keeps the low `n` bytes of a `u64` (`n <= 8`).
+#[inline(always)]
+fn mask(n: usize) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - 8 * n as u32)
+    }
 }
 
 #[inline]
@@ -134,15 +147,34 @@ impl Vocab {
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
         if bytes.len() <= SHORT_MAX {
-            let key = pack(bytes);
-            let len = bytes.len() as u32;
-            return self
-                .short
-                .find(short_hash(key, bytes.len()), |e| {
-                    e.key == key && e.len == len
-                })
-                .map(|e| e.rank);
+            if bytes.is_empty() {
+                return None; // tag 0 marks empty table slots
+            }
+            return self.short.get(pack(bytes), bytes.len() as u32);
         }
+        self.rank_long(bytes)
+    }
+
+    /// [`Self::rank`] of `text[start..end]`, reading the short key with one
+    /// 8-byte load when the text extends that far.
+    #[inline(always)]
+    pub fn rank_at(&self, text: &[u8], start: usize, end: usize) -> Option<Rank> {
+        let n = end - start;
+        if n <= SHORT_MAX {
+            if n == 0 {
+                return None; // tag 0 marks empty table slots
+            }
+            let key = match text.get(start..start + 8) {
+                Some(w) => u64::from_le_bytes(w.try_into().unwrap_or([0; 8])) & mask(n),
+                None => pack(&text[start..end]),
+            };
+            return self.short.get(key, n as u32);
+        }
+        self.rank_long(&text[start..end])
+    }
+
+    #[inline(never)]
+    fn rank_long(&self, bytes: &[u8]) -> Option<Rank> {
         let h = hash(bytes);
         self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
     }
@@ -151,7 +183,7 @@ impl Vocab {
     /// `right`, if there is one. One 64-bit hash probe.
     #[inline]
     pub fn pair_rank(&self, left: Rank, right: Rank) -> Option<Rank> {
-        self.pairs.get(&pair_key(left, right)).copied()
+        self.pairs.get(pair_key(left, right), PAIR_TAG)
     }
 
     /// The rank of a single byte (every byte is a token).
@@ -188,24 +220,18 @@ impl Vocab {
     /// Every split of every token into two tokens. Cost: one prefix and one
     /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
     /// boundaries, 446 k pairs), spread over scoped threads.
-    fn build_short(&self) -> HashTable<Short> {
-        let mut t = HashTable::with_capacity(self.len());
+    fn build_short(&self) -> FlatTable {
+        let n = self.tokens().filter(|t| t.len() <= SHORT_MAX).count();
+        let mut t = FlatTable::with_capacity(n);
         for (r, tok) in self.tokens().enumerate() {
             if tok.len() <= SHORT_MAX {
-                let e = Short {
-                    key: pack(tok),
-                    len: tok.len() as u32,
-                    rank: r as Rank,
-                };
-                t.insert_unique(short_hash(e.key, tok.len()), e, |e| {
-                    short_hash(e.key, e.len as usize)
-                });
+                t.insert(pack(tok), tok.len() as u32, r as Rank);
             }
         }
         t
     }
 
-    fn build_pairs(&self) -> HashMap<u64, Rank, FxBuildHasher> {
+    fn build_pairs(&self) -> FlatTable {
         // scoped threads rather than rayon's global pool: nothing outlives the
         // call, so a process that forks after loading has no missing workers
         let n = self.len();
@@ -251,9 +277,9 @@ impl Vocab {
             })
         };
         let total = parts.iter().map(Vec::len).sum();
-        let mut map = HashMap::with_capacity_and_hasher(total, FxBuildHasher);
-        for p in parts {
-            map.extend(p);
+        let mut map = FlatTable::with_capacity(total);
+        for (key, rank) in parts.into_iter().flatten() {
+            map.insert(key, PAIR_TAG, rank);
         }
         map
     }
@@ -322,8 +348,8 @@ impl Builder {
             offsets,
             table,
             byte_ranks: [0; 256],
-            pairs: HashMap::default(),
-            short: HashTable::new(),
+            pairs: FlatTable::default(),
+            short: FlatTable::default(),
         };
         v.short = v.build_short();
         for b in 0..=255u8 {

@@ -16,10 +16,12 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hashbrown::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::merge::encode_piece;
+use super::merge::{encode_piece, encode_piece_parts};
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -44,11 +46,57 @@ pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
+/// One remembered piece: its bytes at `keys[koff..koff + klen]` and its ranks
+/// at `vals[voff..voff + vlen]` (arenas: no allocation per entry).
+#[derive(Clone, Copy)]
+struct Entry {
+    koff: u32,
+    voff: u32,
+    klen: u16,
+    vlen: u16,
+}
+
 #[derive(Default)]
 struct Memo {
     owner: u64,
     epoch: u64,
-    map: HashMap<Box<[u8]>, Box<[Rank]>, FxBuildHasher>,
+    keys: Vec<u8>,
+    vals: Vec<Rank>,
+    table: HashTable<Entry>,
+}
+
+impl Memo {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.vals.clear();
+        self.table.clear();
+    }
+
+    #[inline]
+    fn get(&self, h: u64, piece: &[u8]) -> Option<&[Rank]> {
+        let keys = &self.keys;
+        self.table
+            .find(h, |e| {
+                e.klen as usize == piece.len()
+                    && &keys[e.koff as usize..e.koff as usize + e.klen as usize] == piece
+            })
+            .map(|e| &self.vals[e.voff as usize..e.voff as usize + e.vlen as usize])
+    }
+
+    fn insert(&mut self, h: u64, piece: &[u8], ranks: &[Rank]) {
+        let e = Entry {
+            koff: self.keys.len() as u32,
+            voff: self.vals.len() as u32,
+            klen: piece.len() as u16,
+            vlen: ranks.len() as u16,
+        };
+        self.keys.extend_from_slice(piece);
+        self.vals.extend_from_slice(ranks);
+        let keys = &self.keys;
+        self.table.insert_unique(h, e, |e| {
+            FxBuildHasher.hash_one(&keys[e.koff as usize..e.koff as usize + e.klen as usize])
+        });
+    }
 }
 
 thread_local! {
@@ -56,47 +104,52 @@ thread_local! {
 }
 
 /// Runs `f` with a piece encoder that uses this thread's memo for `owner`.
-/// The encoder appends the ranks of a piece to `out` and is exact: the memo
-/// only stores what [`encode_piece`] returned.
+/// The encoder takes `(text, start, end, out)` and appends the ranks of
+/// `text[start..end]` to `out`; it is exact: the memo only stores what
+/// [`encode_piece`] returned.
 pub fn with_memo<R>(
     owner: u64,
     vocab: &Vocab,
-    f: impl FnOnce(&mut dyn FnMut(&[u8], &mut Vec<Rank>)) -> R,
+    f: impl FnOnce(&mut dyn FnMut(&[u8], usize, usize, &mut Vec<Rank>)) -> R,
 ) -> R {
     MEMO.with(|cell| {
         // re-entrant use cannot happen (the closure does not call back into
         // encoding); if it ever did, fall back to the plain path
         let Ok(mut memo) = cell.try_borrow_mut() else {
-            return f(&mut |p, out| encode_piece(p, vocab, out));
+            return f(&mut |t, s, e, out| encode_piece(&t[s..e], vocab, out));
         };
         let epoch = EPOCH.load(Ordering::Relaxed);
         if memo.owner != owner || memo.epoch != epoch {
-            memo.map.clear();
+            memo.clear();
             memo.owner = owner;
             memo.epoch = epoch;
         }
         let memo = &mut *memo;
-        f(&mut |piece: &[u8], out: &mut Vec<Rank>| {
-            if let Some(r) = vocab.rank(piece) {
-                out.push(r);
-                return;
-            }
-            if piece.len() > MAX_PIECE {
-                encode_piece(piece, vocab, out);
-                return;
-            }
-            if let Some(ids) = memo.map.get(piece) {
-                out.extend_from_slice(ids);
-                return;
-            }
-            let start = out.len();
-            encode_piece(piece, vocab, out);
-            // when full, stop adding rather than clear: the pieces met first are
-            // the frequent ones in natural text, and text with no repeats
-            // (random base64, random syllables) then stops paying for inserts
-            if memo.map.len() < MAX_ENTRIES {
-                memo.map.insert(piece.into(), out[start..].into());
-            }
-        })
+        f(
+            &mut |text: &[u8], start: usize, end: usize, out: &mut Vec<Rank>| {
+                if let Some(r) = vocab.rank_at(text, start, end) {
+                    out.push(r);
+                    return;
+                }
+                let piece = &text[start..end];
+                if piece.len() > MAX_PIECE {
+                    encode_piece_parts(piece, vocab, out);
+                    return;
+                }
+                let h = FxBuildHasher.hash_one(piece);
+                if let Some(ids) = memo.get(h, piece) {
+                    out.extend_from_slice(ids);
+                    return;
+                }
+                let at = out.len();
+                encode_piece_parts(piece, vocab, out);
+                // when full, stop adding rather than clear: the pieces met first are
+                // the frequent ones in natural text, and text with no repeats
+                // (random base64, random syllables) then stops paying for inserts
+                if memo.table.len() < MAX_ENTRIES {
+                    memo.insert(h, piece, &out[at..]);
+                }
+            },
+        )
     })
 }

@@ -51,6 +51,13 @@ pub fn encode_piece(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
         out.push(r);
         return;
     }
+    encode_piece_parts(piece, vocab, out);
+}
+
+/// [`encode_piece`] for a piece already known not to be a single token: the
+/// short scan or the heap, by length.
+#[inline]
+pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     if piece.len() <= SHORT_PIECE_MAX {
         encode_piece_scan(piece, vocab, out);
     } else {

@@ -107,9 +107,9 @@ trait Sink {
 impl Sink for Vec<Rank> {
     #[inline]
     fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
+        let b = text.as_bytes();
         cache::with_memo(core.owner, &core.vocab, |enc| {
-            core.pretok
-                .for_each_piece(text, |piece| enc(piece.as_bytes(), self))
+            core.pretok.for_each_span(text, |s, e| enc(b, s, e, self))
         })
     }
     #[inline]
@@ -127,9 +127,10 @@ struct Counter {
 impl Sink for Counter {
     fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
         let Counter { n, scratch } = self;
+        let b = text.as_bytes();
         cache::with_memo(core.owner, &core.vocab, |enc| {
-            core.pretok.for_each_piece(text, |piece| {
-                enc(piece.as_bytes(), scratch);
+            core.pretok.for_each_span(text, |s, e| {
+                enc(b, s, e, scratch);
                 *n += scratch.len();
                 scratch.clear();
             })
