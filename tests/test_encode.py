@@ -112,7 +112,7 @@ def test_merge_paths_agree_with_reference(name, corpora):
     for p in chosen:
         b = p.encode("utf-8")
         want = reference.encode_piece(b, ranks)
-        for path in ("auto", "scan", "heap"):
+        for path in ("auto", "scan", "heap", "queue"):
             assert enc._core.encode_piece_with(b, path) == want, (path, p)
 
 
@@ -125,7 +125,7 @@ def test_merge_paths_on_random_bytes():
     for _ in range(200):
         b = bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
         want = reference.encode_piece(b, ranks)
-        for path in ("scan", "heap"):
+        for path in ("scan", "heap", "queue"):
             assert enc._core.encode_piece_with(b, path) == want, (seed, path, b)
 
 

@@ -8,6 +8,8 @@
 //! parent's. The parent's pools are leaked in the child, never joined.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -64,6 +66,72 @@ pub fn map_par<T: Sync, R: Send>(
         }
         Some(k) => pool(k)?.install(|| items.par_iter().map(f).collect()),
     }
+}
+
+/// Runs `f` over `items` on `threads` worker threads (`None`: one per core)
+/// and hands each result to `consume(index, result)` **on the calling thread**
+/// as soon as it is ready (in completion order, not input order). Workers take
+/// items in input order from a shared counter, so the caller can turn early
+/// results into Python objects while later items are still being encoded: the
+/// serial part (building lists under the GIL) overlaps the parallel part.
+///
+/// `consume` returning `false` stops the workers after their current item.
+/// `wait` is called to block for the next result (the binding releases the GIL
+/// there); it returns `None` once every worker has finished. Falls back to the calling thread alone for one item or one thread.
+pub fn map_streaming<T: Sync, R: Send>(
+    items: &[T],
+    threads: Option<usize>,
+    f: impl Fn(&T) -> R + Sync + Send,
+    mut consume: impl FnMut(usize, R) -> bool,
+    wait: impl Fn(&Mutex<mpsc::Receiver<(usize, R)>>) -> Option<(usize, R)>,
+) -> Result<()> {
+    let k = match threads {
+        Some(0) => {
+            return Err(Error::InvalidTraining(
+                "num_threads must be at least 1".into(),
+            ))
+        }
+        Some(k) => k,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if k == 1 || items.len() <= 1 {
+        for (i, t) in items.iter().enumerate() {
+            if !consume(i, f(t)) {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    let pool = pool(k)?;
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, R)>();
+    // only this thread receives; the mutex makes `&rx` sendable to a closure
+    // that runs with the GIL released
+    let rx = Mutex::new(rx);
+    pool.in_place_scope(|scope| {
+        for _ in 0..k.min(items.len()) {
+            let tx = tx.clone();
+            let (next, stop, f) = (&next, &stop, &f);
+            scope.spawn(move |_| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if tx.send((i, f(&items[i]))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        while let Some((i, r)) = wait(&rx) {
+            if !consume(i, r) {
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+    });
+    Ok(())
 }
 
 impl CoreBpe {

@@ -17,7 +17,7 @@ use crate::pretok::Pretokenizer;
 use crate::vocab::Vocab;
 use crate::Rank;
 
-pub use merge::{encode_piece, encode_piece_heap, encode_piece_scan};
+pub use merge::{encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan};
 
 // ---------------------------------------------------------------- Encoding
 

@@ -9,6 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
 use super::errors::to_py;
+use crate::encode::batch::map_streaming;
 use crate::encode::{CoreBpe, SpecialPolicy};
 use crate::vocab::Vocab;
 use crate::Rank;
@@ -180,12 +181,47 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = self.policy(allowed_special, disallowed_special);
-        let all = py
-            .detach(|| self.inner.encode_batch(&texts, &policy, num_threads))
-            .map_err(to_py)?;
-        let lists = all
-            .iter()
-            .map(|ids| self.to_list(py, ids))
+        // Workers encode while this thread turns finished texts into lists
+        // (which needs the GIL): the serial part overlaps the parallel one.
+        let n = texts.len();
+        let mut lists: Vec<Option<Bound<'py, PyList>>> = (0..n).map(|_| None).collect();
+        let mut first_err: Option<(usize, PyErr)> = None;
+        map_streaming(
+            &texts,
+            num_threads,
+            |t| self.inner.encode(t, &policy),
+            |i, r| {
+                match r.map_err(to_py).and_then(|ids| self.to_list(py, &ids)) {
+                    Ok(l) => lists[i] = Some(l),
+                    Err(e) => {
+                        if first_err.as_ref().is_none_or(|(j, _)| i < *j) {
+                            first_err = Some((i, e));
+                        }
+                    }
+                }
+                true
+            },
+            // block without the GIL when nothing is ready yet
+            |rx| {
+                let got = rx.lock().unwrap_or_else(|e| e.into_inner()).try_recv();
+                match got {
+                    Ok(m) => Some(m),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => {
+                        py.detach(|| rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok())
+                    }
+                }
+            },
+        )
+        .map_err(to_py)?;
+        if let Some((_, e)) = first_err {
+            return Err(e);
+        }
+        let lists = lists
+            .into_iter()
+            .map(|l| {
+                l.ok_or_else(|| PyValueError::new_err("internal error: a batch item is missing"))
+            })
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, lists)
     }
@@ -277,8 +313,8 @@ impl PyCoreBpe {
 
     // ------------------------------------------------------------ Testing hooks
 
-    /// Encodes one piece of bytes with a chosen merge path: "auto", "scan" or
-    /// "heap" (for path-equivalence tests).
+    /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
+    /// "heap" or "queue" (for path-equivalence tests).
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
@@ -287,9 +323,10 @@ impl PyCoreBpe {
             "auto" => crate::encode::encode_piece(piece, v, &mut out),
             "scan" => crate::encode::encode_piece_scan(piece, v, &mut out),
             "heap" => crate::encode::encode_piece_heap(piece, v, &mut out),
+            "queue" => crate::encode::encode_piece_queue(piece, v, &mut out),
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "path must be auto, scan or heap, not {other:?}"
+                    "path must be auto, scan, heap or queue, not {other:?}"
                 )))
             }
         }
