@@ -24,6 +24,11 @@ pub struct Vocab {
     offsets: Vec<u32>,
     table: HashTable<Rank>,
     byte_ranks: [Rank; 256],
+    /// Rank of the token made of two bytes, by `(first << 8) | second`
+    /// ([`NONE_RANK`] when it is not a token): 256 KB, so the first round of
+    /// every merge (all byte pairs of a piece) reads a cache-resident array
+    /// instead of the pair table.
+    byte_pairs: Box<[Rank]>,
     /// `(left, right) -> rank` for every pair of tokens whose concatenated bytes
     /// are a token (not only the pair that made it): merging by this map is
     /// exactly merging by the rank of concatenated bytes, with a 64-bit key
@@ -34,6 +39,9 @@ pub struct Vocab {
     /// one cache line and no arena bytes.
     short: FlatTable,
 }
+
+/// "No rank" in [`Vocab::byte_pair_rank`]'s table.
+pub const NONE_RANK: Rank = Rank::MAX;
 
 /// Tag of every entry in the pair table.
 const PAIR_TAG: u32 = 1;
@@ -184,6 +192,13 @@ impl Vocab {
     #[inline]
     pub fn pair_rank(&self, left: Rank, right: Rank) -> Option<Rank> {
         self.pairs.get(pair_key(left, right), PAIR_TAG)
+    }
+
+    /// The rank of the two-byte token `[a, b]`, or [`NONE_RANK`]; equals
+    /// `pair_rank(byte_rank(a), byte_rank(b))`. One read of a 256 KB array.
+    #[inline(always)]
+    pub fn byte_pair_rank(&self, a: u8, b: u8) -> Rank {
+        self.byte_pairs[((a as usize) << 8) | b as usize]
     }
 
     /// The rank of a single byte (every byte is a token).
@@ -348,6 +363,7 @@ impl Builder {
             offsets,
             table,
             byte_ranks: [0; 256],
+            byte_pairs: Box::new([]),
             pairs: FlatTable::default(),
             short: FlatTable::default(),
         };
@@ -363,6 +379,13 @@ impl Builder {
             }
         }
         v.pairs = v.build_pairs();
+        let mut byte_pairs = vec![NONE_RANK; 1 << 16].into_boxed_slice();
+        for (i, slot) in byte_pairs.iter_mut().enumerate() {
+            if let Some(r) = v.rank(&[(i >> 8) as u8, i as u8]) {
+                *slot = r;
+            }
+        }
+        v.byte_pairs = byte_pairs;
         Ok(v)
     }
 }

@@ -10,12 +10,13 @@
 //!   round finds the minimum and recomputes the two neighbouring pair ranks.
 //!   O(n·m) for n bytes and m merges, which is fastest for the short pieces that
 //!   make up almost all real text;
-//! - long pieces use a queue of candidate pairs over a linked list of parts: a
-//!   FIFO bucket per rank plus a small heap of the ranks in play
-//!   ([`encode_piece_queue`]), with lazy deletion. Time per byte stays within
-//!   2x from 10 KB to 10 MB of hostile text ('x' * N, N spaces, one huge
-//!   word), where a binary heap over all pairs ([`encode_piece_heap`], kept as
-//!   a second exact path for tests) grew 3-5x from cache misses.
+//! - longer pieces (up to [`HEAP_PIECE_MAX`]) use a binary heap of candidate
+//!   pairs over a linked list of parts, with lazy deletion ([`encode_piece_heap`]);
+//! - the longest pieces use a queue of candidate pairs: a FIFO bucket per rank
+//!   plus a small heap of the ranks in play ([`encode_piece_queue`]). Time per
+//!   byte then stays within 2x from 10 KB to 10 MB of hostile text ('x' * N, N
+//!   spaces, one huge word), where the all-pairs heap grew 3-5x from cache
+//!   misses once it outgrew the caches.
 //!
 //! Performance notes (release build, 2 MB corpus excerpts, one thread, CPU
 //! time on a shared 2-core VM; see benches/RESULTS.md for the peer comparison):
@@ -29,8 +30,8 @@
 //!   stack array;
 //! - the per-thread memo of non-token pieces (`cache.rs`) is what brings Korean
 //!   from ~25 to ~65-100 MB/cpu-s in steady state;
-//! - the scan path beats the queue for short pieces; above [`SHORT_PIECE_MAX`]
-//!   the queue wins and the scan's O(n²) worst case appears.
+//! - the scan path beats the heap for short pieces; above [`SHORT_PIECE_MAX`]
+//!   the heap wins and the scan's O(n²) worst case appears.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -40,13 +41,20 @@ use rustc_hash::FxHashMap;
 use crate::vocab::Vocab;
 use crate::Rank;
 
-/// Pieces longer than this (in bytes) take the queue path.
+/// Pieces longer than this (in bytes) take the heap or queue path.
 pub const SHORT_PIECE_MAX: usize = 128;
 
-const NONE: Rank = Rank::MAX;
+/// Pieces longer than this take the queue path. Below it the binary heap fits
+/// in cache and is faster when many distinct ranks are in play (random base64
+/// or syllables: 1.5-2x at 1-10 KB, where the queue allocates a bucket per
+/// rank); above it the heap's cache misses make it 1.5-3x slower than the queue
+/// on 'x' * N or N spaces.
+pub const HEAP_PIECE_MAX: usize = 32 * 1024;
+
+const NONE: Rank = crate::vocab::NONE_RANK;
 
 /// Encodes one piece and appends its ranks to `out`, choosing the fastest exact
-/// path (whole-token lookup, short scan, or queue).
+/// path (whole-token lookup, short scan, heap or queue).
 ///
 /// Precondition: `vocab` holds all 256 single bytes (guaranteed by [`Vocab::new`]).
 /// Complexity: O(n log n) in the piece length `n`.
@@ -60,11 +68,13 @@ pub fn encode_piece(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 }
 
 /// [`encode_piece`] for a piece already known not to be a single token: the
-/// short scan or the queue, by length.
+/// short scan, the heap or the queue, by length.
 #[inline]
 pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     if piece.len() <= SHORT_PIECE_MAX {
         encode_piece_scan(piece, vocab, out);
+    } else if piece.len() <= HEAP_PIECE_MAX {
+        encode_piece_heap(piece, vocab, out);
     } else {
         encode_piece_queue(piece, vocab, out);
     }
@@ -98,12 +108,10 @@ pub fn encode_piece_scan(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 #[inline]
 fn scan_merge(piece: &[u8], vocab: &Vocab, parts: &mut [(Rank, Rank)], out: &mut Vec<Rank>) {
     let n = piece.len();
-    let mut prev = vocab.byte_rank(piece[0]);
-    for (slot, &b) in parts.iter_mut().zip(&piece[1..]) {
-        let r = vocab.byte_rank(b);
-        *slot = (prev, vocab.pair_rank(prev, r).unwrap_or(NONE));
-        prev = r;
+    for (slot, w) in parts.iter_mut().zip(piece.windows(2)) {
+        *slot = (vocab.byte_rank(w[0]), vocab.byte_pair_rank(w[0], w[1]));
     }
+    let prev = vocab.byte_rank(piece[n - 1]);
     parts[n - 1] = (prev, NONE);
     let mut len = n;
 
@@ -158,7 +166,7 @@ pub fn encode_piece_heap(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     let mut initial: Vec<Reverse<u64>> = Vec::with_capacity(n);
     for i in 0..n {
         let r = if i + 1 < n {
-            vocab.pair_rank(tok[i], tok[i + 1]).unwrap_or(NONE)
+            vocab.byte_pair_rank(piece[i], piece[i + 1])
         } else {
             NONE
         };
