@@ -34,10 +34,32 @@ pub struct Vocab {
     /// exactly merging by the rank of concatenated bytes, with a 64-bit key
     /// instead of hashing byte strings.
     pairs: FlatTable,
+    /// Tokens of 9-16 bytes keyed by their bytes packed in two `u64`s: pieces
+    /// of that length (common in Korean and in English words with their space)
+    /// are looked up without hashing a byte string or reading the arena.
+    mid: HashTable<Mid>,
     /// Tokens of at most 8 bytes keyed by their bytes packed in a `u64` (tag:
     /// the length): the common lookup (English pieces are mostly short) touches
     /// one cache line and no arena bytes.
     short: FlatTable,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Mid {
+    k0: u64,
+    k1: u64,
+    len: u32,
+    rank: Rank,
+}
+
+/// Longest token (bytes) held in the two-word table.
+const MID_MAX: usize = 16;
+
+#[inline(always)]
+fn mid_hash(k0: u64, k1: u64, len: usize) -> u64 {
+    let m = ((k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)) as u128)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    (m >> 64) as u64 ^ m as u64
 }
 
 /// "No rank" in [`Vocab::byte_pair_rank`]'s table.
@@ -67,6 +89,16 @@ fn pack(bytes: &[u8]) -> u64 {
             | (bytes[n - 1] as u64) << (8 * (n - 1))
     } else {
         0
+    }
+}
+
+/// [`pack`] for 1-8 bytes, or 0 for none.
+#[inline(always)]
+fn pack_upto8(bytes: &[u8]) -> u64 {
+    if bytes.is_empty() {
+        0
+    } else {
+        pack(bytes)
     }
 }
 
@@ -183,6 +215,18 @@ impl Vocab {
 
     #[inline(never)]
     fn rank_long(&self, bytes: &[u8]) -> Option<Rank> {
+        let n = bytes.len();
+        if n <= MID_MAX {
+            let k0 = pack(&bytes[..8]);
+            let k1 = pack_upto8(&bytes[8..]);
+            let len = n as u32;
+            return self
+                .mid
+                .find(mid_hash(k0, k1, n), |e| {
+                    e.k0 == k0 && e.k1 == k1 && e.len == len
+                })
+                .map(|e| e.rank);
+        }
         let h = hash(bytes);
         self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
     }
@@ -241,6 +285,24 @@ impl Vocab {
         for (r, tok) in self.tokens().enumerate() {
             if tok.len() <= SHORT_MAX {
                 t.insert(pack(tok), tok.len() as u32, r as Rank);
+            }
+        }
+        t
+    }
+
+    fn build_mid(&self) -> HashTable<Mid> {
+        let mut t = HashTable::new();
+        for (r, tok) in self.tokens().enumerate() {
+            if tok.len() > SHORT_MAX && tok.len() <= MID_MAX {
+                let e = Mid {
+                    k0: pack(&tok[..8]),
+                    k1: pack_upto8(&tok[8..]),
+                    len: tok.len() as u32,
+                    rank: r as Rank,
+                };
+                t.insert_unique(mid_hash(e.k0, e.k1, tok.len()), e, |e| {
+                    mid_hash(e.k0, e.k1, e.len as usize)
+                });
             }
         }
         t
@@ -366,8 +428,10 @@ impl Builder {
             byte_pairs: Box::new([]),
             pairs: FlatTable::default(),
             short: FlatTable::default(),
+            mid: HashTable::new(),
         };
         v.short = v.build_short();
+        v.mid = v.build_mid();
         for b in 0..=255u8 {
             match v.rank(&[b]) {
                 Some(r) => v.byte_ranks[b as usize] = r,

@@ -7,6 +7,12 @@
 //! pieces are answered by the vocabulary lookup before the memo is consulted,
 //! so English text pays nothing.
 //!
+//! Pieces of up to 16 bytes (most of them: a Korean word of 1-5 syllables, a
+//! name) are kept with their bytes packed in two integers and up to
+//! [`SMALL_IDS`] ids inline, so a hit compares two words and reads one entry,
+//! with no hashing of a byte string and no second memory access; longer pieces
+//! keep their bytes and ids in arenas.
+//!
 //! The memo is thread-local (no locking in `encode_batch`), tagged with the
 //! encoder that filled it, bounded by [`MAX_ENTRIES`] (it stops growing when
 //! full) and only holds pieces up to [`MAX_PIECE`] bytes, so its memory stays a
@@ -46,6 +52,60 @@ pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Ids stored inline for a piece of at most 16 bytes.
+pub const SMALL_IDS: usize = 5;
+
+/// A remembered piece of at most 16 bytes: bytes packed little-endian and
+/// zero-padded into `k0`, `k1`; its first `n` ids inline.
+#[derive(Clone, Copy)]
+struct Small {
+    k0: u64,
+    k1: u64,
+    len: u8,
+    n: u8,
+    ids: [Rank; SMALL_IDS],
+}
+
+/// Keeps the low `n` bytes of a word (`n <= 8`).
+#[inline(always)]
+fn low_bytes(w: u64, n: usize) -> u64 {
+    if n >= 8 {
+        w
+    } else {
+        w & ((1u64 << (8 * n)) - 1)
+    }
+}
+
+/// `text[start..end]` (at most 16 bytes) packed into two words, with two
+/// unaligned 8-byte loads when the text extends 16 bytes past `start`.
+#[inline(always)]
+fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
+    let n = end - start;
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    match text.get(start..start + 16) {
+        Some(w) => (
+            low_bytes(word(&w[..8]), n),
+            if n > 8 {
+                low_bytes(word(&w[8..]), n - 8)
+            } else {
+                0
+            },
+        ),
+        None => {
+            let mut buf = [0u8; 16];
+            buf[..n].copy_from_slice(&text[start..end]);
+            (word(&buf[..8]), word(&buf[8..]))
+        }
+    }
+}
+
+#[inline(always)]
+fn hash16(k0: u64, k1: u64, n: usize) -> u64 {
+    let m = ((k0 ^ k1.rotate_left(29) ^ ((n as u64) << 58)) as u128)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    (m >> 64) as u64 ^ m as u64
+}
+
 /// One remembered piece: its bytes at `keys[koff..koff + klen]` and its ranks
 /// at `vals[voff..voff + vlen]` (arenas: no allocation per entry).
 #[derive(Clone, Copy)]
@@ -63,6 +123,7 @@ struct Memo {
     keys: Vec<u8>,
     vals: Vec<Rank>,
     table: HashTable<Entry>,
+    small: HashTable<Small>,
 }
 
 impl Memo {
@@ -70,6 +131,57 @@ impl Memo {
         self.keys.clear();
         self.vals.clear();
         self.table.clear();
+        self.small.clear();
+    }
+
+    fn is_full(&self) -> bool {
+        self.table.len() + self.small.len() >= MAX_ENTRIES
+    }
+
+    /// Encodes `text[start..end]` (at most 16 bytes, not a token) through the
+    /// small memo: appends its ids to `out` and returns true, or returns false
+    /// (nothing appended) when the piece has more than [`SMALL_IDS`] ids, so
+    /// the caller stores it in the arena memo instead.
+    #[inline]
+    fn small_lookup(
+        &mut self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        vocab: &Vocab,
+        out: &mut Vec<Rank>,
+    ) -> bool {
+        let (k0, k1) = key16(text, start, end);
+        let len = (end - start) as u8;
+        let h = hash16(k0, k1, len as usize);
+        if let Some(e) = self
+            .small
+            .find(h, |e| e.k0 == k0 && e.k1 == k1 && e.len == len)
+        {
+            out.extend_from_slice(&e.ids[..e.n as usize]);
+            return true;
+        }
+        let at = out.len();
+        encode_piece_parts(&text[start..end], vocab, out);
+        let got = &out[at..];
+        if got.len() > SMALL_IDS {
+            out.truncate(at);
+            return false;
+        }
+        if !self.is_full() {
+            let mut ids = [0; SMALL_IDS];
+            ids[..got.len()].copy_from_slice(got);
+            let e = Small {
+                k0,
+                k1,
+                len,
+                n: got.len() as u8,
+                ids,
+            };
+            self.small
+                .insert_unique(h, e, |e| hash16(e.k0, e.k1, e.len as usize));
+        }
+        true
     }
 
     #[inline]
@@ -132,6 +244,9 @@ pub fn with_memo<R>(
                     return;
                 }
                 let piece = &text[start..end];
+                if piece.len() <= 16 && memo.small_lookup(text, start, end, vocab, out) {
+                    return;
+                }
                 if piece.len() > MAX_PIECE {
                     encode_piece_parts(piece, vocab, out);
                     return;
@@ -146,7 +261,7 @@ pub fn with_memo<R>(
                 // when full, stop adding rather than clear: the pieces met first are
                 // the frequent ones in natural text, and text with no repeats
                 // (random base64, random syllables) then stops paying for inserts
-                if memo.table.len() < MAX_ENTRIES {
+                if !memo.is_full() {
                     memo.insert(h, piece, &out[at..]);
                 }
             },

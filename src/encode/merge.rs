@@ -96,8 +96,12 @@ pub fn encode_piece_scan(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
         // exact on any length, but keep the parts off the stack for long pieces
         let mut parts = vec![(0, 0); n];
         scan_merge(piece, vocab, &mut parts, out);
+    } else if n <= 16 {
+        // no heap allocation per piece: short pieces are the common case; a
+        // small array for the commonest lengths keeps the zeroing cheap
+        let mut parts = [(0, 0); 16];
+        scan_merge(piece, vocab, &mut parts[..n], out);
     } else {
-        // no heap allocation per piece: short pieces are the common case
         let mut parts = [(0, 0); SHORT_PIECE_MAX];
         scan_merge(piece, vocab, &mut parts[..n], out);
     }

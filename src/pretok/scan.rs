@@ -49,6 +49,24 @@ impl<'a> Scan<'a> {
         self.b.get(i).copied().unwrap_or(0)
     }
 
+    /// End of the run of Hangul syllables (U+AC00..=U+D7A3) from `i`: three
+    /// bytes each, decoded without the flag tables. Every syllable is `Lo`, so
+    /// it is in `L`, `UP` and `LO` (checked by a unit test).
+    #[inline(always)]
+    fn skip_hangul(&self, mut i: usize) -> usize {
+        while let Some(&[b0, b1, b2]) = self.b.get(i..i + 3) {
+            if b0 & 0xF0 != 0xE0 {
+                break;
+            }
+            let cp = ((b0 as u32 & 0x0F) << 12) | ((b1 as u32 & 0x3F) << 6) | (b2 as u32 & 0x3F);
+            if !(0xAC00..=0xD7A3).contains(&cp) {
+                break;
+            }
+            i += 3;
+        }
+        i
+    }
+
     /// End of the maximal run of characters having any flag of `mask`, from `i`.
     #[inline(always)]
     fn run(&self, mut i: usize, mask: u8) -> usize {
@@ -59,6 +77,13 @@ impl<'a> Scan<'a> {
                 }
                 i += 1;
             } else {
+                if mask & (L | UP | LO) != 0 && (0xEA..=0xED).contains(&c) {
+                    let j = self.skip_hangul(i);
+                    if j > i {
+                        i = j;
+                        continue;
+                    }
+                }
                 let (f, len) = self.t.decode_at(self.b, i);
                 if f & mask == 0 {
                     return i;
@@ -197,8 +222,9 @@ impl<'a> Scan<'a> {
     /// o200k's `[UP]*[LO]+` from `s` (first alternative, without its prefix).
     #[inline(always)]
     fn o200k_upper_lower(&self, s: usize) -> Option<usize> {
-        let mut i = s;
-        let mut lo_end = s;
+        // Hangul syllables are in both classes: skip them in one tight loop
+        let mut i = self.skip_hangul(s);
+        let mut lo_end = i;
         loop {
             let (f, len) = self.at(i);
             if f & UP == 0 {

@@ -267,6 +267,17 @@ mod tests {
 
     /// The scanners' eight-bytes-at-a-time letter runs assume these ASCII members.
     #[test]
+    fn hangul_syllables_are_letters_in_both_o200k_classes() {
+        // the scanners' Hangul fast path relies on this
+        let t = tables();
+        for cp in 0xAC00..=0xD7A3u32 {
+            let f = t.of(cp);
+            assert_eq!(f & (L | UP | LO), L | UP | LO, "U+{cp:04X}");
+            assert_eq!(f & (N | WS | OTHER | PREFIX), 0, "U+{cp:04X}");
+        }
+    }
+
+    #[test]
     fn ascii_letters_are_a_to_z() {
         let t = tables();
         for c in 0u8..128 {
