@@ -319,20 +319,36 @@ def run_throughput(name, corpora, peers, tt, repeat, groups):
 
 
 def run_worst(name, tt, sizes, repeat):
+    """ns per byte on hostile inputs. Each size is timed over about as many
+    bytes as the largest size (capped at 1 MB for the small ones): several
+    distinct texts of that size (different random seeds), encoded one call
+    each. Timing one small text over and over would leave its part of the
+    vocabulary hot in the CPU caches and flatter the small sizes."""
     enc = bytepair.get_encoding(name)
     rows = []
     for kind in ("x", "spaces", "base64", "korean"):
         per_byte = {}
         tt_per_byte = {}
         for n in sizes:
-            text = hostile(kind, n)
-            nb = len(text.encode())
-            reps = repeat if n <= 1_000_000 else 1
-            per_byte[n] = best_time(enc.encode_ordinary, text, reps) / nb * 1e9
+            count = max(1, min(100, min(sizes[-1], 1_000_000) // n))
+            texts = [hostile(kind, n, seed=k) for k in range(count)]
+            nb = sum(len(t.encode()) for t in texts)
+            reps = repeat if n * count <= 1_000_000 else 1
+
+            def ours(ts: List[str]) -> None:
+                for t in ts:
+                    enc.encode_ordinary(t)
+
+            def theirs(ts: List[str]) -> None:
+                for t in ts:
+                    tt.encode_ordinary(t)
+
+            bytepair._core.clear_piece_memo()  # cold, as in the throughput groups
+            per_byte[n] = best_time(ours, texts, reps) / nb * 1e9
             try:  # tiktoken overflows its stack on some long runs (PanicException)
                 if n <= 1_000_000:
-                    ok = tt.encode_ordinary(text) == enc.encode_ordinary(text)
-                    tt_per_byte[n] = (best_time(tt.encode_ordinary, text, reps) / nb * 1e9, ok)
+                    ok = all(tt.encode_ordinary(t) == enc.encode_ordinary(t) for t in texts)
+                    tt_per_byte[n] = (best_time(theirs, texts, reps) / nb * 1e9, ok)
             except BaseException as e:
                 if isinstance(e, KeyboardInterrupt):
                     raise

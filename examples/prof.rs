@@ -1,47 +1,147 @@
-//! Development profiler for the encoder (not part of the API): times
-//! pre-tokenization alone, `count` and `encode_ordinary` on a corpus file.
-//!   cargo run --profile devfast --example prof -- cl100k_base ~/.cache/bytepair-data/corpora/en_austen.txt
+//! Development profiler for the encoder (not part of the API).
+//!
+//! Corpus mode: times pre-tokenization alone, `count` and `encode_ordinary`
+//! (cold: the piece memo is emptied before each run) on corpus files:
+//!   cargo run --release --example prof -- cl100k_base ~/.cache/bytepair-data/corpora/en_austen.txt [reps]
+//!
+//! Worst-case mode: ns per byte of `count` on 'x' * N, N spaces, random
+//! base64 and one word of random Hangul syllables, N = 10 KB .. 10 MB, each
+//! size timed over the same 10 MB of input cut into N-byte texts:
+//!   cargo run --release --example prof -- cl100k_base worst
 use std::time::Instant;
 
 use bytepair::encode::{cache, CoreBpe};
 use bytepair::vocab::Vocab;
 
+fn best_of(reps: usize, f: &dyn Fn() -> usize) -> (f64, usize) {
+    let mut best = f64::MAX;
+    let mut n = 0;
+    for _ in 0..reps.max(1) {
+        cache::clear_all();
+        let t = Instant::now();
+        n = f();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    (best, n)
+}
+
+/// The hostile inputs of benches/bench_encode.py's worst-case group (same
+/// kinds; the random ones come from a different generator).
+fn hostile(kind: &str, n: usize) -> String {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    match kind {
+        "x" => "x".repeat(n),
+        "spaces" => " ".repeat(n),
+        "base64" => {
+            let abc = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            (0..n).map(|_| abc[(rnd() % 64) as usize] as char).collect()
+        }
+        _ => (0..n / 3)
+            .map(|_| char::from_u32(0xAC00 + (rnd() % 11172) as u32).unwrap_or('가'))
+            .collect(),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let name = &args[1];
-    let home = std::env::var("HOME").unwrap();
-    let ranks =
-        std::fs::read(format!("{home}/.cache/bytepair-data/ranks/{name}.tiktoken")).unwrap();
-    let core =
-        CoreBpe::from_vocab(Vocab::from_tiktoken(&ranks).unwrap(), vec![], Some(name)).unwrap();
+    let home = std::env::var("HOME").unwrap_or_default();
+    let ranks = std::fs::read(format!("{home}/.cache/bytepair-data/ranks/{name}.tiktoken"))
+        .expect("rank file (run ../shared/data/get-data.sh)");
+    let vocab = Vocab::from_tiktoken(&ranks).expect("valid rank file");
+    let core = CoreBpe::from_vocab(vocab, vec![], Some(name)).expect("named pattern");
     let policy = core.policy_default();
-    let reps: usize = args.get(3).map_or(10, |s| s.parse().unwrap());
+    if args.get(2).map(String::as_str) == Some("paths") {
+        paths_mode(&core, args.get(3).map_or("korean", String::as_str));
+        return;
+    }
+    if args.get(2).map(String::as_str) == Some("worst") {
+        println!("{name}: ns per byte of count(), best of runs; 10 KB / 100 KB / 1 MB / 10 MB");
+        for kind in ["x", "spaces", "base64", "korean"] {
+            let mut row = Vec::new();
+            // each size over ~10 MB of input: distinct texts for the small
+            // sizes, so no size is timed on data already hot in the caches
+            let big = hostile(kind, 10_000_000);
+            for n in [10_000, 100_000, 1_000_000, 10_000_000] {
+                let mut texts = Vec::new();
+                let mut at = 0;
+                while at < big.len() {
+                    let mut end = (at + n).min(big.len());
+                    while !big.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    texts.push(&big[at..end]);
+                    at = end;
+                }
+                let (t, _) = best_of(2, &|| {
+                    texts
+                        .iter()
+                        .map(|t| core.count(t, &policy).unwrap_or(0))
+                        .sum()
+                });
+                row.push(t / big.len() as f64 * 1e9);
+            }
+            let cells: Vec<String> = row.iter().map(|v| format!("{v:8.1}")).collect();
+            println!(
+                "{kind:8}{}   10MB/10KB = {:.2}",
+                cells.join(""),
+                row[3] / row[0]
+            );
+        }
+        return;
+    }
+    let reps: usize = args.get(3).map_or(10, |s| s.parse().unwrap_or(10));
     for path in args[2].split(',') {
-        let raw = std::fs::read(path).unwrap();
+        let raw = std::fs::read(path).expect("corpus file");
         let raw = &raw[..raw.len().min(1_000_000)];
         let text = String::from_utf8_lossy(raw).into_owned();
         let mb = text.len() as f64 / 1e6;
-        let time = |f: &dyn Fn() -> usize| {
-            let mut best = f64::MAX;
+        let (p, np) = best_of(reps, &|| {
             let mut n = 0;
-            for _ in 0..reps {
-                cache::clear_all();
-                let t = Instant::now();
-                n = f();
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            (mb / best, n)
-        };
-        let (p, np) = time(&|| {
-            let mut n = 0;
-            core.pretokenizer()
-                .for_each_piece(&text, |_| n += 1)
-                .unwrap();
+            let _ = core.pretokenizer().for_each_span(&text, |_, _| n += 1);
             n
         });
-        let (c, nt) = time(&|| core.count(&text, &policy).unwrap());
-        let (e, _) = time(&|| core.encode_ordinary(&text).unwrap().len());
-        let short = path.rsplit('/').next().unwrap();
-        println!("{short:20} pretok {p:7.1}  count {c:6.1}  encode {e:6.1} MB/s  pieces {np} tokens {nt}");
+        let (c, nt) = best_of(reps, &|| core.count(&text, &policy).unwrap_or(0));
+        let (e, _) = best_of(reps, &|| core.encode_ordinary(&text).map_or(0, |v| v.len()));
+        let short = path.rsplit('/').next().unwrap_or(path);
+        println!(
+            "{short:20} pretok {:7.1}  count {:6.1}  encode {:6.1} MB/s  pieces {np} tokens {nt}",
+            mb / p,
+            mb / c,
+            mb / e
+        );
+    }
+}
+
+#[allow(dead_code)]
+fn paths_mode(core: &CoreBpe, kind: &str) {
+    use bytepair::encode::{encode_piece_heap, encode_piece_queue};
+    let big = hostile(kind, 2_000_000);
+    for n in [10_000usize, 30_000, 100_000] {
+        let chunks: Vec<&[u8]> = big.as_bytes().chunks(n).collect();
+        for (label, f) in [
+            (
+                "heap",
+                encode_piece_heap as fn(&[u8], &Vocab, &mut Vec<u32>),
+            ),
+            ("queue", encode_piece_queue),
+        ] {
+            let t = Instant::now();
+            let mut out = Vec::new();
+            for c in &chunks {
+                out.clear();
+                f(c, core.vocab(), &mut out);
+            }
+            println!(
+                "{kind} {n} {label}: {:.1} ns/byte",
+                t.elapsed().as_secs_f64() / big.len() as f64 * 1e9
+            );
+        }
     }
 }

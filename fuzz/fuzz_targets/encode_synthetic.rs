@@ -5,7 +5,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bytepair::encode::{encode_piece, encode_piece_heap, encode_piece_scan, CoreBpe};
+use bytepair::encode::{encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, CoreBpe};
 use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;
 
@@ -74,10 +74,11 @@ fuzz_target!(|inp: Input| {
         let mut want = Vec::new();
         naive_encode_piece(text.as_bytes(), &ranks, &mut want);
         type Path = fn(&[u8], &bytepair::vocab::Vocab, &mut Vec<u32>);
-        let paths: [(&str, Path); 3] = [
+        let paths: [(&str, Path); 4] = [
             ("encode_piece", encode_piece),
             ("encode_piece_scan", encode_piece_scan),
             ("encode_piece_heap", encode_piece_heap),
+            ("encode_piece_queue", encode_piece_queue),
         ];
         for (name, path) in paths {
             let mut got = Vec::new();

@@ -10,13 +10,13 @@
 //!   round finds the minimum and recomputes the two neighbouring pair ranks.
 //!   O(n·m) for n bytes and m merges, which is fastest for the short pieces that
 //!   make up almost all real text;
-//! - longer pieces (up to [`HEAP_PIECE_MAX`]) use a binary heap of candidate
-//!   pairs over a linked list of parts, with lazy deletion ([`encode_piece_heap`]);
-//! - the longest pieces use a queue of candidate pairs: a FIFO bucket per rank
-//!   plus a small heap of the ranks in play ([`encode_piece_queue`]). Time per
-//!   byte then stays within 2x from 10 KB to 10 MB of hostile text ('x' * N, N
-//!   spaces, one huge word), where the all-pairs heap grew 3-5x from cache
-//!   misses once it outgrew the caches.
+//! - longer pieces use a binary heap of candidate pairs over a linked list of
+//!   parts, with lazy deletion ([`encode_piece_heap`]): O(n log n);
+//! - longer pieces that are repetitive ('x' * N, runs of spaces; see
+//!   [`is_repetitive`]) use a queue of candidate pairs instead: a FIFO per rank
+//!   plus a small set of the ranks in play ([`encode_piece_queue`]). Time per
+//!   byte then stays within ~2x from 10 KB to 10 MB, where the all-pairs heap
+//!   grew 3-5x from cache misses once it outgrew the caches.
 //!
 //! Performance notes (release build, 2 MB corpus excerpts, one thread, CPU
 //! time on a shared 2-core VM; see benches/RESULTS.md for the peer comparison):
@@ -44,13 +44,6 @@ use crate::Rank;
 /// Pieces longer than this (in bytes) take the heap or queue path.
 pub const SHORT_PIECE_MAX: usize = 128;
 
-/// Pieces longer than this take the queue path. Below it the binary heap fits
-/// in cache and is faster when many distinct ranks are in play (random base64
-/// or syllables: 1.5-2x at 1-10 KB, where the queue allocates a bucket per
-/// rank); above it the heap's cache misses make it 1.5-3x slower than the queue
-/// on 'x' * N or N spaces.
-pub const HEAP_PIECE_MAX: usize = 32 * 1024;
-
 const NONE: Rank = crate::vocab::NONE_RANK;
 
 /// Encodes one piece and appends its ranks to `out`, choosing the fastest exact
@@ -73,11 +66,37 @@ pub fn encode_piece(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     if piece.len() <= SHORT_PIECE_MAX {
         encode_piece_scan(piece, vocab, out);
-    } else if piece.len() <= HEAP_PIECE_MAX {
-        encode_piece_heap(piece, vocab, out);
-    } else {
+    } else if is_repetitive(piece) {
         encode_piece_queue(piece, vocab, out);
+    } else {
+        encode_piece_heap(piece, vocab, out);
     }
+}
+
+/// Whether a long piece uses few distinct byte pairs (at most 256 of the
+/// 65,536): 'x' * N, runs of spaces, a repeated syllable. There the same few
+/// ranks come up again and again and the queue's FIFO per rank is linear
+/// (measured: flat within 1.5-2x from 10 KB to 10 MB, and 2x faster than the
+/// heap at 10 KB), while the all-pairs heap grows 3-5x per byte. Text with
+/// many distinct pairs (random base64 or syllables) keeps the heap: nearly
+/// every rank is distinct there, so the queue degenerates into a heap of ranks
+/// plus bookkeeping, up to 5x slower at 10 KB-1 MB (gpt2) and only 1.0-1.4x
+/// faster at 10 MB (cl100k / o200k).
+fn is_repetitive(piece: &[u8]) -> bool {
+    let mut seen = vec![0u64; 1 << 10];
+    let mut distinct = 0usize;
+    for w in piece.windows(2) {
+        let k = (w[0] as usize) << 8 | w[1] as usize;
+        let bit = 1u64 << (k & 63);
+        if seen[k >> 6] & bit == 0 {
+            seen[k >> 6] |= bit;
+            distinct += 1;
+            if distinct > 256 {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// The short-piece path: an array of parts (start byte, token rank, rank of the
@@ -234,71 +253,83 @@ struct Part {
     pair: Rank,
 }
 
-/// The pending pairs of one rank, by left part start. Pairs usually arrive in
-/// increasing position order, so a FIFO gives the leftmost first; when one
-/// arrives out of order the bucket turns into a min-heap for good (exact in
-/// every case, linear in the common one).
-#[derive(Default)]
-struct Bucket {
-    fifo: Vec<u32>,
-    head: usize,
-    heap: Option<BinaryHeap<Reverse<u32>>>,
-    queued: bool,
-}
-
-impl Bucket {
-    #[inline]
-    fn push(&mut self, pos: u32) {
-        if let Some(h) = &mut self.heap {
-            h.push(Reverse(pos));
-        } else if self.head < self.fifo.len() && pos < self.fifo[self.fifo.len() - 1] {
-            let mut h: BinaryHeap<Reverse<u32>> =
-                self.fifo[self.head..].iter().map(|&p| Reverse(p)).collect();
-            h.push(Reverse(pos));
-            self.heap = Some(h);
-            self.fifo = Vec::new();
-            self.head = 0;
-        } else {
-            if self.head == self.fifo.len() {
-                self.fifo.clear();
-                self.head = 0;
-            }
-            self.fifo.push(pos);
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<u32> {
-        if let Some(h) = &mut self.heap {
-            return h.pop().map(|Reverse(p)| p);
-        }
-        let p = self.fifo.get(self.head).copied()?;
-        self.head += 1;
-        Some(p)
-    }
-}
-
-/// Pending pairs: a bucket per rank and a min-heap of the ranks whose bucket
-/// may be non-empty.
-#[derive(Default)]
+/// Pending pairs: per rank a FIFO of left positions (a linked list through one
+/// shared arena, so no allocation per rank), and a min-heap of the ranks whose
+/// FIFO may be non-empty. Pairs of one rank usually arrive in increasing
+/// position order, so the FIFO gives the leftmost first; if one ever arrives
+/// out of order, that rank switches to a min-heap of positions for good (exact
+/// in every case, linear in the common one).
 struct RankQueue {
-    slot_of: FxHashMap<Rank, u32>,
-    buckets: Vec<Bucket>,
+    /// Per rank: `(first entry + 1) | (last entry + 1) << 32`, 0 = empty;
+    /// `last` is `u32::MAX` once the rank uses a heap (see `heaps`). Plain
+    /// `u64`s so the allocation is a zeroed one (`calloc`), not a fill.
+    lists: Vec<u64>,
+    /// `(position, next entry + 1)`, 0 = end of list.
+    entries: Vec<(u32, u32)>,
+    /// Per rank: whether it is in `ranks`.
+    queued: Vec<bool>,
     ranks: BinaryHeap<Reverse<Rank>>,
+    heaps: FxHashMap<Rank, BinaryHeap<Reverse<u32>>>,
 }
+
+const HEAP_MODE: u32 = u32::MAX;
 
 impl RankQueue {
+    /// A queue for ranks below `vocab_len`. The per-rank arrays are zeroed
+    /// allocations: the OS supplies zero pages, so only the ranks touched cost.
+    fn new(vocab_len: usize, pairs: usize) -> Self {
+        RankQueue {
+            lists: vec![0u64; vocab_len],
+            entries: Vec::with_capacity(pairs),
+            queued: vec![false; vocab_len],
+            ranks: BinaryHeap::new(),
+            heaps: FxHashMap::default(),
+        }
+    }
+
+    #[inline(always)]
+    fn list(&self, ri: usize) -> (u32, u32) {
+        let v = self.lists[ri];
+        (v as u32, (v >> 32) as u32)
+    }
+
+    #[inline(always)]
+    fn set_list(&mut self, ri: usize, head: u32, tail: u32) {
+        self.lists[ri] = head as u64 | (tail as u64) << 32;
+    }
+
     #[inline]
     fn push(&mut self, r: Rank, pos: u32) {
-        let buckets = &mut self.buckets;
-        let id = *self.slot_of.entry(r).or_insert_with(|| {
-            buckets.push(Bucket::default());
-            (buckets.len() - 1) as u32
-        }) as usize;
-        let b = &mut self.buckets[id];
-        b.push(pos);
-        if !b.queued {
-            b.queued = true;
+        let ri = r as usize;
+        let (head, tail) = self.list(ri);
+        if tail == HEAP_MODE {
+            if let Some(h) = self.heaps.get_mut(&r) {
+                h.push(Reverse(pos));
+            }
+        } else if head != 0 && pos < self.entries[tail as usize - 1].0 {
+            // out of order: move this rank's pending positions to a heap
+            let mut h = BinaryHeap::new();
+            let mut at = head;
+            while at != 0 {
+                let (p, next) = self.entries[at as usize - 1];
+                h.push(Reverse(p));
+                at = next;
+            }
+            h.push(Reverse(pos));
+            self.heaps.insert(r, h);
+            self.set_list(ri, 0, HEAP_MODE);
+        } else {
+            self.entries.push((pos, 0));
+            let e = self.entries.len() as u32;
+            if head == 0 {
+                self.set_list(ri, e, e);
+            } else {
+                self.entries[tail as usize - 1].1 = e;
+                self.set_list(ri, head, e);
+            }
+        }
+        if !self.queued[ri] {
+            self.queued[ri] = true;
             self.ranks.push(Reverse(r));
         }
     }
@@ -308,12 +339,28 @@ impl RankQueue {
     #[inline]
     fn pop(&mut self) -> Option<(Rank, u32)> {
         while let Some(&Reverse(r)) = self.ranks.peek() {
-            let id = *self.slot_of.get(&r)? as usize;
-            let b = &mut self.buckets[id];
-            match b.pop() {
+            let ri = r as usize;
+            let (head, tail) = self.list(ri);
+            let got = if tail == HEAP_MODE {
+                self.heaps
+                    .get_mut(&r)
+                    .and_then(|h| h.pop())
+                    .map(|Reverse(p)| p)
+            } else if head != 0 {
+                let (p, next) = self.entries[head as usize - 1];
+                if next == 0 {
+                    self.set_list(ri, 0, 0);
+                } else {
+                    self.set_list(ri, next, tail);
+                }
+                Some(p)
+            } else {
+                None
+            };
+            match got {
                 Some(pos) => return Some((r, pos)),
                 None => {
-                    b.queued = false;
+                    self.queued[ri] = false;
                     self.ranks.pop();
                 }
             }
@@ -353,7 +400,7 @@ pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
         });
     }
     parts[0].prev = NONE;
-    let mut queue = RankQueue::default();
+    let mut queue = RankQueue::new(vocab.len(), n);
     for i in 0..n - 1 {
         let r = vocab
             .pair_rank(parts[i].tok, parts[i + 1].tok)
@@ -455,29 +502,10 @@ mod tests {
         }
     }
 
-    /// A bucket fed out of position order switches to a heap and still pops
+    /// A rank fed out of position order switches to a heap and still pops
     /// leftmost first. (On the vocabularies and corpora tried, the merge loop
-    /// never feeds a bucket out of order: equal tokens form left to right. The
+    /// never feeds a rank out of order: equal tokens form left to right. The
     /// fallback keeps the queue exact even if some vocabulary does.)
-    #[test]
-    fn bucket_pops_leftmost_even_out_of_order() {
-        let mut b = Bucket::default();
-        for p in [3, 7, 9] {
-            b.push(p);
-        }
-        assert!(b.heap.is_none());
-        assert_eq!(b.pop(), Some(3));
-        b.push(5); // behind 9: out of order
-        assert!(b.heap.is_some());
-        b.push(1);
-        b.push(8);
-        let mut got = Vec::new();
-        while let Some(p) = b.pop() {
-            got.push(p);
-        }
-        assert_eq!(got, vec![1, 5, 7, 8, 9]);
-    }
-
     fn vocab(extra: &[&[u8]]) -> Vocab {
         let mut v: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         v.extend(extra.iter().map(|e| e.to_vec()));
@@ -514,6 +542,30 @@ mod tests {
         encode_piece_heap(piece, v, &mut c);
         encode_piece_queue(piece, v, &mut d);
         [a, b, c, d]
+    }
+
+    #[test]
+    fn queue_pops_lowest_rank_then_leftmost_even_out_of_order() {
+        let mut q = RankQueue::new(10, 0);
+        for p in [3, 7, 9] {
+            q.push(5, p);
+        }
+        q.push(2, 40);
+        assert_eq!(q.pop(), Some((2, 40)));
+        assert_eq!(q.pop(), Some((5, 3)));
+        q.push(5, 6); // behind 9: out of order
+        assert_eq!(q.list(5).1, HEAP_MODE);
+        q.push(5, 1);
+        q.push(8, 0);
+        let mut got = Vec::new();
+        while let Some(x) = q.pop() {
+            got.push(x);
+        }
+        assert_eq!(got, vec![(5, 1), (5, 6), (5, 7), (5, 9), (8, 0)]);
+        // a drained rank can be used again
+        q.push(5, 2);
+        assert_eq!(q.pop(), Some((5, 2)));
+        assert_eq!(q.pop(), None);
     }
 
     #[test]
@@ -568,6 +620,23 @@ mod tests {
                 assert_eq!(s, h);
             }
         }
+    }
+
+    #[test]
+    fn repetitive_pieces_are_told_apart() {
+        assert!(is_repetitive(&[b'x'; 5000]));
+        assert!(is_repetitive(" ".repeat(5000).as_bytes()));
+        assert!(is_repetitive("가나".repeat(2000).as_bytes()));
+        let mut seed = 7u64;
+        let noise: Vec<u8> = (0..5000)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (seed >> 56) as u8
+            })
+            .collect();
+        assert!(!is_repetitive(&noise));
     }
 
     #[test]
