@@ -3,6 +3,7 @@ against the seeds' published facts, tiktoken, and small oracles."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -61,7 +62,7 @@ def test_trace_on_real_text_agrees_with_training_and_encoding(corpora):
     counts = [s.count for s in t.steps]
     assert counts == sorted(counts, reverse=True), "the chosen pair's count can never rise"
     sizes = [t.num_start_tokens] + [s.num_tokens for s in t.steps]
-    assert all(a > b for a, b in zip(sizes, sizes[1:]))
+    assert all(a > b for a, b in itertools.pairwise(sizes))
 
 
 def test_trace_stops_early_and_drops_token_lists_for_long_text(corpora):

@@ -19,6 +19,7 @@ So the decoded tokens equal our pieces exactly when the pieces agree.
 
 from __future__ import annotations
 
+import itertools
 import random
 import unicodedata
 
@@ -41,7 +42,7 @@ def tiktoken_pieces(name: str, text: str, expected: list) -> list:
     exp = [p.encode("utf-8") for p in expected]
     for p in exp:
         ranks.setdefault(p, len(ranks))
-    for a, b in zip(exp, exp[1:]):
+    for a, b in itertools.pairwise(exp):
         ranks.setdefault(a + b, len(ranks))
     enc = tiktoken.Encoding(name=f"pieces-{name}", pat_str=PATTERN[name], mergeable_ranks=ranks, special_tokens={})
     return [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary(text)]

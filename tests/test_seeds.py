@@ -185,7 +185,7 @@ def test_a_merges_vs_tokens_table_shape():
     alphabet = 1 + len(set(QA))
     assert sizes == tuple(alphabet + k for k in (0, 6, 12, 24, 48))
     assert tokens[0] == len(QA)
-    assert all(a > b for a, b in zip(tokens, tokens[1:]))
+    assert all(a > b for a, b in itertools.pairwise(tokens))
 
 
 # Short prompts and answers: ": " is the most frequent pair, as in the seed's data.
@@ -460,7 +460,7 @@ def test_d_raw_byte_toy():
     lengths = [len(tok.truncate(256 + k)[0].encode(LUNA)) for k in range(9)]
     assert lengths[:4] == [42, 38, 35, 33] and lengths[-1] == 23
     # each merge removes as many tokens as its pair occurred: 4, 3, 2, ..., 2
-    assert [a - b for a, b in zip(lengths, lengths[1:])] == [4, 3, 2, 2, 2, 2, 2, 2]
+    assert [a - b for a, b in itertools.pairwise(lengths)] == [4, 3, 2, 2, 2, 2, 2, 2]
     final = tok.encode(LUNA)
     assert [tok.decode([i]) for i in final] == [
         "luna sa", "w", " ", "a s", "tar", ".", " ", "luna sa", "i", "d", " ", "h", "i",

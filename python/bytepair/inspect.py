@@ -14,6 +14,7 @@ low| lowe|r| lowe|s|t
 
 from __future__ import annotations
 
+import itertools
 import os
 import unicodedata
 import warnings
@@ -392,7 +393,7 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
         candidates = where.get(pair[0], set()) & where.get(pair[1], set())
         for b in candidates:
             ids = state[b]
-            n = sum(1 for x, y in zip(ids, ids[1:]) if (x, y) == pair)
+            n = sum(1 for x, y in itertools.pairwise(ids) if (x, y) == pair)
             if not n:
                 continue
             seen += n * counts[b]

@@ -34,6 +34,7 @@ End to end:
 
 from __future__ import annotations
 
+import itertools
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import regex
@@ -204,7 +205,7 @@ def count_pairs(chunks: Dict[Tuple[int, ...], int]) -> Dict[Pair, int]:
     """
     stats: Dict[Pair, int] = {}
     for ids, freq in chunks.items():
-        for pair in zip(ids, ids[1:]):
+        for pair in itertools.pairwise(ids):
             stats[pair] = stats.get(pair, 0) + freq
     return stats
 
@@ -452,7 +453,7 @@ def char_count_pairs(ids: Sequence[int], vocab: Sequence[str]) -> Dict[Pair, int
     {(1, 2): 2, (2, 1): 1}
     """
     stats: Dict[Pair, int] = {}
-    for pair in zip(ids, ids[1:]):
+    for pair in itertools.pairwise(ids):
         if "\n" not in vocab[pair[0]] + vocab[pair[1]]:
             stats[pair] = stats.get(pair, 0) + 1
     return stats
