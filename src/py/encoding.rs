@@ -181,8 +181,25 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = self.policy(allowed_special, disallowed_special);
+        let one_thread = num_threads == Some(1)
+            || (num_threads.is_none()
+                && std::thread::available_parallelism().map_or(1, |k| k.get()) == 1);
+        if one_thread || texts.len() <= 1 {
+            // nothing to overlap: encode everything with the GIL released
+            // (other Python threads keep running), then build the lists
+            let all = py
+                .detach(|| self.inner.encode_batch(&texts, &policy, Some(1)))
+                .map_err(to_py)?;
+            let lists = all
+                .iter()
+                .map(|ids| self.to_list(py, ids))
+                .collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
         // Workers encode while this thread turns finished texts into lists
         // (which needs the GIL): the serial part overlaps the parallel one.
+        // This thread holds the GIL only while building lists; it waits for
+        // results with the GIL released.
         let n = texts.len();
         let mut lists: Vec<Option<Bound<'py, PyList>>> = (0..n).map(|_| None).collect();
         let mut first_err: Option<(usize, PyErr)> = None;
