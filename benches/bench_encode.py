@@ -212,6 +212,11 @@ def hostile(kind: str, n: int, seed: int = 0) -> str:
 # ---------------------------------------------------------------- timing
 
 
+def each(encode: Encode) -> Callable[[List[str]], List[List[int]]]:
+    """One call per text: how the documents and worst-case groups are timed."""
+    return lambda texts: [encode(t) for t in texts]
+
+
 def best_time(fn, arg, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -281,7 +286,7 @@ def run_throughput(name, corpora, peers, tt, repeat, groups):
                     res_s[p] = max(res_s[p], rate(mb, f, text))
                 if "docs" in groups:
                     prep()
-                    res_d[p] = max(res_d[p], rate(mb, lambda ds, f=f: [f(d) for d in ds], docs))
+                    res_d[p] = max(res_d[p], rate(mb, each(f), docs))
                 if "batch" in groups and b is not None:
                     prep()
                     res_b[p] = max(res_b[p], rate(mb, b, docs))
@@ -334,21 +339,12 @@ def run_worst(name, tt, sizes, repeat):
             texts = [hostile(kind, n, seed=k) for k in range(count)]
             nb = sum(len(t.encode()) for t in texts)
             reps = repeat if n * count <= 1_000_000 else 1
-
-            def ours(ts: List[str]) -> None:
-                for t in ts:
-                    enc.encode_ordinary(t)
-
-            def theirs(ts: List[str]) -> None:
-                for t in ts:
-                    tt.encode_ordinary(t)
-
             bytepair._core.clear_piece_memo()  # cold, as in the throughput groups
-            per_byte[n] = best_time(ours, texts, reps) / nb * 1e9
+            per_byte[n] = best_time(each(enc.encode_ordinary), texts, reps) / nb * 1e9
             try:  # tiktoken overflows its stack on some long runs (PanicException)
                 if n <= 1_000_000:
                     ok = all(tt.encode_ordinary(t) == enc.encode_ordinary(t) for t in texts)
-                    tt_per_byte[n] = (best_time(theirs, texts, reps) / nb * 1e9, ok)
+                    tt_per_byte[n] = (best_time(each(tt.encode_ordinary), texts, reps) / nb * 1e9, ok)
             except BaseException as e:
                 if isinstance(e, KeyboardInterrupt):
                     raise

@@ -42,12 +42,19 @@ impl Default for FlatTable {
     }
 }
 
+/// A 64x64->128-bit multiply folded back to 64 bits: good high and low bits
+/// from one multiplication. The hash of every integer-keyed table in the
+/// encoder (this one, the two-word token table, the small piece memo).
+#[inline(always)]
+pub(crate) fn fold_mul(x: u64) -> u64 {
+    let m = (x as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    (m >> 64) as u64 ^ m as u64
+}
+
 /// Mixes a key and tag into 64 bits whose high bits pick the bucket.
 #[inline(always)]
 fn hash(key: u64, tag: u32) -> u64 {
-    let m = ((key ^ ((tag as u64) << 57)) as u128)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
-    (m >> 64) as u64 ^ m as u64
+    fold_mul(key ^ ((tag as u64) << 57))
 }
 
 impl FlatTable {
@@ -138,25 +145,6 @@ impl FlatTable {
                 }
             }
             b = (b + 1) & self.mask;
-        }
-    }
-
-    /// Asks the CPU to start loading the bucket of `(key, tag)`; a later
-    /// [`Self::get`] of the same key then finds it in cache. No effect on
-    /// results.
-    #[inline(always)]
-    pub fn prefetch(&self, key: u64, tag: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let b = self.home(key, tag);
-            let p = self.buckets.as_ptr().wrapping_add(b) as *const i8;
-            // SAFETY: prefetch is a hint; it never faults, and `p` points into
-            // the bucket array (b <= mask).
-            unsafe { std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (key, tag);
         }
     }
 }

@@ -13,7 +13,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use crate::error::{Error, Result};
-use crate::flat::FlatTable;
+use crate::flat::{fold_mul, FlatTable};
 use crate::Rank;
 
 /// Token bytes by rank and rank by token bytes.
@@ -52,14 +52,51 @@ struct Mid {
     rank: Rank,
 }
 
-/// Longest token (bytes) held in the two-word table.
-const MID_MAX: usize = 16;
+/// Longest token (bytes) held in the two-word table; also the longest piece
+/// [`key16`] packs.
+pub(crate) const MID_MAX: usize = 16;
 
+/// Hash of a byte string of at most 16 bytes given as [`key16`]'s two words
+/// and its length (the two-word token table and the piece memo).
 #[inline(always)]
-fn mid_hash(k0: u64, k1: u64, len: usize) -> u64 {
-    let m = ((k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)) as u128)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
-    (m >> 64) as u64 ^ m as u64
+pub(crate) fn hash16(k0: u64, k1: u64, len: usize) -> u64 {
+    fold_mul(k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58))
+}
+
+/// `text[start..end]` (at most 16 bytes) packed little-endian and zero-padded
+/// into two words: two unaligned 8-byte loads and masks when the text extends
+/// 16 bytes past `start` (the usual case for a piece inside a text), else a
+/// copy through a small buffer.
+#[inline(always)]
+pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
+    let n = end - start;
+    debug_assert!(n <= MID_MAX);
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    match text.get(start..start + 16) {
+        Some(w) => (
+            low_bytes(word(&w[..8]), n),
+            if n > 8 {
+                low_bytes(word(&w[8..]), n - 8)
+            } else {
+                0
+            },
+        ),
+        None => {
+            let mut buf = [0u8; 16];
+            buf[..n].copy_from_slice(&text[start..end]);
+            (word(&buf[..8]), word(&buf[8..]))
+        }
+    }
+}
+
+/// Keeps the low `n` bytes of a word (all of it for `n >= 8`).
+#[inline(always)]
+fn low_bytes(w: u64, n: usize) -> u64 {
+    if n >= 8 {
+        w
+    } else {
+        w & ((1u64 << (8 * n)) - 1)
+    }
 }
 
 /// "No rank" in [`Vocab::byte_pair_rank`]'s table.
@@ -89,26 +126,6 @@ fn pack(bytes: &[u8]) -> u64 {
             | (bytes[n - 1] as u64) << (8 * (n - 1))
     } else {
         0
-    }
-}
-
-/// [`pack`] for 1-8 bytes, or 0 for none.
-#[inline(always)]
-fn pack_upto8(bytes: &[u8]) -> u64 {
-    if bytes.is_empty() {
-        0
-    } else {
-        pack(bytes)
-    }
-}
-
-/// `mask(n)` keeps the low `n` bytes of a `u64` (`n <= 8`).
-#[inline(always)]
-fn mask(n: usize) -> u64 {
-    if n == 0 {
-        0
-    } else {
-        u64::MAX >> (64 - 8 * n as u32)
     }
 }
 
@@ -195,37 +212,41 @@ impl Vocab {
         self.rank_long(bytes)
     }
 
-    /// [`Self::rank`] of `text[start..end]`, reading the short key with one
-    /// 8-byte load when the text extends that far.
+    /// [`Self::rank`] of `text[start..end]`: a piece of at most 16 bytes is
+    /// read with [`key16`]'s word loads and looked up without hashing bytes.
     #[inline(always)]
     pub fn rank_at(&self, text: &[u8], start: usize, end: usize) -> Option<Rank> {
         let n = end - start;
-        if n <= SHORT_MAX {
-            if n == 0 {
-                return None; // tag 0 marks empty table slots
-            }
-            let key = match text.get(start..start + 8) {
-                Some(w) => u64::from_le_bytes(w.try_into().unwrap_or([0; 8])) & mask(n),
-                None => pack(&text[start..end]),
-            };
-            return self.short.get(key, n as u32);
+        if n == 0 {
+            return None; // tag 0 marks empty table slots
         }
-        self.rank_long(&text[start..end])
+        if n > MID_MAX {
+            return self.rank_long(&text[start..end]);
+        }
+        let (k0, k1) = key16(text, start, end);
+        if n <= SHORT_MAX {
+            self.short.get(k0, n as u32)
+        } else {
+            self.rank_mid(k0, k1, n)
+        }
+    }
+
+    #[inline(never)]
+    fn rank_mid(&self, k0: u64, k1: u64, n: usize) -> Option<Rank> {
+        let len = n as u32;
+        self.mid
+            .find(hash16(k0, k1, n), |e| {
+                e.k0 == k0 && e.k1 == k1 && e.len == len
+            })
+            .map(|e| e.rank)
     }
 
     #[inline(never)]
     fn rank_long(&self, bytes: &[u8]) -> Option<Rank> {
         let n = bytes.len();
         if n <= MID_MAX {
-            let k0 = pack(&bytes[..8]);
-            let k1 = pack_upto8(&bytes[8..]);
-            let len = n as u32;
-            return self
-                .mid
-                .find(mid_hash(k0, k1, n), |e| {
-                    e.k0 == k0 && e.k1 == k1 && e.len == len
-                })
-                .map(|e| e.rank);
+            let (k0, k1) = key16(bytes, 0, n);
+            return self.rank_mid(k0, k1, n);
         }
         let h = hash(bytes);
         self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
@@ -294,14 +315,15 @@ impl Vocab {
         let mut t = HashTable::new();
         for (r, tok) in self.tokens().enumerate() {
             if tok.len() > SHORT_MAX && tok.len() <= MID_MAX {
+                let (k0, k1) = key16(tok, 0, tok.len());
                 let e = Mid {
-                    k0: pack(&tok[..8]),
-                    k1: pack_upto8(&tok[8..]),
+                    k0,
+                    k1,
                     len: tok.len() as u32,
                     rank: r as Rank,
                 };
-                t.insert_unique(mid_hash(e.k0, e.k1, tok.len()), e, |e| {
-                    mid_hash(e.k0, e.k1, e.len as usize)
+                t.insert_unique(hash16(k0, k1, tok.len()), e, |e| {
+                    hash16(e.k0, e.k1, e.len as usize)
                 });
             }
         }

@@ -8,7 +8,7 @@
 //! parent's. The parent's pools are leaked in the child, never joined.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -54,57 +54,51 @@ pub fn map_par<T: Sync, R: Send>(
     threads: Option<usize>,
     f: impl Fn(&T) -> Result<R> + Sync + Send,
 ) -> Result<Vec<R>> {
+    match resolve_threads(threads)? {
+        1 => items.iter().map(f).collect(),
+        // never rayon's global pool: it cannot be rebuilt in a forked child
+        k => pool(k)?.install(|| items.par_iter().map(f).collect()),
+    }
+}
+
+/// The number of threads a batch call runs on: `Some(k)` is `k` (at least
+/// 1), `None` is one per core.
+pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
     match threads {
         Some(0) => Err(Error::InvalidTraining(
             "num_threads must be at least 1".into(),
         )),
-        Some(1) => items.iter().map(f).collect(),
-        // never rayon's global pool: it cannot be rebuilt in a forked child
-        None => {
-            let k = std::thread::available_parallelism().map_or(1, |n| n.get());
-            pool(k)?.install(|| items.par_iter().map(f).collect())
-        }
-        Some(k) => pool(k)?.install(|| items.par_iter().map(f).collect()),
+        Some(k) => Ok(k),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
 }
 
-/// Runs `f` over `items` on `threads` worker threads (`None`: one per core)
+/// Runs `f` over `items` on `threads` worker threads (see [`resolve_threads`])
 /// and hands each result to `consume(index, result)` **on the calling thread**
 /// as soon as it is ready (in completion order, not input order). Workers take
 /// items in input order from a shared counter, so the caller can turn early
 /// results into Python objects while later items are still being encoded: the
 /// serial part (building lists under the GIL) overlaps the parallel part.
 ///
-/// `consume` returning `false` stops the workers after their current item.
 /// `wait` is called to block for the next result (the binding releases the GIL
-/// there); it returns `None` once every worker has finished. Falls back to the calling thread alone for one item or one thread.
+/// there); it returns `None` once every worker has finished. With one thread
+/// or one item everything runs on the calling thread.
 pub fn map_streaming<T: Sync, R: Send>(
     items: &[T],
     threads: Option<usize>,
     f: impl Fn(&T) -> R + Sync + Send,
-    mut consume: impl FnMut(usize, R) -> bool,
+    mut consume: impl FnMut(usize, R),
     wait: impl Fn(&Mutex<mpsc::Receiver<(usize, R)>>) -> Option<(usize, R)>,
 ) -> Result<()> {
-    let k = match threads {
-        Some(0) => {
-            return Err(Error::InvalidTraining(
-                "num_threads must be at least 1".into(),
-            ))
-        }
-        Some(k) => k,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let k = resolve_threads(threads)?;
     if k == 1 || items.len() <= 1 {
         for (i, t) in items.iter().enumerate() {
-            if !consume(i, f(t)) {
-                break;
-            }
+            consume(i, f(t));
         }
         return Ok(());
     }
     let pool = pool(k)?;
     let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     // only this thread receives; the mutex makes `&rx` sendable to a closure
     // that runs with the GIL released
@@ -112,23 +106,17 @@ pub fn map_streaming<T: Sync, R: Send>(
     pool.in_place_scope(|scope| {
         for _ in 0..k.min(items.len()) {
             let tx = tx.clone();
-            let (next, stop, f) = (&next, &stop, &f);
+            let (next, f) = (&next, &f);
             scope.spawn(move |_| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() || stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                if tx.send((i, f(&items[i]))).is_err() {
+                if i >= items.len() || tx.send((i, f(&items[i]))).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
         while let Some((i, r)) = wait(&rx) {
-            if !consume(i, r) {
-                stop.store(true, Ordering::Relaxed);
-                break;
-            }
+            consume(i, r);
         }
     });
     Ok(())

@@ -28,7 +28,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::merge::{encode_piece, encode_piece_parts};
-use crate::vocab::Vocab;
+use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
 
 /// Entries kept per thread before the memo is cleared.
@@ -52,7 +52,7 @@ pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Ids stored inline for a piece of at most 16 bytes.
+/// Ids stored inline for a piece of at most [`MID_MAX`] (16) bytes.
 pub const SMALL_IDS: usize = 5;
 
 /// A remembered piece of at most 16 bytes: bytes packed little-endian and
@@ -64,46 +64,6 @@ struct Small {
     len: u8,
     n: u8,
     ids: [Rank; SMALL_IDS],
-}
-
-/// Keeps the low `n` bytes of a word (`n <= 8`).
-#[inline(always)]
-fn low_bytes(w: u64, n: usize) -> u64 {
-    if n >= 8 {
-        w
-    } else {
-        w & ((1u64 << (8 * n)) - 1)
-    }
-}
-
-/// `text[start..end]` (at most 16 bytes) packed into two words, with two
-/// unaligned 8-byte loads when the text extends 16 bytes past `start`.
-#[inline(always)]
-fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
-    let n = end - start;
-    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-    match text.get(start..start + 16) {
-        Some(w) => (
-            low_bytes(word(&w[..8]), n),
-            if n > 8 {
-                low_bytes(word(&w[8..]), n - 8)
-            } else {
-                0
-            },
-        ),
-        None => {
-            let mut buf = [0u8; 16];
-            buf[..n].copy_from_slice(&text[start..end]);
-            (word(&buf[..8]), word(&buf[8..]))
-        }
-    }
-}
-
-#[inline(always)]
-fn hash16(k0: u64, k1: u64, n: usize) -> u64 {
-    let m = ((k0 ^ k1.rotate_left(29) ^ ((n as u64) << 58)) as u128)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
-    (m >> 64) as u64 ^ m as u64
 }
 
 /// One remembered piece: its bytes at `keys[koff..koff + klen]` and its ranks
@@ -244,7 +204,7 @@ pub fn with_memo<R>(
                     return;
                 }
                 let piece = &text[start..end];
-                if piece.len() <= 16 && memo.small_lookup(text, start, end, vocab, out) {
+                if piece.len() <= MID_MAX && memo.small_lookup(text, start, end, vocab, out) {
                     return;
                 }
                 if piece.len() > MAX_PIECE {

@@ -472,13 +472,8 @@ mod tests {
     /// the oracle.
     #[test]
     fn queue_matches_oracle_on_random_vocabularies() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = |k: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % k as u64) as usize
-        };
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |k: usize| rng.below(k);
         for _ in 0..200 {
             let mut toks: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
             while toks.len() < 40 {
@@ -506,6 +501,25 @@ mod tests {
     /// leftmost first. (On the vocabularies and corpora tried, the merge loop
     /// never feeds a rank out of order: equal tokens form left to right. The
     /// fallback keeps the queue exact even if some vocabulary does.)
+    /// The tests' pseudo-random numbers (xorshift64).
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn below(&mut self, k: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % k as u64) as usize
+        }
+
+        /// `len` bytes drawn from `alphabet`.
+        fn piece(&mut self, len: usize, alphabet: &[u8]) -> Vec<u8> {
+            (0..len)
+                .map(|_| alphabet[self.below(alphabet.len())])
+                .collect()
+        }
+    }
+
     fn vocab(extra: &[&[u8]]) -> Vocab {
         let mut v: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         v.extend(extra.iter().map(|e| e.to_vec()));
@@ -571,17 +585,10 @@ mod tests {
     #[test]
     fn paths_agree_with_oracle_on_small_vocab() {
         let v = vocab(&[b"ab", b"bc", b"abc", b"aa", b"aaa", b"aaaa", b"cab", b"ba"]);
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
         for len in 0..200 {
             for _ in 0..5 {
-                let piece: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        b"abc"[(seed % 3) as usize]
-                    })
-                    .collect();
+                let piece = rng.piece(len, b"abc");
                 let want = oracle(&piece, &v);
                 for got in all_paths(&piece, &v) {
                     assert_eq!(got, want, "piece {:?}", String::from_utf8_lossy(&piece));
@@ -591,25 +598,17 @@ mod tests {
     }
 
     /// Long random pieces over a vocabulary with many overlapping tokens, so
-    /// lower-ranked pairs keep appearing mid-merge and buckets receive pairs
-    /// out of position order (the queue's heap fallback).
+    /// lower-ranked pairs keep appearing mid-merge.
     #[test]
     fn queue_matches_heap_on_long_pieces() {
         let v = vocab(&[
             b"ab", b"ba", b"aa", b"bb", b"aba", b"bab", b"abab", b"aab", b"bba", b"abba", b"baab",
             b"aaaa", b"ababab", b"bbbb", b"abaab", b"ca", b"ac", b"cab", b"abc",
         ]);
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
         for len in [129usize, 200, 1000, 5000] {
             for _ in 0..20 {
-                let piece: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        b"aabbc"[(seed % 5) as usize]
-                    })
-                    .collect();
+                let piece = rng.piece(len, b"aabbc");
                 let mut h = Vec::new();
                 let mut q = Vec::new();
                 let mut s = Vec::new();
@@ -627,15 +626,8 @@ mod tests {
         assert!(is_repetitive(&[b'x'; 5000]));
         assert!(is_repetitive(" ".repeat(5000).as_bytes()));
         assert!(is_repetitive("가나".repeat(2000).as_bytes()));
-        let mut seed = 7u64;
-        let noise: Vec<u8> = (0..5000)
-            .map(|_| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (seed >> 56) as u8
-            })
-            .collect();
+        let all: Vec<u8> = (0..=255).collect();
+        let noise = XorShift(7).piece(5000, &all);
         assert!(!is_repetitive(&noise));
     }
 

@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
 use super::errors::to_py;
-use crate::encode::batch::map_streaming;
+use crate::encode::batch::{map_streaming, resolve_threads};
 use crate::encode::{CoreBpe, SpecialPolicy};
 use crate::vocab::Vocab;
 use crate::Rank;
@@ -181,10 +181,7 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = self.policy(allowed_special, disallowed_special);
-        let one_thread = num_threads == Some(1)
-            || (num_threads.is_none()
-                && std::thread::available_parallelism().map_or(1, |k| k.get()) == 1);
-        if one_thread || texts.len() <= 1 {
+        if resolve_threads(num_threads).map_err(to_py)? == 1 || texts.len() <= 1 {
             // nothing to overlap: encode everything with the GIL released
             // (other Python threads keep running), then build the lists
             let all = py
@@ -200,24 +197,15 @@ impl PyCoreBpe {
         // (which needs the GIL): the serial part overlaps the parallel one.
         // This thread holds the GIL only while building lists; it waits for
         // results with the GIL released.
-        let n = texts.len();
-        let mut lists: Vec<Option<Bound<'py, PyList>>> = (0..n).map(|_| None).collect();
-        let mut first_err: Option<(usize, PyErr)> = None;
+        // one slot per text, filled in completion order; collecting them in
+        // input order returns the first failing text's error, as before
+        let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> =
+            (0..texts.len()).map(|_| None).collect();
         map_streaming(
             &texts,
             num_threads,
             |t| self.inner.encode(t, &policy),
-            |i, r| {
-                match r.map_err(to_py).and_then(|ids| self.to_list(py, &ids)) {
-                    Ok(l) => lists[i] = Some(l),
-                    Err(e) => {
-                        if first_err.as_ref().is_none_or(|(j, _)| i < *j) {
-                            first_err = Some((i, e));
-                        }
-                    }
-                }
-                true
-            },
+            |i, r| lists[i] = Some(r.map_err(to_py).and_then(|ids| self.to_list(py, &ids))),
             // block without the GIL when nothing is ready yet
             |rx| {
                 let got = rx.lock().unwrap_or_else(|e| e.into_inner()).try_recv();
@@ -231,13 +219,14 @@ impl PyCoreBpe {
             },
         )
         .map_err(to_py)?;
-        if let Some((_, e)) = first_err {
-            return Err(e);
-        }
         let lists = lists
             .into_iter()
             .map(|l| {
-                l.ok_or_else(|| PyValueError::new_err("internal error: a batch item is missing"))
+                l.unwrap_or_else(|| {
+                    Err(PyValueError::new_err(
+                        "internal error: a batch item is missing",
+                    ))
+                })
             })
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, lists)

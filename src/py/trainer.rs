@@ -171,6 +171,18 @@ pub(crate) struct PyChunkCounter {
     pool: rayon::ThreadPool,
 }
 
+fn finished() -> PyErr {
+    PyValueError::new_err("this ChunkCounter is finished")
+}
+
+impl PyChunkCounter {
+    /// The pool and the counter, or the error for a finished counter.
+    fn live(&mut self) -> PyResult<(&rayon::ThreadPool, &mut Counter)> {
+        let counter = self.counter.as_mut().ok_or_else(finished)?;
+        Ok((&self.pool, counter))
+    }
+}
+
 #[pymethods]
 impl PyChunkCounter {
     #[new]
@@ -204,11 +216,7 @@ impl PyChunkCounter {
         texts: Vec<PyBackedStr>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let pool = &self.pool;
-        let counter = self
-            .counter
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let (pool, counter) = self.live()?;
         let ctl = Control::default();
         let docs: Vec<&str> = texts.iter().map(|s| &**s).collect();
         run_interruptible(py, &ctl, progress.as_ref(), || {
@@ -226,11 +234,7 @@ impl PyChunkCounter {
     ) -> PyResult<()> {
         let file = std::fs::File::open(&path)?;
         let name = path.display().to_string();
-        let pool = &self.pool;
-        let counter = self
-            .counter
-            .as_mut()
-            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
             pool.install(|| counter.feed_reader(file, &name, &ctl))
@@ -244,10 +248,7 @@ impl PyChunkCounter {
 
     /// Ends counting and returns the table (the counter cannot be fed again).
     fn finish(&mut self) -> PyResult<PyChunkTable> {
-        let c = self
-            .counter
-            .take()
-            .ok_or_else(|| PyValueError::new_err("this ChunkCounter is finished"))?;
+        let c = self.counter.take().ok_or_else(finished)?;
         Ok(PyChunkTable { inner: c.finish() })
     }
 }
