@@ -9,9 +9,12 @@
 
 use std::hash::BuildHasher;
 
+use std::sync::OnceLock;
+
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
+use crate::encode::split::Cuts;
 use crate::error::{Error, Result};
 use crate::flat::{fold_mul, FlatTable};
 use crate::Rank;
@@ -42,6 +45,9 @@ pub struct Vocab {
     /// the length): the common lookup (English pieces are mostly short) touches
     /// one cache line and no arena bytes.
     short: FlatTable,
+    /// Cut contexts for splitting long pieces ([`crate::encode::split`]),
+    /// built on first use: only long non-repetitive pieces need them.
+    cuts: OnceLock<Cuts>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -288,6 +294,12 @@ impl Vocab {
         }
     }
 
+    /// The cut contexts of all tokens, built on the first call (o200k_base:
+    /// tens of milliseconds).
+    pub fn cuts(&self) -> &Cuts {
+        self.cuts.get_or_init(|| Cuts::build(self))
+    }
+
     /// All tokens in rank order.
     pub fn tokens(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.offsets
@@ -451,6 +463,7 @@ impl Builder {
             pairs: FlatTable::default(),
             short: FlatTable::default(),
             mid: HashTable::new(),
+            cuts: OnceLock::new(),
         };
         v.short = v.build_short();
         v.mid = v.build_mid();

@@ -40,6 +40,28 @@ def test_corpora_whole_and_as_documents(name, corpora):
         assert ours.decode(want) == text
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_long_words_match_tiktoken(name, corpora):
+    """Long pieces that are not repetitive are cut where no token can straddle
+    and merged part by part: the ids must still be tiktoken's, and those of the
+    uncut heap path. Random Hangul (the hostile case the cut is for), Korean
+    prose with its spaces removed (real words running together) and random
+    letters from the multilingual corpus."""
+    ours, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
+    rng = random.Random(5)
+    hangul = "".join(chr(0xAC00 + rng.randrange(11172)) for _ in range(3000))
+    joined = "".join(corpora["ko_prose.txt"].split())[:9000]
+    letters = [c for c in corpora["multi_unicode.txt"] if c.isalpha()]
+    mixed = "".join(rng.choice(letters) for _ in range(3000))
+    for text in (hangul, joined, mixed):
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want
+        for piece in set(bytepair._core.pretokenize(ours.pattern, text)):
+            if len(piece.encode()) > 128:
+                b = piece.encode()
+                assert ours._core.encode_piece_with(b, "split") == ours._core.encode_piece_with(b, "heap")
+
+
 def test_seed_ids_b():
     gpt2 = bytepair.get_encoding("gpt2")
     assert gpt2.encode("Hello") == [15496]
@@ -112,7 +134,7 @@ def test_merge_paths_agree_with_reference(name, corpora):
     for p in chosen:
         b = p.encode("utf-8")
         want = reference.encode_piece(b, ranks)
-        for path in ("auto", "scan", "heap", "queue"):
+        for path in ("auto", "scan", "heap", "queue", "split"):
             assert enc._core.encode_piece_with(b, path) == want, (path, p)
 
 
@@ -125,7 +147,7 @@ def test_merge_paths_on_random_bytes():
     for _ in range(200):
         b = bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
         want = reference.encode_piece(b, ranks)
-        for path in ("scan", "heap", "queue"):
+        for path in ("scan", "heap", "queue", "split"):
             assert enc._core.encode_piece_with(b, path) == want, (seed, path, b)
 
 

@@ -5,7 +5,10 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bytepair::encode::{encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, CoreBpe};
+use bytepair::encode::{
+    encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, encode_piece_split,
+    CoreBpe,
+};
 use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;
 
@@ -69,16 +72,20 @@ fuzz_target!(|inp: Input| {
     if let Some(expected) = naive_encode(&text, pattern.map(named_regex), &ranks) {
         assert_eq!(ids, expected, "ids differ from the naive oracle");
     }
-    // every internal merge path, forced, on the whole text as one piece
-    if !text.is_empty() {
+    // every internal merge path, forced, on the whole text as one piece (not
+    // when the text is itself a token: only `encode_piece` takes tiktoken's
+    // whole-piece shortcut, and with ranks out of merge order the merges may
+    // not rebuild that token)
+    if !text.is_empty() && !ranks.contains_key(text.as_bytes()) {
         let mut want = Vec::new();
         naive_encode_piece(text.as_bytes(), &ranks, &mut want);
         type Path = fn(&[u8], &bytepair::vocab::Vocab, &mut Vec<u32>);
-        let paths: [(&str, Path); 4] = [
+        let paths: [(&str, Path); 5] = [
             ("encode_piece", encode_piece),
             ("encode_piece_scan", encode_piece_scan),
             ("encode_piece_heap", encode_piece_heap),
             ("encode_piece_queue", encode_piece_queue),
+            ("encode_piece_split", encode_piece_split),
         ];
         for (name, path) in paths {
             let mut got = Vec::new();

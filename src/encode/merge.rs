@@ -69,7 +69,38 @@ pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     } else if is_repetitive(piece) {
         encode_piece_queue(piece, vocab, out);
     } else {
-        encode_piece_heap(piece, vocab, out);
+        encode_piece_split(piece, vocab, out);
+    }
+}
+
+/// A long piece cut wherever no token can straddle ([`super::split`]), each
+/// part encoded on its own: whole-token lookup, short scan, or for a long part
+/// the queue or the heap. Exact on any piece; linear when boundaries are
+/// frequent (random Hangul), and the heap's O(n log n) when there are none.
+pub fn encode_piece_split(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
+    let cuts = vocab.cuts();
+    let mut start = 0;
+    for p in 1..piece.len() {
+        if cuts.is_boundary(piece, p) {
+            encode_part(&piece[start..p], vocab, out);
+            start = p;
+        }
+    }
+    encode_part(&piece[start..], vocab, out);
+}
+
+/// One part of a split piece: the merge paths, without the whole-token
+/// lookup. That lookup is tiktoken's rule for a whole piece; a part that
+/// happens to be a token must still go through the merges, which may not
+/// rebuild it (random vocabularies have such tokens).
+#[inline]
+fn encode_part(part: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
+    if part.len() <= SHORT_PIECE_MAX {
+        encode_piece_scan(part, vocab, out);
+    } else if is_repetitive(part) {
+        encode_piece_queue(part, vocab, out);
+    } else {
+        encode_piece_heap(part, vocab, out);
     }
 }
 
@@ -493,14 +524,13 @@ mod tests {
                 let mut h = Vec::new();
                 encode_piece_heap(&piece, &v, &mut h);
                 assert_eq!(h, want);
+                let mut c = Vec::new();
+                encode_piece_split(&piece, &v, &mut c);
+                assert_eq!(c, want);
             }
         }
     }
 
-    /// A rank fed out of position order switches to a heap and still pops
-    /// leftmost first. (On the vocabularies and corpora tried, the merge loop
-    /// never feeds a rank out of order: equal tokens form left to right. The
-    /// fallback keeps the queue exact even if some vocabulary does.)
     /// The tests' pseudo-random numbers (xorshift64).
     struct XorShift(u64);
 
@@ -546,18 +576,24 @@ mod tests {
         parts.iter().map(|p| v.rank(p).unwrap()).collect()
     }
 
-    fn all_paths(piece: &[u8], v: &Vocab) -> [Vec<Rank>; 4] {
+    fn all_paths(piece: &[u8], v: &Vocab) -> [Vec<Rank>; 5] {
         let mut a = Vec::new();
         let mut b = Vec::new();
         let mut c = Vec::new();
         let mut d = Vec::new();
+        let mut e = Vec::new();
         encode_piece(piece, v, &mut a);
         encode_piece_scan(piece, v, &mut b);
         encode_piece_heap(piece, v, &mut c);
         encode_piece_queue(piece, v, &mut d);
-        [a, b, c, d]
+        encode_piece_split(piece, v, &mut e);
+        [a, b, c, d, e]
     }
 
+    /// A rank fed out of position order switches to a heap and still pops
+    /// leftmost first. (On the vocabularies and corpora tried, the merge loop
+    /// never feeds a rank out of order: equal tokens form left to right. The
+    /// fallback keeps the queue exact even if some vocabulary does.)
     #[test]
     fn queue_pops_lowest_rank_then_leftmost_even_out_of_order() {
         let mut q = RankQueue::new(10, 0);
@@ -612,11 +648,14 @@ mod tests {
                 let mut h = Vec::new();
                 let mut q = Vec::new();
                 let mut s = Vec::new();
+                let mut c = Vec::new();
                 encode_piece_heap(&piece, &v, &mut h);
                 encode_piece_queue(&piece, &v, &mut q);
                 encode_piece_scan(&piece, &v, &mut s);
+                encode_piece_split(&piece, &v, &mut c);
                 assert_eq!(q, h);
                 assert_eq!(s, h);
+                assert_eq!(c, h);
             }
         }
     }

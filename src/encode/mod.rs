@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod cache;
 pub mod merge;
+pub mod split;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
@@ -17,7 +18,9 @@ use crate::pretok::Pretokenizer;
 use crate::vocab::Vocab;
 use crate::Rank;
 
-pub use merge::{encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan};
+pub use merge::{
+    encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, encode_piece_split,
+};
 
 // ---------------------------------------------------------------- Encoding
 

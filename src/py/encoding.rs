@@ -320,7 +320,7 @@ impl PyCoreBpe {
     // ------------------------------------------------------------ Testing hooks
 
     /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
-    /// "heap" or "queue" (for path-equivalence tests).
+    /// "heap", "queue" or "split" (for path-equivalence tests).
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
@@ -330,9 +330,10 @@ impl PyCoreBpe {
             "scan" => crate::encode::encode_piece_scan(piece, v, &mut out),
             "heap" => crate::encode::encode_piece_heap(piece, v, &mut out),
             "queue" => crate::encode::encode_piece_queue(piece, v, &mut out),
+            "split" => crate::encode::encode_piece_split(piece, v, &mut out),
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "path must be auto, scan, heap or queue, not {other:?}"
+                    "path must be auto, scan, heap, queue or split, not {other:?}"
                 )))
             }
         }
