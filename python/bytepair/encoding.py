@@ -262,6 +262,14 @@ class Tokenizer:
         >>> enc.encode("<|endoftext|>", disallowed_special=())
         [27, 91, 437, 1659, 5239, 91, 29]
         """
+        if allowed_special is _NO_SPECIALS and disallowed_special is None and type(text) is str:
+            # the common call, without the argument normalisation below
+            try:
+                if self.special_text == "text" or not self._special_tokens:
+                    return self._core.encode_ordinary(text)
+                return self._core.encode(text)
+            except UnicodeEncodeError:
+                pass  # lone surrogates: the general path repairs them
         text = _check_text(text)
         pol = self._policy(allowed_special, disallowed_special)
         if disallowed_special:
