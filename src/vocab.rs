@@ -540,6 +540,45 @@ mod tests {
         );
     }
 
+    /// The pair map behind its Bloom filter answers exactly "is left + right a
+    /// token": every two-token split of every token is found (a filter false
+    /// negative would lose it), and pairs whose concatenation is not a token
+    /// are absent, on a vocabulary large enough to fill many filter words.
+    #[test]
+    fn pair_rank_is_concatenation_rank() {
+        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let mut seen: std::collections::HashSet<Vec<u8>> = toks.iter().cloned().collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |k: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % k as u64) as usize
+        };
+        while toks.len() < 20_000 {
+            let t = [toks[rnd(toks.len())].clone(), toks[rnd(toks.len())].clone()].concat();
+            if t.len() <= 12 && seen.insert(t.clone()) {
+                toks.push(t);
+            }
+        }
+        let v = Vocab::new(toks.clone()).unwrap();
+        let mut found = 0;
+        for (r, t) in toks.iter().enumerate() {
+            for i in 1..t.len() {
+                if let (Some(a), Some(b)) = (v.rank(&t[..i]), v.rank(&t[i..])) {
+                    assert_eq!(v.pair_rank(a, b), Some(r as Rank));
+                    found += 1;
+                }
+            }
+        }
+        assert!(found > 20_000);
+        for _ in 0..50_000 {
+            let (a, b) = (rnd(toks.len()), rnd(toks.len()));
+            let joined = [toks[a].as_slice(), toks[b].as_slice()].concat();
+            assert_eq!(v.pair_rank(a as Rank, b as Rank), v.rank(&joined));
+        }
+    }
+
     #[test]
     fn rejects_duplicates_and_missing_bytes() {
         let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();

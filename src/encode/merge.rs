@@ -16,7 +16,12 @@
 //!   [`is_repetitive`]) use a queue of candidate pairs instead: a FIFO per rank
 //!   plus a small set of the ranks in play ([`encode_piece_queue`]). Time per
 //!   byte then stays within ~2x from 10 KB to 10 MB, where the all-pairs heap
-//!   grew 3-5x from cache misses once it outgrew the caches.
+//!   grew 3-5x from cache misses once it outgrew the caches;
+//! - other long pieces are first cut wherever no token can straddle
+//!   ([`super::split`], [`encode_piece_split`]) and each part takes the scan,
+//!   queue or heap: one 10 MB word of random Hangul becomes short parts merged
+//!   in cache (10 MB / 10 KB time per byte 0.9-1.5x, was 2.6-4.1x with the
+//!   heap alone).
 //!
 //! Performance notes (release build, 2 MB corpus excerpts, one thread, CPU
 //! time on a shared 2-core VM; see benches/RESULTS.md for the peer comparison):

@@ -1,9 +1,11 @@
 //! Encoding: text -> pieces (pre-tokenization) -> bytes -> ranks by repeated
 //! lowest-rank merging, with special tokens found first.
 //!
-//! Layout: [`merge`] holds the per-piece merge step (three exact paths);
-//! [`batch`] runs many texts on a cached rayon pool; this file holds the
-//! [`CoreBpe`] encoder and tiktoken's special-token semantics.
+//! Layout: [`merge`] holds the per-piece merge step (its exact paths);
+//! [`split`] finds where a long piece can be cut without changing its
+//! encoding; [`cache`] is the per-thread memo of non-token pieces; [`batch`]
+//! runs many texts on a cached rayon pool; this file holds the [`CoreBpe`]
+//! encoder and tiktoken's special-token semantics.
 
 pub mod batch;
 pub mod cache;
