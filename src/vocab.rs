@@ -571,7 +571,8 @@ mod tests {
                 }
             }
         }
-        assert!(found > 20_000);
+        // at least the pair each token was built from
+        assert!(found >= toks.len() - 256);
         for _ in 0..50_000 {
             let (a, b) = (rnd(toks.len()), rnd(toks.len()));
             let joined = [toks[a].as_slice(), toks[b].as_slice()].concat();
