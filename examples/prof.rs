@@ -109,12 +109,29 @@ fn main() {
         });
         let (c, nt) = best_of(reps, &|| core.count(&text, &policy).unwrap_or(0));
         let (e, _) = best_of(reps, &|| core.encode_ordinary(&text).map_or(0, |v| v.len()));
+        // the same text as ~5 KB documents (cut at line ends), one call each
+        let mut docs = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let mut end = (at + 5000).min(text.len());
+            while end < text.len() && text.as_bytes()[end - 1] != b'\n' {
+                end += 1;
+            }
+            docs.push(&text[at..end]);
+            at = end;
+        }
+        let (d, _) = best_of(reps, &|| {
+            docs.iter()
+                .map(|t| core.encode_ordinary(t).map_or(0, |v| v.len()))
+                .sum()
+        });
         let short = path.rsplit('/').next().unwrap_or(path);
         println!(
-            "{short:20} pretok {:7.1}  count {:6.1}  encode {:6.1} MB/s  pieces {np} tokens {nt}",
+            "{short:20} pretok {:7.1}  count {:6.1}  encode {:6.1}  docs {:6.1} MB/s  pieces {np} tokens {nt}",
             mb / p,
             mb / c,
-            mb / e
+            mb / e,
+            mb / d
         );
     }
 }
