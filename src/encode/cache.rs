@@ -27,7 +27,9 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::merge::{encode_piece, encode_piece_parts};
+#[cfg(doc)]
+use super::merge::encode_piece;
+use super::merge::encode_piece_parts;
 use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
 
@@ -175,20 +177,59 @@ thread_local! {
     static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
 }
 
-/// Runs `f` with a piece encoder that uses this thread's memo for `owner`.
-/// The encoder takes `(text, start, end, out)` and appends the ranks of
-/// `text[start..end]` to `out`; it is exact: the memo only stores what
-/// [`encode_piece`] returned.
-pub fn with_memo<R>(
-    owner: u64,
-    vocab: &Vocab,
-    f: impl FnOnce(&mut dyn FnMut(&[u8], usize, usize, &mut Vec<Rank>)) -> R,
-) -> R {
+/// Encodes pieces through this thread's memo (see [`with_memo`]). A concrete
+/// type rather than a `dyn FnMut`, so the per-piece call (one per piece of the
+/// text) is inlined into the pre-tokenizer's loop.
+pub struct PieceEncoder<'a> {
+    vocab: &'a Vocab,
+    /// `None` only if the memo was already borrowed on this thread (cannot
+    /// happen: encoding never calls back into encoding); then no memo is used.
+    memo: Option<&'a mut Memo>,
+}
+
+impl PieceEncoder<'_> {
+    /// Appends the ranks of `text[start..end]` to `out`: exactly what
+    /// [`encode_piece`] gives (the memo only stores what it returned).
+    #[inline(always)]
+    pub fn encode(&mut self, text: &[u8], start: usize, end: usize, out: &mut Vec<Rank>) {
+        let vocab = self.vocab;
+        if let Some(r) = vocab.rank_at(text, start, end) {
+            out.push(r);
+            return;
+        }
+        let piece = &text[start..end];
+        let Some(memo) = self.memo.as_deref_mut() else {
+            encode_piece_parts(piece, vocab, out);
+            return;
+        };
+        if piece.len() <= MID_MAX && memo.small_lookup(text, start, end, vocab, out) {
+            return;
+        }
+        if piece.len() > MAX_PIECE {
+            encode_piece_parts(piece, vocab, out);
+            return;
+        }
+        let h = FxBuildHasher.hash_one(piece);
+        if let Some(ids) = memo.get(h, piece) {
+            out.extend_from_slice(ids);
+            return;
+        }
+        let at = out.len();
+        encode_piece_parts(piece, vocab, out);
+        // when full, stop adding rather than clear: the pieces met first are
+        // the frequent ones in natural text, and text with no repeats (random
+        // base64, random syllables) then stops paying for inserts
+        if !memo.is_full() {
+            memo.insert(h, piece, &out[at..]);
+        }
+    }
+}
+
+/// Runs `f` with a [`PieceEncoder`] that uses this thread's memo for `owner`.
+pub fn with_memo<R>(owner: u64, vocab: &Vocab, f: impl FnOnce(&mut PieceEncoder<'_>) -> R) -> R {
     MEMO.with(|cell| {
-        // re-entrant use cannot happen (the closure does not call back into
-        // encoding); if it ever did, fall back to the plain path
         let Ok(mut memo) = cell.try_borrow_mut() else {
-            return f(&mut |t, s, e, out| encode_piece(&t[s..e], vocab, out));
+            return f(&mut PieceEncoder { vocab, memo: None });
         };
         let epoch = EPOCH.load(Ordering::Relaxed);
         if memo.owner != owner || memo.epoch != epoch {
@@ -196,35 +237,9 @@ pub fn with_memo<R>(
             memo.owner = owner;
             memo.epoch = epoch;
         }
-        let memo = &mut *memo;
-        f(
-            &mut |text: &[u8], start: usize, end: usize, out: &mut Vec<Rank>| {
-                if let Some(r) = vocab.rank_at(text, start, end) {
-                    out.push(r);
-                    return;
-                }
-                let piece = &text[start..end];
-                if piece.len() <= MID_MAX && memo.small_lookup(text, start, end, vocab, out) {
-                    return;
-                }
-                if piece.len() > MAX_PIECE {
-                    encode_piece_parts(piece, vocab, out);
-                    return;
-                }
-                let h = FxBuildHasher.hash_one(piece);
-                if let Some(ids) = memo.get(h, piece) {
-                    out.extend_from_slice(ids);
-                    return;
-                }
-                let at = out.len();
-                encode_piece_parts(piece, vocab, out);
-                // when full, stop adding rather than clear: the pieces met first are
-                // the frequent ones in natural text, and text with no repeats
-                // (random base64, random syllables) then stops paying for inserts
-                if !memo.is_full() {
-                    memo.insert(h, piece, &out[at..]);
-                }
-            },
-        )
+        f(&mut PieceEncoder {
+            vocab,
+            memo: Some(&mut memo),
+        })
     })
 }

@@ -114,7 +114,8 @@ impl Sink for Vec<Rank> {
     fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
         let b = text.as_bytes();
         cache::with_memo(core.owner, &core.vocab, |enc| {
-            core.pretok.for_each_span(text, |s, e| enc(b, s, e, self))
+            core.pretok
+                .for_each_span(text, |s, e| enc.encode(b, s, e, self))
         })
     }
     #[inline]
@@ -135,7 +136,7 @@ impl Sink for Counter {
         let b = text.as_bytes();
         cache::with_memo(core.owner, &core.vocab, |enc| {
             core.pretok.for_each_span(text, |s, e| {
-                enc(b, s, e, scratch);
+                enc.encode(b, s, e, scratch);
                 *n += scratch.len();
                 scratch.clear();
             })
