@@ -234,7 +234,7 @@ impl Vocab {
     }
 
     /// [`Self::rank`] of `text[start..end]`: a piece of at most 16 bytes is
-    /// read with [`key16`]'s word loads and looked up without hashing bytes.
+    /// read with `key16`'s word loads and looked up without hashing bytes.
     #[inline(always)]
     pub fn rank_at(&self, text: &[u8], start: usize, end: usize) -> Option<Rank> {
         let n = end - start;

@@ -54,7 +54,7 @@ pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Ids stored inline for a piece of at most [`MID_MAX`] (16) bytes.
+/// Ids stored inline for a piece of at most `MID_MAX` (16) bytes.
 pub const SMALL_IDS: usize = 5;
 
 /// A remembered piece of at most 16 bytes: bytes packed little-endian and

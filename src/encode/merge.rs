@@ -13,7 +13,7 @@
 //! - longer pieces use a binary heap of candidate pairs over a linked list of
 //!   parts, with lazy deletion ([`encode_piece_heap`]): O(n log n);
 //! - longer pieces that are repetitive ('x' * N, runs of spaces; see
-//!   [`is_repetitive`]) use a queue of candidate pairs instead: a FIFO per rank
+//!   `is_repetitive`) use a queue of candidate pairs instead: a FIFO per rank
 //!   plus a small set of the ranks in play ([`encode_piece_queue`]). Time per
 //!   byte then stays within ~2x from 10 KB to 10 MB, where the all-pairs heap
 //!   grew 3-5x from cache misses once it outgrew the caches;
