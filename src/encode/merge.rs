@@ -66,46 +66,45 @@ pub fn encode_piece(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 }
 
 /// [`encode_piece`] for a piece already known not to be a single token: the
-/// short scan, the heap or the queue, by length.
+/// short scan, the queue, or the split (then the heap), by length and shape.
 #[inline]
 pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
-    if piece.len() <= SHORT_PIECE_MAX {
-        encode_piece_scan(piece, vocab, out);
-    } else if is_repetitive(piece) {
-        encode_piece_queue(piece, vocab, out);
-    } else {
-        encode_piece_split(piece, vocab, out);
-    }
+    merge_by_shape(piece, vocab, out, true);
 }
 
 /// A long piece cut wherever no token can straddle ([`super::split`]), each
-/// part encoded on its own: whole-token lookup, short scan, or for a long part
-/// the queue or the heap. Exact on any piece; linear when boundaries are
-/// frequent (random Hangul), and the heap's O(n log n) when there are none.
+/// part merged on its own by the short scan, or for a long part the queue or
+/// the heap. Exact on any piece; linear when boundaries are frequent (random
+/// Hangul), and the heap's O(n log n) when there are none.
+///
+/// The parts skip the whole-token lookup: that lookup is tiktoken's rule for
+/// a whole piece, and a part that happens to be a token must still go through
+/// the merges, which may not rebuild it (random vocabularies have such tokens).
 pub fn encode_piece_split(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     let cuts = vocab.cuts();
     let mut start = 0;
     for p in 1..piece.len() {
         if cuts.is_boundary(piece, p) {
-            encode_part(&piece[start..p], vocab, out);
+            merge_by_shape(&piece[start..p], vocab, out, false);
             start = p;
         }
     }
-    encode_part(&piece[start..], vocab, out);
+    merge_by_shape(&piece[start..], vocab, out, false);
 }
 
-/// One part of a split piece: the merge paths, without the whole-token
-/// lookup. That lookup is tiktoken's rule for a whole piece; a part that
-/// happens to be a token must still go through the merges, which may not
-/// rebuild it (random vocabularies have such tokens).
+/// The merge path for a piece by its length and shape: the short scan; for a
+/// long piece the queue when it is repetitive, else the split (when `split`)
+/// or the heap.
 #[inline]
-fn encode_part(part: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
-    if part.len() <= SHORT_PIECE_MAX {
-        encode_piece_scan(part, vocab, out);
-    } else if is_repetitive(part) {
-        encode_piece_queue(part, vocab, out);
+fn merge_by_shape(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>, split: bool) {
+    if piece.len() <= SHORT_PIECE_MAX {
+        encode_piece_scan(piece, vocab, out);
+    } else if is_repetitive(piece) {
+        encode_piece_queue(piece, vocab, out);
+    } else if split {
+        encode_piece_split(piece, vocab, out);
     } else {
-        encode_piece_heap(part, vocab, out);
+        encode_piece_heap(piece, vocab, out);
     }
 }
 
