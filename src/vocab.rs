@@ -77,8 +77,8 @@ pub(crate) fn hash16(k0: u64, k1: u64, len: usize) -> u64 {
 
 /// `text[start..end]` (at most 16 bytes) packed little-endian and zero-padded
 /// into two words: two unaligned 8-byte loads and masks when the text extends
-/// 16 bytes past `start` (the usual case for a piece inside a text), else a
-/// copy through a small buffer.
+/// 16 bytes past `start` (the usual case for a piece inside a text), else
+/// [`pack`] of each half.
 #[inline(always)]
 pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
     let n = end - start;
@@ -94,10 +94,31 @@ pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
             },
         ),
         None => {
-            let mut buf = [0u8; 16];
-            buf[..n].copy_from_slice(&text[start..end]);
-            (word(&buf[..8]), word(&buf[8..]))
+            let s = &text[start..end];
+            let (lo, hi) = s.split_at(n.min(8));
+            (pack(lo), pack(hi))
         }
+    }
+}
+
+/// Bytes (at most 8) packed little-endian into a `u64`, zero-padded, without a
+/// call to `memcpy`: two overlapping loads for 4-8 bytes, three byte loads
+/// for 1-3.
+#[inline(always)]
+fn pack(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
+        let hi =
+            u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]) as u64;
+        lo | (hi << (8 * (n - 4)))
+    } else if n > 0 {
+        bytes[0] as u64
+            | (bytes[n / 2] as u64) << (8 * (n / 2))
+            | (bytes[n - 1] as u64) << (8 * (n - 1))
+    } else {
+        0
     }
 }
 
@@ -119,27 +140,6 @@ const PAIR_TAG: u32 = 1;
 
 /// Longest token (bytes) held in the packed table.
 const SHORT_MAX: usize = 8;
-
-/// Bytes (at most 8) packed little-endian into a `u64`, zero-padded, without a
-/// call to `memcpy`: two overlapping loads for 4-8 bytes, three byte loads
-/// for 1-3.
-#[inline(always)]
-fn pack(bytes: &[u8]) -> u64 {
-    let n = bytes.len();
-    debug_assert!(n <= SHORT_MAX);
-    if n >= 4 {
-        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64;
-        let hi =
-            u32::from_le_bytes([bytes[n - 4], bytes[n - 3], bytes[n - 2], bytes[n - 1]]) as u64;
-        lo | (hi << (8 * (n - 4)))
-    } else if n > 0 {
-        bytes[0] as u64
-            | (bytes[n / 2] as u64) << (8 * (n / 2))
-            | (bytes[n - 1] as u64) << (8 * (n - 1))
-    } else {
-        0
-    }
-}
 
 #[inline]
 fn pair_key(left: Rank, right: Rank) -> u64 {
@@ -224,13 +224,7 @@ impl Vocab {
     /// The rank of a byte string, if it is a token. O(len) hashing plus one probe.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<Rank> {
-        if bytes.len() <= SHORT_MAX {
-            if bytes.is_empty() {
-                return None; // tag 0 marks empty table slots
-            }
-            return self.short.get(pack(bytes), bytes.len() as u32);
-        }
-        self.rank_long(bytes)
+        self.rank_at(bytes, 0, bytes.len())
     }
 
     /// [`Self::rank`] of `text[start..end]`: a piece of at most 16 bytes is
@@ -262,13 +256,9 @@ impl Vocab {
             .map(|e| e.rank)
     }
 
+    /// Tokens of more than 16 bytes: hashed bytes, compared in the arena.
     #[inline(never)]
     fn rank_long(&self, bytes: &[u8]) -> Option<Rank> {
-        let n = bytes.len();
-        if n <= MID_MAX {
-            let (k0, k1) = key16(bytes, 0, n);
-            return self.rank_mid(k0, k1, n);
-        }
         let h = hash(bytes);
         self.table.find(h, |&r| self.bytes_of(r) == bytes).copied()
     }
@@ -338,7 +328,7 @@ impl Vocab {
         let mut t = FlatTable::with_capacity(n);
         for (r, tok) in self.tokens().enumerate() {
             if tok.len() <= SHORT_MAX {
-                t.insert(pack(tok), tok.len() as u32, r as Rank);
+                t.insert(key16(tok, 0, tok.len()).0, tok.len() as u32, r as Rank);
             }
         }
         t

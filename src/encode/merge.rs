@@ -201,96 +201,52 @@ fn scan_merge(piece: &[u8], vocab: &Vocab, parts: &mut [(Rank, Rank)], out: &mut
 /// one minimum; this is the merge loop's inner loop, run once per merge).
 #[inline(always)]
 fn min_pair(parts: &[(Rank, Rank)]) -> (Rank, usize) {
-    let key = |i: usize, pr: Rank| ((pr as u64) << 32) | i as u64;
     let mut m = [u64::MAX; 4];
     let mut chunks = parts.chunks_exact(4);
     for (c, ch) in chunks.by_ref().enumerate() {
         for k in 0..4 {
-            m[k] = m[k].min(key(4 * c + k, ch[k].1));
+            m[k] = m[k].min(key(ch[k].1, (4 * c + k) as u32));
         }
     }
     let base = parts.len() - chunks.remainder().len();
     for (k, &(_, pr)) in chunks.remainder().iter().enumerate() {
-        m[k] = m[k].min(key(base + k, pr));
+        m[k] = m[k].min(key(pr, (base + k) as u32));
     }
-    let best = m[0].min(m[1]).min(m[2].min(m[3]));
-    ((best >> 32) as Rank, best as u32 as usize)
+    let (r, i) = unkey(m[0].min(m[1]).min(m[2].min(m[3])));
+    (r, i as usize)
 }
 
 /// The long-piece path: parts form a doubly linked list indexed by their first
-/// byte; a min-heap holds `(pair rank, left part)` candidates, and an entry is
-/// live only while `pair_rank[left]` still equals its rank (token bytes are
-/// unique, so a stale entry can never look live: any change at `left` changes
-/// the pair's bytes and therefore its rank).
+/// byte (`merge_linked`); a min-heap holds `(pair rank, left part)`
+/// candidates, and an entry is live only while the pair rank stored at `left`
+/// still equals its rank (token bytes are unique, so a stale entry can never
+/// look live: any change at `left` changes the pair's bytes and therefore its
+/// rank).
 ///
 /// Complexity: O(n log n) time; memory 16 bytes per input byte plus 8 per heap
 /// entry (at most n initial + 2 per merge).
 pub fn encode_piece_heap(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
-    let n = piece.len();
-    if n < 2 {
-        encode_piece_scan(piece, vocab, out);
-        return;
-    }
-    // next[i] / prev[i]: neighbouring part starts (n = end, NONE = no previous);
-    // tok[i]: the token rank of the part starting at byte i.
-    let mut next: Vec<u32> = (1..=n as u32).collect();
-    let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
-    prev[0] = NONE;
-    let mut tok: Vec<Rank> = piece.iter().map(|&b| vocab.byte_rank(b)).collect();
-    let mut pair_rank: Vec<Rank> = Vec::with_capacity(n);
-    let mut initial: Vec<Reverse<u64>> = Vec::with_capacity(n);
-    for i in 0..n {
-        let r = if i + 1 < n {
-            vocab.byte_pair_rank(piece[i], piece[i + 1])
-        } else {
-            NONE
-        };
-        pair_rank.push(r);
-        if r != NONE {
-            initial.push(Reverse(key(r, i as u32)));
-        }
-    }
-    let mut heap = BinaryHeap::from(initial);
+    merge_linked(piece, vocab, out, |initial| {
+        BinaryHeap::from_iter(initial.into_iter().map(|(r, l)| Reverse(key(r, l))))
+    });
+}
 
-    while let Some(Reverse(k)) = heap.pop() {
-        let (r, l) = unkey(k);
-        let li = l as usize;
-        if pair_rank[li] != r {
-            continue; // stale
-        }
-        // merge part l with its right neighbour m into token r
-        let m = next[li] as usize;
-        let after = next[m];
-        next[li] = after;
-        if (after as usize) < n {
-            prev[after as usize] = l;
-        }
-        pair_rank[m] = NONE;
-        tok[li] = r;
-        // new pair (l, after)
-        let nr = if (after as usize) < n {
-            vocab.pair_rank(r, tok[after as usize]).unwrap_or(NONE)
-        } else {
-            NONE
-        };
-        pair_rank[li] = nr;
-        if nr != NONE {
-            heap.push(Reverse(key(nr, l)));
-        }
-        // new pair (prev, l)
-        let p = prev[li];
-        if p != NONE {
-            let pr = vocab.pair_rank(tok[p as usize], r).unwrap_or(NONE);
-            pair_rank[p as usize] = pr;
-            if pr != NONE {
-                heap.push(Reverse(key(pr, p)));
-            }
-        }
+/// Where the linked-list merge keeps its candidate pairs: push `(rank, left
+/// part)`, pop the lowest rank, leftmost first (entries may be stale; the
+/// caller checks).
+trait Pending {
+    fn push(&mut self, r: Rank, left: u32);
+    fn pop(&mut self) -> Option<(Rank, u32)>;
+}
+
+impl Pending for BinaryHeap<Reverse<u64>> {
+    #[inline]
+    fn push(&mut self, r: Rank, left: u32) {
+        BinaryHeap::push(self, Reverse(key(r, left)));
     }
-    let mut at = 0usize;
-    while at < n {
-        out.push(tok[at]);
-        at = next[at] as usize;
+    #[inline]
+    fn pop(&mut self) -> Option<(Rank, u32)> {
+        BinaryHeap::pop(self).map(|Reverse(k)| unkey(k))
     }
 }
 
@@ -325,6 +281,17 @@ struct RankQueue {
 }
 
 const HEAP_MODE: u32 = u32::MAX;
+
+impl Pending for RankQueue {
+    #[inline]
+    fn push(&mut self, r: Rank, left: u32) {
+        RankQueue::push(self, r, left);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<(Rank, u32)> {
+        RankQueue::pop(self)
+    }
+}
 
 impl RankQueue {
     /// A queue for ranks below `vocab_len`. The per-rank arrays are zeroed
@@ -437,32 +404,51 @@ impl RankQueue {
 /// (a bucket that turned into a heap); memory 16 bytes per input byte plus 4
 /// per candidate pair.
 pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
+    merge_linked(piece, vocab, out, |initial| {
+        let mut queue = RankQueue::new(vocab.len(), initial.len());
+        for (r, l) in initial {
+            queue.push(r, l);
+        }
+        queue
+    });
+}
+
+/// The merge loop of the long-piece paths: parts form a doubly linked list of
+/// [`Part`]s indexed by their first byte, and `pending` (built by `make` from
+/// the initial byte pairs, in position order) yields the lowest-ranked,
+/// leftmost candidate. Each merge recomputes the pair on each side of the new
+/// part, the left one first: it lies left of the other, which keeps each
+/// rank's arrivals in position order (what [`RankQueue`]'s FIFOs expect).
+fn merge_linked<Q: Pending>(
+    piece: &[u8],
+    vocab: &Vocab,
+    out: &mut Vec<Rank>,
+    make: impl FnOnce(Vec<(Rank, u32)>) -> Q,
+) {
     let n = piece.len();
     if n < 2 {
         encode_piece_scan(piece, vocab, out);
         return;
     }
     let mut parts: Vec<Part> = Vec::with_capacity(n);
+    let mut initial = Vec::with_capacity(n);
     for (i, &b) in piece.iter().enumerate() {
+        let pair = piece
+            .get(i + 1)
+            .map_or(NONE, |&c| vocab.byte_pair_rank(b, c));
+        if pair != NONE {
+            initial.push((pair, i as u32));
+        }
         parts.push(Part {
             next: i as u32 + 1,
             prev: (i as u32).wrapping_sub(1),
             tok: vocab.byte_rank(b),
-            pair: NONE,
+            pair,
         });
     }
     parts[0].prev = NONE;
-    let mut queue = RankQueue::new(vocab.len(), n);
-    for i in 0..n - 1 {
-        let r = vocab
-            .pair_rank(parts[i].tok, parts[i + 1].tok)
-            .unwrap_or(NONE);
-        parts[i].pair = r;
-        if r != NONE {
-            queue.push(r, i as u32);
-        }
-    }
-    while let Some((r, l)) = queue.pop() {
+    let mut pending = make(initial);
+    while let Some((r, l)) = pending.pop() {
         let li = l as usize;
         if parts[li].pair != r {
             continue; // stale
@@ -476,6 +462,16 @@ pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
         }
         parts[m].pair = NONE;
         parts[li].tok = r;
+        // new pair (prev, l)
+        let p = parts[li].prev;
+        if p != NONE {
+            let pr = vocab.pair_rank(parts[p as usize].tok, r).unwrap_or(NONE);
+            parts[p as usize].pair = pr;
+            if pr != NONE {
+                pending.push(pr, p);
+            }
+        }
+        // new pair (l, after)
         let nr = if (after as usize) < n {
             vocab
                 .pair_rank(r, parts[after as usize].tok)
@@ -483,19 +479,9 @@ pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
         } else {
             NONE
         };
-        let p = parts[li].prev;
-        // new pair (prev, l) first: it lies left of (l, after), keeping each
-        // bucket's arrivals in position order
-        if p != NONE {
-            let pr = vocab.pair_rank(parts[p as usize].tok, r).unwrap_or(NONE);
-            parts[p as usize].pair = pr;
-            if pr != NONE {
-                queue.push(pr, p);
-            }
-        }
         parts[li].pair = nr;
         if nr != NONE {
-            queue.push(nr, l);
+            pending.push(nr, l);
         }
     }
     let mut at = 0usize;
