@@ -10,8 +10,9 @@
 //! Pieces of up to 16 bytes (most of them: a Korean word of 1-5 syllables, a
 //! name) are kept with their bytes packed in two integers and up to
 //! [`SMALL_IDS`] ids inline, so a hit compares two words and reads one entry,
-//! with no hashing of a byte string and no second memory access; longer pieces
-//! keep their bytes and ids in arenas.
+//! with no hashing of a byte string and no second memory access; longer pieces,
+//! and short ones with more ids (their small entry points there), keep their
+//! bytes and ids in arenas.
 //!
 //! The memo is thread-local (no locking in `encode_batch`), tagged with the
 //! encoder that filled it, bounded by [`MAX_ENTRIES`] (it stops growing when
@@ -57,8 +58,11 @@ pub fn clear_all() {
 /// Ids stored inline for a piece of at most `MID_MAX` (16) bytes.
 pub const SMALL_IDS: usize = 5;
 
+/// `Small::n` of a piece whose ids (more than [`SMALL_IDS`]) are in the arena.
+const IN_ARENA: u8 = u8::MAX;
+
 /// A remembered piece of at most 16 bytes: bytes packed little-endian and
-/// zero-padded into `k0`, `k1`; its first `n` ids inline.
+/// zero-padded into `k0`, `k1`; its `n` ids inline, or [`IN_ARENA`].
 #[derive(Clone, Copy)]
 struct Small {
     k0: u64,
@@ -101,49 +105,59 @@ impl Memo {
     }
 
     /// Encodes `text[start..end]` (at most 16 bytes, not a token) through the
-    /// small memo: appends its ids to `out` and returns true, or returns false
-    /// (nothing appended) when the piece has more than [`SMALL_IDS`] ids, so
-    /// the caller stores it in the arena memo instead.
+    /// small memo and appends its ids to `out`. A piece with more than
+    /// [`SMALL_IDS`] ids keeps them in the arena memo, and its small entry
+    /// says so (`n == IN_ARENA`), so every piece is merged at most once and
+    /// looked up with one probe in the common case.
     #[inline]
-    fn small_lookup(
+    fn encode_small(
         &mut self,
         text: &[u8],
         start: usize,
         end: usize,
         vocab: &Vocab,
         out: &mut Vec<Rank>,
-    ) -> bool {
+    ) {
         let (k0, k1) = key16(text, start, end);
         let len = (end - start) as u8;
         let h = hash16(k0, k1, len as usize);
+        let piece = &text[start..end];
         if let Some(e) = self
             .small
             .find(h, |e| e.k0 == k0 && e.k1 == k1 && e.len == len)
         {
-            out.extend_from_slice(&e.ids[..e.n as usize]);
-            return true;
+            if e.n != IN_ARENA {
+                out.extend_from_slice(&e.ids[..e.n as usize]);
+                return;
+            }
+            if let Some(ids) = self.get(FxBuildHasher.hash_one(piece), piece) {
+                out.extend_from_slice(ids);
+                return;
+            }
         }
         let at = out.len();
-        encode_piece_parts(&text[start..end], vocab, out);
+        encode_piece_parts(piece, vocab, out);
+        if self.is_full() {
+            return;
+        }
         let got = &out[at..];
-        if got.len() > SMALL_IDS {
-            out.truncate(at);
-            return false;
-        }
-        if !self.is_full() {
-            let mut ids = [0; SMALL_IDS];
+        let mut ids = [0; SMALL_IDS];
+        let n = if got.len() <= SMALL_IDS {
             ids[..got.len()].copy_from_slice(got);
-            let e = Small {
-                k0,
-                k1,
-                len,
-                n: got.len() as u8,
-                ids,
-            };
-            self.small
-                .insert_unique(h, e, |e| hash16(e.k0, e.k1, e.len as usize));
-        }
-        true
+            got.len() as u8
+        } else {
+            self.insert(FxBuildHasher.hash_one(piece), piece, got);
+            IN_ARENA
+        };
+        let e = Small {
+            k0,
+            k1,
+            len,
+            n,
+            ids,
+        };
+        self.small
+            .insert_unique(h, e, |e| hash16(e.k0, e.k1, e.len as usize));
     }
 
     #[inline]
@@ -202,7 +216,8 @@ impl PieceEncoder<'_> {
             encode_piece_parts(piece, vocab, out);
             return;
         };
-        if piece.len() <= MID_MAX && memo.small_lookup(text, start, end, vocab, out) {
+        if piece.len() <= MID_MAX {
+            memo.encode_small(text, start, end, vocab, out);
             return;
         }
         if piece.len() > MAX_PIECE {
