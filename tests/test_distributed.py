@@ -578,3 +578,21 @@ def test_local_engine_keeps_workers_and_replaces_dead_idle_ones():
         assert got == {0: Outcome(True, (7, 0)), 1: Outcome(True, (3, 2)), 2: Outcome(True, (2, 0))}
         assert len({s.proc.pid for s in eng._idle} & pids) == 1  # the live one was reused
     assert eng._idle == []
+
+
+def test_resume_redoes_a_source_edited_to_the_same_size(tmp_path):
+    src = tmp_path / "a.txt"
+    src.write_text("hello world\n", encoding="utf-8")
+    out = tmp_path / "out"
+    m = encode_dataset([src], out, tokenizer="gpt2")
+    assert m["shards"][0]["source_mtime_ns"] == src.stat().st_mtime_ns
+    first = (out / m["shards"][0]["output"]).read_bytes()
+    # same size, other text, a later modification time
+    src.write_text("HELLO WORLD\n", encoding="utf-8")
+    st = src.stat()
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    m2 = encode_dataset([src], out, tokenizer="gpt2")
+    again = (out / m2["shards"][0]["output"]).read_bytes()
+    assert again != first
+    fresh = encode_dataset([src], tmp_path / "fresh", tokenizer="gpt2")
+    assert again == (tmp_path / "fresh" / fresh["shards"][0]["output"]).read_bytes()

@@ -18,10 +18,12 @@ Output formats:
 
 ``manifest.json`` in the output directory records the tokenizer (name,
 fingerprint, ``n_vocab``, ``eot_token``), the settings, and per shard: source,
-output, documents, tokens and the source size. It is rewritten after every
-finished shard, so an interrupted run resumes where it stopped: a shard listed
-in the manifest whose output exists (with the expected size for ``bin``) and
-whose source has the recorded size is skipped. A directory whose manifest
+output, documents, tokens and the source's size and modification time (taken
+before the shard is read). It is rewritten after every finished shard, so an
+interrupted run resumes where it stopped: a shard listed in the manifest whose
+output exists (with the expected size for ``bin``) and whose source still has
+the recorded size and modification time is skipped; a source edited since,
+even to the same size, is encoded again. A directory whose manifest
 comes from another tokenizer or other settings is refused.
 """
 
@@ -158,6 +160,9 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
         allowed,
         disallowed,
     ) = shared
+    # before reading: a source changed while it is encoded no longer matches
+    # what the manifest records, so a resumed run encodes it again
+    source = _source_stamp(path)
     tok = _worker_tokenizer(spec)
     eot = (
         tok.eot_token if tok.eot_token is not None else -1
@@ -196,7 +201,7 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
             for chunk in encoded():
                 f.write(chunk.tobytes())
                 n_tokens += len(chunk)
-        return {"documents": n_docs, "tokens": n_tokens, "source_bytes": os.path.getsize(path)}
+        return {"documents": n_docs, "tokens": n_tokens, **source}
     for chunk in encoded():
         values.extend(chunk)
     if out_format == "npy":
@@ -223,7 +228,7 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
         table = pa.table({"tokens": col})
         with _atomic_file(out_path) as f:
             pq.write_table(table, f)
-    return {"documents": n_docs, "tokens": len(values), "source_bytes": os.path.getsize(path)}
+    return {"documents": n_docs, "tokens": len(values), **source}
 
 
 # ---------------------------------------------------------------- manifest
@@ -318,6 +323,12 @@ def _write_manifest(
     return manifest
 
 
+def _source_stamp(path: str) -> Dict[str, int]:
+    """What a resumed run compares to decide that a source is unchanged."""
+    st = os.stat(path)
+    return {"source_bytes": st.st_size, "source_mtime_ns": st.st_mtime_ns}
+
+
 def _is_done(
     out_dir: str, entry: Optional[Dict[str, Any]], src: str, itemsize: int, out_format: str
 ) -> bool:
@@ -325,7 +336,9 @@ def _is_done(
         return False
     out = os.path.join(out_dir, entry["output"])
     try:
-        if os.path.getsize(src) != entry.get("source_bytes"):
+        stamp = _source_stamp(src)
+        # a manifest without the time (older bytepair) is redone: safe
+        if any(entry.get(k) != v for k, v in stamp.items()):
             return False
         size = os.path.getsize(out)
     except OSError:
@@ -482,6 +495,7 @@ def encode_dataset(
                 "documents": res.value["documents"],
                 "tokens": res.value["tokens"],
                 "source_bytes": res.value["source_bytes"],
+                "source_mtime_ns": res.value["source_mtime_ns"],
             }
             manifest = _write_manifest(out, settings, entries, order)
     finally:
