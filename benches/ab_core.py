@@ -1,0 +1,128 @@
+"""Compare builds of bytepair's extension in one process, interleaved.
+
+On a shared VM whole phases run 30-50 % slower, so two processes timed a
+minute apart can disagree by more than the change being measured. This tool
+loads several builds of ``bytepair._core`` side by side (each under its own
+module name), alternates them within every repetition (order reversed on odd
+repetitions) and prints, besides the best MB/s of each, the median and range
+of the *paired* ratios: each repetition's builds ran in the same machine
+phase.
+
+Make the builds with the tree in each state, for example::
+
+    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.abi3.so /tmp/core_base.so
+    # ...change the code...
+    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.abi3.so /tmp/core_new.so
+    python benches/ab_core.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base \\
+        --mode docs --corpora en_austen ko_prose
+
+The first build is the baseline of the ratios. Modes: ``single`` (one
+``encode_ordinary`` of the whole text), ``docs`` (one call per 1-10 KB
+document), ``count`` (``count`` per document: no list built), ``batch`` /
+``batch1`` (``encode_batch`` on all cores / one thread), ``count_batch`` /
+``count_batch1`` (the same without lists). With one build it just prints the
+best MB/s per mode. Every build is timed cold (its
+own piece memo emptied before each run), on the first ``--mb`` MB of each
+corpus of ../shared/DATA.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.machinery
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+
+from bench_encode import CORPORA, data_dir, documents
+
+from bytepair import registry
+
+# mode ratios worth reading: lists against no lists, all cores against one
+MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch")]
+MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1"]
+
+
+def load_build(path: str, tag: int) -> Any:
+    """Imports the extension at ``path`` as module ``abN._core``: the init
+    symbol is found from the last name component, so any prefix works."""
+    name = f"ab{tag}._core"
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if spec is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object]:
+    return {
+        "single": lambda: core.encode_ordinary(text),
+        "docs": lambda: [core.encode_ordinary(d) for d in docs],
+        "count": lambda: [core.count(d) for d in docs],
+        "batch": lambda: core.encode_batch(docs, None, None, None),
+        "batch1": lambda: core.encode_batch(docs, None, None, 1),
+        "count_batch": lambda: core.count_batch(docs, None, None, None),
+        "count_batch1": lambda: core.count_batch(docs, None, None, 1),
+    }[mode]
+
+
+def main(argv: List[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("builds", nargs="+", help="paths of _core shared objects (copies: each at its own path); the first is the baseline")
+    ap.add_argument("--encoding", default="cl100k_base")
+    ap.add_argument("--mode", nargs="+", default=["docs"], choices=MODES)
+    ap.add_argument("--corpora", nargs="+", default=["en_austen", "code_python", "ko_prose"], choices=CORPORA)
+    ap.add_argument("--mb", type=float, default=1.0)
+    ap.add_argument("--repeat", type=int, default=9)
+    args = ap.parse_args(argv)
+
+    data = registry.read_bundled_ranks(args.encoding)
+    spec = registry._spec(args.encoding)
+    modules = [load_build(p, i) for i, p in enumerate(args.builds)]
+    cores = [m.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern) for m in modules]
+    labels = [Path(p).stem for p in args.builds]
+    for corpus in args.corpora:
+        raw = (data_dir() / f"{corpus}.txt").read_bytes()[: int(args.mb * 1e6)]
+        text = raw.decode("utf-8", "ignore")
+        docs = documents(text)
+        mb = len(text.encode()) / 1e6
+        for core in cores:  # first touch of every table, outside the timings
+            core.encode_ordinary(text)
+        # rates[mode][build]: modes and builds interleaved in every repetition
+        rates: Dict[str, Dict[int, List[float]]] = {m: {i: [] for i in range(len(cores))} for m in args.mode}
+        for rep in range(args.repeat):
+            order = list(range(len(cores)))
+            for mode in args.mode:
+                for i in order if rep % 2 == 0 else order[::-1]:
+                    run = job(cores[i], mode, text, docs)
+                    modules[i].clear_piece_memo()
+                    gc.collect()
+                    t = time.perf_counter()
+                    run()
+                    rates[mode][i].append(mb / (time.perf_counter() - t))
+        for mode in args.mode:
+            r = rates[mode]
+            best = " ".join(f"{labels[i]} {max(v):6.1f}" for i, v in r.items())
+            paired = [f"{labels[i]}/{labels[0]} {median_range(r[i], r[0])}" for i in range(1, len(cores))]
+            print(f"{corpus:14s} {mode:12s} best MB/s: {best}" + (f" | {' '.join(paired)}" if paired else ""))
+        for a, b in MODE_PAIRS:
+            if a in rates and b in rates:
+                print(f"{corpus:14s} {a}/{b} ({labels[0]}): {median_range(rates[a][0], rates[b][0])}")
+        sys.stdout.flush()
+
+
+def median_range(xs: List[float], ys: List[float]) -> str:
+    """Median and range of the ratios of runs made in the same repetition."""
+    q = sorted(x / y for x, y in zip(xs, ys))
+    return f"median {q[len(q) // 2]:.3f} [{q[0]:.2f}-{q[-1]:.2f}]"
+
+if __name__ == "__main__":
+    main()
