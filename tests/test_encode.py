@@ -62,6 +62,32 @@ def test_long_words_match_tiktoken(name, corpora):
                 assert ours._core.encode_piece_with(b, "split") == ours._core.encode_piece_with(b, "heap")
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_remembered_long_pieces_stay_exact(name):
+    """Pieces of up to 256 bytes are kept in the per-thread memo (table
+    borders, separator lines): the first encode merges them, the repeats read
+    the memo. Both must give tiktoken's ids, at and around the size limits."""
+    ours, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
+    rng = random.Random(11)
+    pieces = [
+        "+" + "-" * 30 + "+" + "-" * 57 + "+",  # a table border, 90 bytes
+        " " + "=" * 63,  # 64 bytes: the old limit
+        " " + "=" * 64,
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(255)),
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(256)),
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(257)),
+        "가나다라" * 21,  # 252 bytes of Hangul
+    ]
+    text = "\n".join(pieces)
+    want = ref.encode_ordinary(text)
+    bytepair._core.clear_piece_memo()
+    assert ours.encode_ordinary(text) == want  # merged, then remembered
+    assert ours.encode_ordinary(text) == want  # from the memo
+    assert ours.encode_batch([text] * 8, num_threads=2) == [want] * 8
+    for p in pieces:
+        assert ours.encode_ordinary(p) == ref.encode_ordinary(p)
+
+
 def test_seed_ids_b():
     gpt2 = bytepair.get_encoding("gpt2")
     assert gpt2.encode("Hello") == [15496]

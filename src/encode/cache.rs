@@ -15,10 +15,16 @@
 //! bytes and ids in arenas.
 //!
 //! The memo is thread-local (no locking in `encode_batch`), tagged with the
-//! encoder that filled it, bounded by [`MAX_ENTRIES`] (it stops growing when
-//! full) and only holds pieces up to [`MAX_PIECE`] bytes, so its memory stays a
-//! few MB. Clearing it when full was tried: on text without repeats (random
-//! base64) the refills made the cost per byte grow 11x from 10 KB to 10 MB.
+//! encoder that filled it, and bounded: it stops growing at [`MAX_ENTRIES`]
+//! entries or [`MAX_ARENA_BYTES`] of arena, and only holds pieces up to
+//! [`MAX_PIECE`] bytes, so it stays under ~10 MB per thread. Clearing it when
+//! full was tried: on text without repeats (random base64) the refills made the
+//! cost per byte grow 11x from 10 KB to 10 MB.
+//!
+//! Pieces of 65-256 bytes are remembered too (the limit was 64): ASCII-art
+//! table borders and separator lines (`+-----+---…`, 85-125 bytes) are 4% of
+//! the Python docs corpus, repeat dozens of times, and cost the O(n·m) scan
+//! each time; they took ~6% of a warm encode of that corpus.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,10 +40,13 @@ use super::merge::encode_piece_parts;
 use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
 
-/// Entries kept per thread before the memo is cleared.
+/// Entries kept per thread; then the memo stops growing.
 pub const MAX_ENTRIES: usize = 1 << 15;
 /// Longest piece (bytes) worth remembering.
-pub const MAX_PIECE: usize = 64;
+pub const MAX_PIECE: usize = 256;
+/// Bytes of arena (piece bytes plus 4 per id) kept per thread; then pieces
+/// that need the arena are no longer added.
+pub const MAX_ARENA_BYTES: usize = 8 << 20;
 
 /// A fresh owner id for each encoder, so one thread's memo is never read
 /// with another vocabulary.
@@ -104,6 +113,11 @@ impl Memo {
         self.table.len() + self.small.len() >= MAX_ENTRIES
     }
 
+    /// True when no more pieces may go to the arenas.
+    fn arena_full(&self) -> bool {
+        self.is_full() || self.keys.len() + 4 * self.vals.len() >= MAX_ARENA_BYTES
+    }
+
     /// Encodes `text[start..end]` (at most 16 bytes, not a token) through the
     /// small memo and appends its ids to `out`. A piece with more than
     /// [`SMALL_IDS`] ids keeps them in the arena memo, and its small entry
@@ -145,6 +159,8 @@ impl Memo {
         let n = if got.len() <= SMALL_IDS {
             ids[..got.len()].copy_from_slice(got);
             got.len() as u8
+        } else if self.arena_full() {
+            return;
         } else {
             self.insert(FxBuildHasher.hash_one(piece), piece, got);
             IN_ARENA
@@ -234,7 +250,7 @@ impl PieceEncoder<'_> {
         // when full, stop adding rather than clear: the pieces met first are
         // the frequent ones in natural text, and text with no repeats (random
         // base64, random syllables) then stops paying for inserts
-        if !memo.is_full() {
+        if !memo.arena_full() {
             memo.insert(h, piece, &out[at..]);
         }
     }
