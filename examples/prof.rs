@@ -8,6 +8,10 @@
 //! base64 and one word of random Hangul syllables, N = 10 KB .. 10 MB, each
 //! size timed over the same 10 MB of input cut into N-byte texts:
 //!   cargo run --release --example prof -- cl100k_base worst
+//!
+//! Pieces mode: where a cold encode's merge time goes, by piece length (the
+//! first occurrence of each distinct non-token piece, merged without memo):
+//!   cargo run --release --example prof -- cl100k_base pieces ~/.cache/bytepair-data/corpora/en_pydocs.txt
 use std::time::Instant;
 
 use bytepair::encode::{cache, CoreBpe};
@@ -59,6 +63,12 @@ fn main() {
     let policy = core.policy_default();
     if args.get(2).map(String::as_str) == Some("paths") {
         paths_mode(&core, args.get(3).map_or("korean", String::as_str));
+        return;
+    }
+    if args.get(2).map(String::as_str) == Some("pieces") {
+        for path in args.get(3).map_or("", String::as_str).split(',') {
+            pieces_mode(&core, path);
+        }
         return;
     }
     if args.get(2).map(String::as_str) == Some("worst") {
@@ -132,6 +142,54 @@ fn main() {
             mb / c,
             mb / e,
             mb / d
+        );
+    }
+}
+
+fn pieces_mode(core: &CoreBpe, path: &str) {
+    use bytepair::encode::encode_piece;
+    let raw = std::fs::read(path).expect("corpus file");
+    let raw = &raw[..raw.len().min(1_000_000)];
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let mut spans = Vec::new();
+    let _ = core
+        .pretokenizer()
+        .for_each_span(&text, |s, e| spans.push((s, e)));
+    let bounds = [8usize, 16, 32, 64, 128, 256, usize::MAX];
+    // per length bucket: pieces, non-token pieces, distinct non-token, merge ns
+    let mut rows = vec![(0usize, 0usize, 0usize, 0f64); bounds.len()];
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &(s, e) in &spans {
+        let piece = &text.as_bytes()[s..e];
+        let b = bounds.iter().position(|&m| piece.len() <= m).unwrap_or(0);
+        rows[b].0 += 1;
+        if core.vocab().rank(piece).is_some() {
+            continue;
+        }
+        rows[b].1 += 1;
+        if seen.insert(piece) {
+            rows[b].2 += 1;
+            out.clear();
+            let t = Instant::now();
+            encode_piece(piece, core.vocab(), &mut out);
+            rows[b].3 += t.elapsed().as_secs_f64() * 1e9;
+        }
+    }
+    let short = path.rsplit('/').next().unwrap_or(path);
+    println!("{short}: bytes<=  pieces  non-token  distinct  merge ms (first occurrences)");
+    for (b, r) in bounds.iter().zip(&rows) {
+        println!(
+            "{:>18} {:>8} {:>9} {:>9} {:>9.2}",
+            if *b == usize::MAX {
+                "more".to_string()
+            } else {
+                b.to_string()
+            },
+            r.0,
+            r.1,
+            r.2,
+            r.3 / 1e6
         );
     }
 }
