@@ -20,7 +20,8 @@ The first build is the baseline of the ratios. Modes: ``single`` (one
 ``encode_ordinary`` of the whole text), ``docs`` (one call per 1-10 KB
 document), ``count`` (``count`` per document: no list built), ``batch`` /
 ``batch1`` (``encode_batch`` on all cores / one thread), ``count_batch`` /
-``count_batch1`` (the same without lists). With one build it just prints the
+``count_batch1`` (the same without lists), ``decode`` (``decode_bytes`` of the
+text's ids; MB of text per second). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
 own piece memo emptied before each run), on the first ``--mb`` MB of each
 corpus of ../shared/DATA.md.
@@ -46,7 +47,7 @@ from bytepair import registry
 
 # mode ratios worth reading: lists against no lists, all cores against one
 MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch")]
-MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1"]
+MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "decode"]
 
 
 def load_build(path: str, tag: int) -> Any:
@@ -63,6 +64,9 @@ def load_build(path: str, tag: int) -> Any:
 
 
 def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object]:
+    if mode == "decode":
+        ids = core.encode_ordinary(text)
+        return lambda: core.decode_bytes(ids)
     return {
         "single": lambda: core.encode_ordinary(text),
         "docs": lambda: [core.encode_ordinary(d) for d in docs],

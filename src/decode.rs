@@ -10,9 +10,11 @@ impl CoreBpe {
     /// Concatenates the bytes of `ids`. Errors on the first unknown id.
     /// Linear in the output length.
     pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(ids.len() * 4);
+        let mut out = Vec::with_capacity(ids.len() * 4 + 16);
         for &id in ids {
-            out.extend_from_slice(self.token_bytes(id)?);
+            if !self.vocab().append_token(id, &mut out) {
+                out.extend_from_slice(self.token_bytes(id)?);
+            }
         }
         Ok(out)
     }
