@@ -20,7 +20,8 @@ The first build is the baseline of the ratios. Modes: ``single`` (one
 ``encode_ordinary`` of the whole text), ``docs`` (one call per 1-10 KB
 document), ``count`` (``count`` per document: no list built), ``batch`` /
 ``batch1`` (``encode_batch`` on all cores / one thread), ``count_batch`` /
-``count_batch1`` (the same without lists), ``decode`` (``decode_bytes`` of the
+``count_batch1`` (the same without lists), ``numpy_batch`` / ``numpy_batch1``
+(``encode_batch_to_numpy``'s core call: flat ids, no lists), ``decode`` (``decode_bytes`` of the
 text's ids; MB of text per second). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
 own piece memo emptied before each run), on the first ``--mb`` MB of each
@@ -46,8 +47,10 @@ from bench_encode import CORPORA, data_dir, documents
 from bytepair import registry
 
 # mode ratios worth reading: lists against no lists, all cores against one
-MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch")]
-MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "decode"]
+MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch"),
+              ("numpy_batch", "numpy_batch1")]
+MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
+         "numpy_batch1", "decode"]
 
 
 def load_build(path: str, tag: int) -> Any:
@@ -74,6 +77,8 @@ def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object
         "batch": lambda: core.encode_batch(docs, None, None, None),
         "batch1": lambda: core.encode_batch(docs, None, None, 1),
         "count_batch": lambda: core.count_batch(docs, None, None, None),
+        "numpy_batch": lambda: core.encode_batch_to_bytes(docs, None, None, None),
+        "numpy_batch1": lambda: core.encode_batch_to_bytes(docs, None, None, 1),
         "count_batch1": lambda: core.count_batch(docs, None, None, 1),
     }[mode]
 

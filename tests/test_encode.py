@@ -325,6 +325,29 @@ def test_numpy_is_uint32_and_equal():
     assert enc.encode_to_numpy("").tolist() == []
 
 
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_batch_to_numpy_is_encode_batch_flattened(name, corpora):
+    np = pytest.importorskip("numpy")
+    enc = bytepair.get_encoding(name)
+    docs = documents(corpora["en_austen.txt"])[:40] + ["", "\ud800 lone", "안녕하세요 " * 50] + documents(
+        corpora["ko_prose.txt"]
+    )[:40]
+    want = enc.encode_batch(docs)
+    for threads in (1, 2, None):
+        ids, offsets = enc.encode_batch_to_numpy(docs, num_threads=threads)
+        assert ids.dtype == np.uint32 and offsets.dtype == np.int64
+        assert offsets.tolist()[0] == 0 and len(offsets) == len(docs) + 1
+        assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(docs))] == want
+    ids, offsets = enc.encode_batch_to_numpy([])
+    assert ids.tolist() == [] and offsets.tolist() == [0]
+    # the special-token policy is encode_batch's
+    eot = next(iter(enc.special_tokens_set))
+    with pytest.raises(DisallowedSpecialError):
+        enc.encode_batch_to_numpy(["a", eot])
+    ids, offsets = enc.encode_batch_to_numpy(["a", eot], allowed_special="all")
+    assert ids.tolist() == [x for d in enc.encode_batch(["a", eot], allowed_special="all") for x in d]
+
 # ---------------------------------------------------------------- pickling, registry-level identity
 
 

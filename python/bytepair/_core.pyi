@@ -86,6 +86,15 @@ class CoreBPE:
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = None,
     ) -> List[List[int]]: ...
+    # All ids concatenated (native uint32 bytes) and len(texts) + 1 offsets
+    # (native int64 bytes).
+    def encode_batch_to_bytes(
+        self,
+        texts: Sequence[str],
+        allowed_special: Optional[Sequence[str]] = None,
+        disallowed_special: Optional[Sequence[str]] = None,
+        num_threads: Optional[int] = None,
+    ) -> Tuple[bytes, bytes]: ...
     def count_batch(
         self,
         texts: Sequence[str],

@@ -237,6 +237,45 @@ impl PyCoreBpe {
         PyList::new(py, lists)
     }
 
+    /// All texts' ids concatenated, as native-endian uint32 bytes, and the
+    /// `len(texts) + 1` offsets into them as native-endian int64 bytes (text
+    /// `i` is `ids[offsets[i]:offsets[i + 1]]`). No Python object per id, so
+    /// nothing runs under the GIL but the two copies.
+    #[pyo3(name = "encode_batch_to_bytes", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
+    fn py_encode_batch_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        allowed_special: Option<Vec<PyBackedStr>>,
+        disallowed_special: Option<Vec<PyBackedStr>>,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let policy = self.policy(allowed_special, disallowed_special);
+        let all = py
+            .detach(|| self.inner.encode_batch(&texts, &policy, num_threads))
+            .map_err(to_py)?;
+        let total: usize = all.iter().map(Vec::len).sum();
+        let ids = PyBytes::new_with(py, total * 4, |buf| {
+            for (dst, id) in buf.chunks_exact_mut(4).zip(all.iter().flatten()) {
+                dst.copy_from_slice(&id.to_ne_bytes());
+            }
+            Ok(())
+        })?;
+        let offsets = PyBytes::new_with(py, (all.len() + 1) * 8, |buf| {
+            let mut at = 0i64;
+            let mut chunks = buf.chunks_exact_mut(8);
+            if let Some(first) = chunks.next() {
+                first.copy_from_slice(&at.to_ne_bytes());
+            }
+            for (dst, ids) in chunks.zip(&all) {
+                at += ids.len() as i64;
+                dst.copy_from_slice(&at.to_ne_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((ids, offsets))
+    }
+
     #[pyo3(name = "count_batch", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
     fn py_count_batch(
         &self,
