@@ -569,7 +569,11 @@ mod tests {
         // block reaches into the padding
         let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         for n in 2..=40u8 {
-            toks.push((0..n).map(|i| b'a' + (i * 7 + n) % 26).collect());
+            toks.push(
+                (0..n as u32)
+                    .map(|i| b'a' + ((i * 7 + n as u32) % 26) as u8)
+                    .collect(),
+            );
         }
         toks.push(b"zq".to_vec());
         let v = Vocab::new(toks.clone()).unwrap();
