@@ -73,21 +73,26 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
     }
 }
 
-/// Runs `f` over `items` on `threads` worker threads (see [`resolve_threads`])
-/// and hands each result to `consume(index, result)` **on the calling thread**
-/// as soon as it is ready (in completion order, not input order). Workers take
-/// items in input order from a shared counter, so the caller can turn early
-/// results into Python objects while later items are still being encoded: the
-/// serial part (building lists under the GIL) overlaps the parallel part.
+/// Runs `f` over `items` on `threads` threads (see [`resolve_threads`]) and
+/// hands each result to `consume(index, result)` **on the calling thread** as
+/// soon as it is ready (in completion order, not input order), so the caller
+/// can turn results into Python objects (the serial part, under the GIL)
+/// while later items are still being encoded.
 ///
-/// `wait` is called to block for the next result (the binding releases the GIL
-/// there); it returns `None` once every worker has finished. With one thread
-/// or one item everything runs on the calling thread.
+/// The calling thread counts as one of the `threads`: `threads - 1` workers
+/// take items in input order from a shared counter, and the caller, whenever
+/// no result is waiting, takes the next item itself through `run` (the
+/// binding releases the GIL there). So `threads` threads stay busy on
+/// `threads` cores instead of `threads` workers plus a caller competing with
+/// them. `wait` blocks for the next result once no item is left to take; it
+/// returns `None` when every worker has finished. With one thread or one item
+/// everything runs on the calling thread.
 pub fn map_streaming<T: Sync, R: Send>(
     items: &[T],
     threads: Option<usize>,
     f: impl Fn(&T) -> R + Sync + Send,
     mut consume: impl FnMut(usize, R),
+    run: impl Fn(&(dyn Fn() -> R + Sync)) -> R,
     wait: impl Fn(&Mutex<mpsc::Receiver<(usize, R)>>) -> Option<(usize, R)>,
 ) -> Result<()> {
     let k = resolve_threads(threads)?;
@@ -97,14 +102,14 @@ pub fn map_streaming<T: Sync, R: Send>(
         }
         return Ok(());
     }
-    let pool = pool(k)?;
+    let pool = pool(k - 1)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     // only this thread receives; the mutex makes `&rx` sendable to a closure
     // that runs with the GIL released
     let rx = Mutex::new(rx);
     pool.in_place_scope(|scope| {
-        for _ in 0..k.min(items.len()) {
+        for _ in 0..(k - 1).min(items.len()) {
             let tx = tx.clone();
             let (next, f) = (&next, &f);
             scope.spawn(move |_| loop {
@@ -115,8 +120,24 @@ pub fn map_streaming<T: Sync, R: Send>(
             });
         }
         drop(tx);
-        while let Some((i, r)) = wait(&rx) {
-            consume(i, r);
+        loop {
+            let ready = rx.lock().unwrap_or_else(|e| e.into_inner()).try_recv();
+            match ready {
+                Ok((i, r)) => consume(i, r),
+                Err(mpsc::TryRecvError::Disconnected) => break,
+                Err(mpsc::TryRecvError::Empty) => {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if let Some(t) = items.get(i) {
+                        let r = run(&|| f(t));
+                        consume(i, r);
+                    } else {
+                        match wait(&rx) {
+                            Some((i, r)) => consume(i, r),
+                            None => break,
+                        }
+                    }
+                }
+            }
         }
     });
     Ok(())

@@ -200,8 +200,8 @@ impl PyCoreBpe {
         }
         // Workers encode while this thread turns finished texts into lists
         // (which needs the GIL): the serial part overlaps the parallel one.
-        // This thread holds the GIL only while building lists; it waits for
-        // results with the GIL released.
+        // This thread holds the GIL only while building lists; when no
+        // result is waiting it encodes the next text itself (GIL released).
         // one slot per text, filled in completion order; collecting them in
         // input order returns the first failing text's error, as before
         let mut lists: Vec<Option<PyResult<Bound<'py, PyList>>>> =
@@ -211,17 +211,10 @@ impl PyCoreBpe {
             num_threads,
             |t| self.inner.encode(t, &policy),
             |i, r| lists[i] = Some(r.map_err(to_py).and_then(|ids| self.to_list(py, &ids))),
-            // block without the GIL when nothing is ready yet
-            |rx| {
-                let got = rx.lock().unwrap_or_else(|e| e.into_inner()).try_recv();
-                match got {
-                    Ok(m) => Some(m),
-                    Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
-                    Err(std::sync::mpsc::TryRecvError::Empty) => {
-                        py.detach(|| rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok())
-                    }
-                }
-            },
+            // encode one text here, with the GIL released
+            |job| py.detach(job),
+            // block without the GIL for the workers' last results
+            |rx| py.detach(|| rx.lock().unwrap_or_else(|e| e.into_inner()).recv().ok()),
         )
         .map_err(to_py)?;
         let lists = lists
