@@ -28,6 +28,21 @@ pub struct PyCoreBpe {
     default_policy: SpecialPolicy,
 }
 
+/// `n` fixed-size values as one `bytes` of their native-endian bytes (what
+/// `numpy.frombuffer` reads).
+fn ne_bytes<'py, const W: usize>(
+    py: Python<'py>,
+    n: usize,
+    values: impl Iterator<Item = [u8; W]>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, n * W, |buf| {
+        for (dst, v) in buf.chunks_exact_mut(W).zip(values) {
+            dst.copy_from_slice(&v);
+        }
+        Ok(())
+    })
+}
+
 fn specials_sorted(special_tokens: HashMap<String, Rank>) -> Vec<(String, Rank)> {
     let mut specials: Vec<(String, Rank)> = special_tokens.into_iter().collect();
     specials.sort_by_key(|(_, r)| *r);
@@ -155,12 +170,7 @@ impl PyCoreBpe {
         let ids = py
             .detach(|| self.inner.encode(&text, &policy))
             .map_err(to_py)?;
-        PyBytes::new_with(py, ids.len() * 4, |buf| {
-            for (dst, id) in buf.chunks_exact_mut(4).zip(&ids) {
-                dst.copy_from_slice(&id.to_ne_bytes());
-            }
-            Ok(())
-        })
+        ne_bytes(py, ids.len(), ids.iter().map(|id| id.to_ne_bytes()))
     }
 
     #[pyo3(name = "count", signature = (text, allowed_special=None, disallowed_special=None))]
@@ -248,24 +258,16 @@ impl PyCoreBpe {
             .detach(|| self.inner.encode_batch(&texts, &policy, num_threads))
             .map_err(to_py)?;
         let total: usize = all.iter().map(Vec::len).sum();
-        let ids = PyBytes::new_with(py, total * 4, |buf| {
-            for (dst, id) in buf.chunks_exact_mut(4).zip(all.iter().flatten()) {
-                dst.copy_from_slice(&id.to_ne_bytes());
-            }
-            Ok(())
-        })?;
-        let offsets = PyBytes::new_with(py, (all.len() + 1) * 8, |buf| {
-            let mut at = 0i64;
-            let mut chunks = buf.chunks_exact_mut(8);
-            if let Some(first) = chunks.next() {
-                first.copy_from_slice(&at.to_ne_bytes());
-            }
-            for (dst, ids) in chunks.zip(&all) {
-                at += ids.len() as i64;
-                dst.copy_from_slice(&at.to_ne_bytes());
-            }
-            Ok(())
-        })?;
+        let ids = ne_bytes(py, total, all.iter().flatten().map(|id| id.to_ne_bytes()))?;
+        let ends = all.iter().scan(0i64, |at, ids| {
+            *at += ids.len() as i64;
+            Some(*at)
+        });
+        let offsets = ne_bytes(
+            py,
+            all.len() + 1,
+            std::iter::once(0i64).chain(ends).map(i64::to_ne_bytes),
+        )?;
         Ok((ids, offsets))
     }
 
