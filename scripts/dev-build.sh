@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PROFILE=${PROFILE:-devfast}
 cargo build --profile "$PROFILE" --features python --lib
-dir=target/$PROFILE
+dir=${CARGO_TARGET_DIR:-target}/$PROFILE
 cp "$dir/libbytepair.so" python/bytepair/_core.abi3.so
 echo "built python/bytepair/_core.abi3.so ($PROFILE)"
