@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from .errors import BytepairError
+from ..errors import BytepairError
 
 DEFAULT_ENCODING = "o200k_base"
 BUNDLED = ("gpt2", "cl100k_base", "o200k_base")
@@ -137,10 +137,10 @@ def _add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, de
 
 def _load_tokenizer(kind: str, value: str) -> tuple[str, Any]:
     if kind == "e":
-        from .registry import get_encoding
+        from ..registry import get_encoding
 
         return value, get_encoding(value)
-    from . import load
+    from .. import load
 
     if not os.path.exists(value):
         raise FileNotFoundError(2, "No such file or directory", value)
@@ -242,7 +242,7 @@ _BG = ("48;5;223", "48;5;153", "48;5;194", "48;5;218", "48;5;189")
 def _boundaries(p: Any, color: bool) -> str:
     """The text with token boundaries: alternating background colours in a terminal,
     ``|`` between tokens otherwise. Partial UTF-8 tokens show as ``\\xNN``."""
-    from .inspect import show_bytes, visible
+    from ..inspect import show_bytes, visible
 
     if not color:
         return p.boundaries()
@@ -282,7 +282,7 @@ def _reports_progress(train_fn: Callable[..., Any]) -> bool:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from . import train
+    from .. import train
 
     specials = args.special or ["<|endoftext|>"]
     pattern = None if args.pattern == "none" else args.pattern
@@ -292,7 +292,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.counts:
         if args.files or args.text:
             raise UsageError("give either --counts FILE or training text, not both")
-        from .counts import ChunkCounts
+        from ..counts import ChunkCounts
 
         counts = ChunkCounts.load(args.counts)
         with _Busy(None if _reports_progress(train) else args, "training"):
@@ -313,7 +313,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             source = ", ".join(str(p) for p in paths) if args.files else "the bundled sample"
         with _Busy(None if _reports_progress(train) else args, "training"):
             tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
-        from .train import iter_documents
+        from ..train import iter_documents
 
         docs = list(iter_documents(data))
         n_bytes = sum(len(d.encode("utf-8")) for d in docs)
@@ -506,7 +506,7 @@ def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
 
 
 def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> int:
-    from .inspect import Plain, format_table
+    from ..inspect import Plain, format_table
 
     steps, tail = _stream_steps(tok, ids)
     alone = [tok.decode_single_token_bytes(i) for i in ids]
@@ -523,7 +523,7 @@ def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> in
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from .inspect import _count
+    from ..inspect import _count
 
     text = _joined_text(args)
     toks = _tokenizers(args)
@@ -536,7 +536,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     elif len(counts) == 1:
         _emit(str(counts[0][1]))
     else:
-        from .inspect import format_table
+        from ..inspect import format_table
 
         _emit(format_table(["tokens", "tokenizer"], [[n, name] for name, n in counts], align="rl"))
     return 0
@@ -546,13 +546,13 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 
 def cmd_pieces(args: argparse.Namespace) -> int:
-    from .inspect import pieces
+    from ..inspect import pieces
 
     _, tok = _one_tokenizer(args)
     text = _joined_text(args)
     result = pieces(tok, text, allowed_special="all" if args.allow_special else ())
     if args.html:
-        from .html import write_pieces_html
+        from ..html import write_pieces_html
 
         write_pieces_html(result, args.html)
         if not args.json:
@@ -568,7 +568,7 @@ def cmd_pieces(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from .inspect import trace
+    from ..inspect import trace
 
     texts = [t for _, t in _texts(args)]
     with _Busy(args, "training and tracing"):
@@ -578,7 +578,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .inspect import sweep
+    from ..inspect import sweep
 
     if args.sizes and args.merges:
         raise UsageError("give --sizes or --merges, not both")
@@ -604,7 +604,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     with _Busy(args, "sweeping"):
         result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern)
     if args.plot:
-        from .plot import plot_sweep
+        from ..plot import plot_sweep
 
         plot_sweep(result, args.plot)
     _show_result(result, args)
@@ -622,7 +622,7 @@ def _doubling(lo: int, hi: int) -> list[int]:
 
 
 def cmd_ranks(args: argparse.Namespace) -> int:
-    from .inspect import word_ranks
+    from ..inspect import word_ranks
 
     _, tok = _one_tokenizer(args)
     if not args.words:
@@ -632,13 +632,13 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .inspect import compare
+    from ..inspect import compare
 
     texts = dict(_texts(args))
     toks = dict(_tokenizers(args, default=BUNDLED))
     result = compare(texts, toks)
     if args.plot:
-        from .plot import plot_compare
+        from ..plot import plot_compare
 
         plot_compare(result, args.plot)
     _show_result(result, args)
@@ -648,14 +648,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .inspect import evaluate
+    from ..inspect import evaluate
 
     text = [t for _, t in _texts(args)]
     results = [evaluate(tok, text) for _, tok in _tokenizers(args)]
     if args.json:
         _emit_json([r.to_dict() for r in results])
         return 0
-    from .inspect import format_table
+    from ..inspect import format_table
 
     rows = []
     for r in results:
@@ -683,7 +683,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if args.check_text:
         kw["check_text"] = str(_decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
     if not os.path.exists(args.source):
-        from .registry import list_encoding_names
+        from ..registry import list_encoding_names
 
         if args.source not in list_encoding_names():
             raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
@@ -706,7 +706,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .registry import get_encoding
+    from ..registry import get_encoding
 
     name = args.encoding
     if args.files:
@@ -741,7 +741,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json({"text": label, "bytes": n_bytes, "encoding": name, "results": rows})
         return 0
-    from .inspect import format_table
+    from ..inspect import format_table
 
     _emit(f"encode_ordinary on {label} ({n_bytes:,} bytes) with {name}, best of {args.repeat}")
     _emit(format_table(["engine", "MB/s", "tokens", "same ids"],
@@ -757,7 +757,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def _version() -> str:
     try:
-        from . import __version__
+        from .. import __version__
 
         return __version__
     except ImportError:  # pragma: no cover
@@ -772,7 +772,7 @@ def _tiktoken_encoding(name: str, ours: Any) -> Any:
         return None
     import base64
 
-    from .registry import read_bundled_ranks
+    from ..registry import read_bundled_ranks
 
     ranks = {}
     for line in read_bundled_ranks(name).splitlines():
@@ -955,7 +955,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per engine; the best counts (default 3)")
 
     try:
-        from .distributed.cli import register  # type: ignore[import-not-found]
+        from ..distributed.cli import register  # type: ignore[import-not-found]
     except ImportError:
         pass
     else:
