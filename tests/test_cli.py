@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import sys
-import types
 
 import pytest
 
 import bytepair
 from bytepair import cli
+from bytepair.cli import encode as cli_encode
 from conftest import DATA, tiktoken_encoding
 
 
@@ -319,26 +320,19 @@ def test_help_lists_every_command(capsys):
         assert f"\n    {c} " in out
 
 
-def test_distributed_commands_are_registered_without_clashing(monkeypatch):
-    added = []
+def test_every_command_module_adds_its_own_names():
+    from bytepair.cli import dataset, encode
 
-    def register(subparsers):
-        for name in ("count", "encode-dataset"):
-            sp = subparsers.add_parser(name, help=f"fake {name}")
-            sp.set_defaults(func=lambda args: 0)
-            added.append(name)
-
-    pkg = types.ModuleType("bytepair.distributed")
-    pkg.__path__ = []  # type: ignore[attr-defined]
-    mod = types.ModuleType("bytepair.distributed.cli")
-    mod.register = register  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "bytepair.distributed", pkg)
-    monkeypatch.setitem(sys.modules, "bytepair.distributed.cli", mod)
-    parser = cli.build_parser()
-    choices = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert added == ["count", "encode-dataset"]
-    assert {"count", "count-chunks", "encode-dataset"} <= set(choices)
-    assert choices["count"].get_default("func") is cli.cmd_count
+    names: list = []
+    for module in cli.COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        module.add_parsers(sub)
+        names += list(sub.choices)
+    assert len(names) == len(set(names)), names
+    choices = cli.build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(choices) == set(names)
+    assert choices["count"].get_default("func") is encode.cmd_count
+    assert choices["count-chunks"].get_default("func") is dataset.cmd_count_chunks
 
 
 # ---------------------------------------------------------------- long inputs
@@ -349,7 +343,7 @@ def test_split_blocks_never_changes_the_ids(corpora, name):
     tt = tiktoken_encoding(name)
     for corpus, text in corpora.items():
         text = text[:25000]
-        blocks = cli.split_blocks(text, 700)
+        blocks = cli_encode.split_blocks(text, 700)
         assert "".join(blocks) == text
         assert len(blocks) > 3 or len(text) < 5000, corpus
         ids = [i for b in blocks for i in tt.encode_ordinary(b)]
@@ -359,7 +353,7 @@ def test_split_blocks_never_changes_the_ids(corpora, name):
 def test_split_blocks_on_hostile_whitespace():
     tt = tiktoken_encoding("gpt2")
     text = "a  \nb\n\nc \n d\n" * 300 + "x\n" * 300
-    blocks = cli.split_blocks(text, 50)
+    blocks = cli_encode.split_blocks(text, 50)
     assert len(blocks) > 10
     assert [i for b in blocks for i in tt.encode_ordinary(b)] == tt.encode_ordinary(text)
 
@@ -367,7 +361,7 @@ def test_split_blocks_on_hostile_whitespace():
 def test_long_input_in_a_terminal_shows_progress_and_same_ids(capsys, monkeypatch):
     pytest.importorskip("tqdm")
     text = (DATA / "en_pydocs.txt").read_text(encoding="utf-8")
-    monkeypatch.setattr(cli, "BLOCK_CHARS", 4000)
+    monkeypatch.setattr(cli_encode, "BLOCK_CHARS", 4000)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     code, out, err = run(capsys, "encode", "-e", "cl100k_base", str(DATA / "en_pydocs.txt"))
     assert code == 0 and "encoding" in err  # the bar's label

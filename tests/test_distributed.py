@@ -449,10 +449,10 @@ def test_local_engine_outcomes():
 
 
 def _cli(argv: List[str]) -> int:
-    from bytepair.distributed.cli import register
+    from bytepair.cli.dataset import add_parsers
 
     parser = argparse.ArgumentParser(prog="bytepair")
-    register(parser.add_subparsers(dest="command", required=True))
+    add_parsers(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -1,6 +1,4 @@
-"""The scale-out subcommands of the ``bytepair`` command line.
-
-``bytepair.cli`` calls :func:`register` to add:
+"""The scale-out commands (:mod:`bytepair.distributed`):
 
 * ``bytepair count-chunks SHARDS... -o counts.bpc [--engine ray]``: the chunk
   table for ``bytepair train --counts counts.bpc``;
@@ -9,7 +7,7 @@
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(prog="bytepair")
->>> register(p.add_subparsers(dest="command"))
+>>> add_parsers(p.add_subparsers(dest="command"))
 >>> p.parse_args(["count-chunks", "a.txt", "-o", "c.bpc"]).engine
 'local'
 """
@@ -57,8 +55,8 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _cmd_count_chunks(args: argparse.Namespace) -> int:
-    from . import count_chunks
+def cmd_count_chunks(args: argparse.Namespace) -> int:
+    from ..distributed import count_chunks
 
     pattern = None if args.pattern == "none" else args.pattern
     specials = args.special if args.special is not None else ["<|endoftext|>"]
@@ -85,8 +83,8 @@ def _cmd_count_chunks(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_encode_dataset(args: argparse.Namespace) -> int:
-    from . import encode_dataset
+def cmd_encode_dataset(args: argparse.Namespace) -> int:
+    from ..distributed import encode_dataset
 
     if args.tokenizer_file is not None:
         from .. import load
@@ -119,7 +117,7 @@ def _cmd_encode_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def add_parsers(subparsers: Any) -> None:
     """Adds ``count-chunks`` and ``encode-dataset`` to a subparsers object."""
     c = subparsers.add_parser(
         "count-chunks",
@@ -136,7 +134,7 @@ def register(subparsers: Any) -> None:
         help="special-token text cut out before counting (repeatable; default <|endoftext|>)",
     )
     _engine_args(c)
-    c.set_defaults(func=_cmd_count_chunks)
+    c.set_defaults(func=cmd_count_chunks)
 
     e = subparsers.add_parser(
         "encode-dataset",
@@ -163,4 +161,4 @@ def register(subparsers: Any) -> None:
         help="encode special-token text in documents as special tokens (default: as plain text)",
     )
     _engine_args(e)
-    e.set_defaults(func=_cmd_encode_dataset)
+    e.set_defaults(func=cmd_encode_dataset)

@@ -1,0 +1,88 @@
+"""``bytepair bench``: a quick in-process speed check against tiktoken (real benchmarks: benches/)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any, Callable
+
+from .. import __version__
+from .common import BUNDLED, DEFAULT_ENCODING, add_command, emit, emit_json, read_texts, sample_path
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ..registry import get_encoding
+
+    name = args.encoding
+    if args.files:
+        texts = read_texts(args)
+        label = ", ".join(lb for lb, _ in texts)
+        text = "".join(t for _, t in texts)
+    else:
+        label = "the bundled sample"
+        text = sample_path().read_text(encoding="utf-8")
+    n_bytes = len(text.encode("utf-8"))
+    ours = get_encoding(name)
+    engines: list[tuple[str, Callable[[str], list[int]]]] = [(f"bytepair {__version__}", ours.encode_ordinary)]
+    tt = _tiktoken_encoding(name, ours)
+    if tt is not None:
+        import tiktoken
+
+        engines.append((f"tiktoken {tiktoken.__version__}", tt.encode_ordinary))
+    rows: list[dict[str, Any]] = []
+    reference_ids: list[int] | None = None
+    for label_e, fn in engines:
+        best = float("inf")
+        ids: list[int] = []
+        for _ in range(max(1, args.repeat)):
+            t0 = time.perf_counter()
+            ids = fn(text)
+            best = min(best, time.perf_counter() - t0)
+        same = None if reference_ids is None else ids == reference_ids
+        if reference_ids is None:
+            reference_ids = ids
+        rows.append({"engine": label_e, "seconds": best, "mb_per_s": n_bytes / best / 1e6, "tokens": len(ids),
+                     "same_ids": same})
+    if args.json:
+        emit_json({"text": label, "bytes": n_bytes, "encoding": name, "results": rows})
+        return 0
+    from ..inspect import format_table
+
+    emit(f"encode_ordinary on {label} ({n_bytes:,} bytes) with {name}, best of {args.repeat}")
+    emit(format_table(["engine", "MB/s", "tokens", "same ids"],
+                       [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]
+                        for r in rows]))
+    if len(rows) > 1:
+        emit(f"bytepair is {rows[0]['mb_per_s'] / rows[1]['mb_per_s']:.2f}x tiktoken's speed"
+              " (one run on a shared machine: expect noise)")
+    else:
+        emit("tiktoken is not installed: nothing to compare with (pip install tiktoken)")
+    return 0
+
+
+def _tiktoken_encoding(name: str, ours: Any) -> Any:
+    """A tiktoken Encoding built offline from bytepair's bundled rank file, or None."""
+    try:
+        import tiktoken
+    except ImportError:
+        return None
+    import base64
+
+    from ..registry import read_bundled_ranks
+
+    ranks = {}
+    for line in read_bundled_ranks(name).splitlines():
+        if line:
+            tok, rank = line.split()
+            ranks[base64.b64decode(tok)] = int(rank)
+    return tiktoken.Encoding(name=f"{name}-offline", pat_str=ours.pattern, mergeable_ranks=ranks,
+                             special_tokens=ours.special_tokens)
+
+
+def add_parsers(subparsers: Any) -> None:
+    b = add_command(subparsers, "bench", cmd_bench, "quick speed check of bytepair against tiktoken",
+            "Encode a text with bytepair and (if installed) tiktoken in this process and print MB/s. For real "
+            "benchmarks see benches/.")
+    b.add_argument("-e", "--encoding", default=DEFAULT_ENCODING, choices=list(BUNDLED))
+    b.add_argument("files", nargs="*", metavar="FILE", help="text to encode (default: the bundled sample)")
+    b.add_argument("--repeat", type=int, default=3, help="runs per engine; the best counts (default 3)")

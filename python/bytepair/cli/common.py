@@ -1,0 +1,263 @@
+"""What every ``bytepair`` command shares: the tokenizer and input options, reading
+input, printing (plain, JSON, or a rich table in a terminal), the busy indicator,
+and :func:`add_command`, which every command module uses to add its subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import BytepairError
+
+DEFAULT_ENCODING = "o200k_base"
+BUNDLED = ("gpt2", "cl100k_base", "o200k_base")
+
+
+class UsageError(BytepairError, ValueError):
+    """A command-line mistake (no input, a bad option value, a binary file, ...)."""
+
+
+def add_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int], help: str,
+                description: str, json_out: bool = True) -> argparse.ArgumentParser:
+    """Adds subcommand ``name`` running ``func(args)``, with the options every command
+    takes (``--debug``, ``--color``, and ``--json`` unless ``json_out`` is false)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error")
+    common.add_argument("--color", choices=["auto", "always", "never"], default=argparse.SUPPRESS,
+                        help="colour tables and token boundaries (default: auto, only in a terminal)")
+    parents = [common]
+    if json_out:
+        jsonp = argparse.ArgumentParser(add_help=False)
+        jsonp.add_argument("--json", action="store_true", help="print JSON for scripts")
+        parents.append(jsonp)
+    sp = subparsers.add_parser(name, help=help, description=description, parents=parents)
+    sp.set_defaults(func=func)
+    return sp
+
+
+
+def sample_path() -> Path:
+    return Path(str(resources.files("bytepair").joinpath("data").joinpath("sample.txt")))
+
+
+def emit(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def emit_json(obj: Any) -> None:
+    emit(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def use_color(args: argparse.Namespace) -> bool:
+    mode = getattr(args, "color", "auto")
+    if mode == "always":
+        return True
+    if mode == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return bool(getattr(sys.stdout, "isatty", lambda: False)())
+
+
+def show_result(result: Any, args: argparse.Namespace) -> None:
+    """Prints an inspection result: JSON, a rich table in a terminal, or plain text."""
+    if getattr(args, "json", False):
+        emit_json(result.to_dict())
+        return
+    if use_color(args):
+        try:
+            from rich.console import Console
+        except ImportError:
+            pass
+        else:
+            Console(soft_wrap=False, force_terminal=True).print(result)
+            return
+    emit(result.to_text())
+
+
+class Busy:
+    """A one-line "working..." indicator with elapsed seconds on a terminal's stderr,
+    for work that reports no progress of its own (loading, training, tracing).
+    Silent when stderr is not a terminal or with --json."""
+
+    def __init__(self, args: argparse.Namespace | None, label: str) -> None:
+        self.label = label
+        self.on = (args is not None and not getattr(args, "json", False) and not getattr(args, "quiet", False)
+                   and bool(getattr(sys.stderr, "isatty", lambda: False)()))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        spin = "|/-\\"
+        k = 0
+        # wait a little first: quick work should not flash a message
+        while not self._stop.wait(0.5 if k else 0.8):
+            sys.stderr.write(f"\r{spin[k % 4]} {self.label} {time.perf_counter() - t0:4.0f} s")
+            sys.stderr.flush()
+            k += 1
+        if k:
+            sys.stderr.write("\r" + " " * (len(self.label) + 12) + "\r")
+            sys.stderr.flush()
+
+    def __enter__(self) -> None:
+        if self.on:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+
+
+# -- tokenizers
+
+
+class TokenizerAction(argparse.Action):
+    """Collects ``-e NAME`` and ``-t FILE`` into one ordered list of ("e"|"t", value)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append(("e" if option_string in ("-e", "--encoding") else "t", values))
+        setattr(namespace, self.dest, items)
+
+
+def add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, default: str = DEFAULT_ENCODING) -> None:
+    more = " (repeatable)" if many else ""
+    p.add_argument("-e", "--encoding", dest="tokenizers", action=TokenizerAction, metavar="NAME",
+                   help=f"a bundled encoding: {', '.join(BUNDLED)}{more}; default {default}")
+    p.add_argument("-t", "--tokenizer", dest="tokenizers", action=TokenizerAction, metavar="FILE",
+                   help=f"a tokenizer file{more}")
+
+
+def load_tokenizer(kind: str, value: str) -> tuple[str, Any]:
+    if kind == "e":
+        from ..registry import get_encoding
+
+        return value, get_encoding(value)
+    from .. import load
+
+    if not os.path.exists(value):
+        raise FileNotFoundError(2, "No such file or directory", value)
+    return Path(value).name, load(value)
+
+
+def load_tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> list[tuple[str, Any]]:
+    specs = getattr(args, "tokenizers", None) or [("e", d) for d in default]
+    out = []
+    for k, v in specs:
+        with Busy(args, f"loading {v}"):
+            out.append(load_tokenizer(k, v))
+    return out
+
+
+def one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
+    specs = getattr(args, "tokenizers", None) or []
+    if len(specs) > 1:
+        raise UsageError(f"'{args.command}' takes one tokenizer; got {len(specs)} (-e/-t given more than once)")
+    return load_tokenizers(args)[0]
+
+
+# -- input
+
+
+def add_input_options(p: argparse.ArgumentParser, *, what: str = "text to read", texts: bool = False) -> None:
+    p.add_argument("files", nargs="*", metavar="FILE", help=f"{what} (UTF-8 files; '-' is stdin)")
+    p.add_argument("--text", action="append" if texts else "store", metavar="STRING",
+                   help="the text itself instead of files" + (" (repeatable)" if texts else ""))
+
+
+def read_stdin_bytes() -> bytes:
+    buf = getattr(sys.stdin, "buffer", None)
+    if buf is not None:
+        return buf.read()
+    return sys.stdin.read().encode("utf-8")
+
+
+def decode_input(raw: bytes, label: str, allow_bytes: bool) -> str | bytes:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if allow_bytes:
+            return raw
+        raise UsageError(
+            f"{label} is not UTF-8 text (invalid byte at offset {e.start});"
+            " to encode binary data as raw bytes, pass --bytes"
+        ) from None
+    if "\x00" in text and not allow_bytes:
+        raise UsageError(f"{label} looks binary (it contains NUL bytes); pass --bytes to encode it anyway")
+    return text
+
+
+def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required: bool = True) -> list[tuple[str, str | bytes]]:
+    """The inputs as ``(label, text)`` pairs: files, then ``--text`` values; stdin
+    when neither is given (an error when stdin is a terminal)."""
+    out: list[tuple[str, str | bytes]] = []
+    for f in getattr(args, "files", None) or []:
+        if f == "-":
+            out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes)))
+            continue
+        with open(f, "rb") as fh:
+            raw = fh.read()
+        out.append((Path(f).name, decode_input(raw, f, allow_bytes)))
+    texts = getattr(args, "text", None)
+    if isinstance(texts, str):
+        texts = [texts]
+    for t in texts or []:
+        out.append((t, t))
+    if not out:
+        if not required:
+            return out
+        if getattr(sys.stdin, "isatty", lambda: False)():
+            raise UsageError("no input: give FILE..., --text STRING, or pipe text on stdin")
+        out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes)))
+    return out
+
+
+def read_texts(args: argparse.Namespace, **kw: Any) -> list[tuple[str, str]]:
+    return [(label, t) for label, t in read_inputs(args, **kw) if isinstance(t, str)]
+
+
+def read_joined_text(args: argparse.Namespace) -> str:
+    return "".join(t for _, t in read_texts(args))
+
+
+def int_list(s: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in s.replace(",", " ").split()]
+    except ValueError:
+        raise UsageError(f"{what} must be whole numbers separated by commas, got {s!r}") from None
+
+
+# -- ANSI colouring of token boundaries
+
+_BG = ("48;5;223", "48;5;153", "48;5;194", "48;5;218", "48;5;189")
+
+
+def boundaries(p: Any, color: bool) -> str:
+    """The text with token boundaries: alternating background colours in a terminal,
+    ``|`` between tokens otherwise. Partial UTF-8 tokens show as ``\\xNN``."""
+    from ..inspect import show_bytes, visible
+
+    if not color:
+        return p.boundaries()
+    parts = []
+    for piece in p.pieces:
+        s = visible(show_bytes(piece.bytes))
+        style = _BG[piece.index % len(_BG)] + ";30"
+        if not piece.complete:
+            style += ";4;31"  # underlined red: a piece of a character
+        if piece.special:
+            style = "48;5;238;97"
+        parts.append(f"\x1b[{style}m{s}\x1b[0m")
+    return "".join(parts)
+
+

@@ -1,0 +1,63 @@
+"""``bytepair convert``: write a tokenizer in another format, verified by re-loading it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from .common import UsageError, add_command, decode_input, emit
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    try:
+        import bytepair
+
+        convert = getattr(bytepair, "convert", None)
+        if convert is not None and not callable(convert):  # the module, not the function
+            convert = getattr(convert, "convert", None)
+    except ImportError:  # pragma: no cover
+        convert = None
+    if convert is None:
+        raise UsageError("conversion is not available in this build of bytepair (bytepair.convert is missing)")
+    kw: dict = {}
+    if args.check_text:
+        kw["check_text"] = str(decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
+    if not os.path.exists(args.source):
+        from ..registry import list_encoding_names
+
+        if args.source not in list_encoding_names():
+            raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
+    if args.pattern is not None:
+        kw["pattern"] = args.pattern
+    if args.preset is not None:
+        kw["preset"] = args.preset
+    if args.special:
+        specials = {}
+        for item in args.special:
+            tok, sep, num = item.rpartition("=")
+            if not sep or not tok or not num.isdigit():
+                raise UsageError(f"--special takes TOKEN=ID, got {item!r}")
+            specials[tok] = int(num)
+        kw["special_tokens"] = specials
+    report = convert(args.source, args.destination, to=args.to, **kw)
+    summary = getattr(report, "summary", None)
+    emit(summary() if callable(summary) else f"wrote {args.destination}")
+    return 0
+
+
+def add_parsers(subparsers: Any) -> None:
+    cv = add_command(subparsers, "convert", cmd_convert, "convert a tokenizer file to another format (verified)",
+             "Write a tokenizer (file or bundled encoding name) in another format, re-load it and check that "
+             "it gives the same ids.", json_out=False)
+    cv.add_argument("source", metavar="IN", help="a tokenizer file or a bundled encoding name")
+    cv.add_argument("destination", metavar="OUT")
+    cv.add_argument("--to", required=True, choices=["bytepair", "tiktoken", "hf", "gpt2"], help="output format")
+    cv.add_argument("--check-text", metavar="FILE", help="text to verify the conversion on")
+    cv.add_argument("--pattern", help="pre-tokenization pattern for a .tiktoken input that is not a bundled file "
+                    "(gpt2 | cl100k | o200k | none | a regex)")
+    cv.add_argument("--preset", choices=["gpt2", "r50k_base", "cl100k_base", "o200k_base"],
+                    help="take pattern and special tokens of a bundled encoding (for a .tiktoken input)")
+    cv.add_argument("--special", action="append", metavar="TOKEN=ID",
+                    help="a special token of a .tiktoken input (repeatable)")

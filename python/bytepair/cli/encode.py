@@ -1,0 +1,251 @@
+"""``bytepair encode``, ``decode`` and ``count``: text to ids, ids to text, token counts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .common import (
+    UsageError,
+    add_command,
+    add_input_options,
+    add_tokenizer_options,
+    emit,
+    emit_json,
+    int_list,
+    load_tokenizers,
+    one_tokenizer,
+    read_inputs,
+    read_joined_text,
+    read_stdin_bytes,
+)
+
+
+def _byte_ids(tok: Any) -> list[int]:
+    ranks = tok.mergeable_ranks
+    return [ranks[bytes([b])] for b in range(256)]
+
+
+def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> list[int]:
+    """Encodes arbitrary bytes: valid UTF-8 runs as text, each invalid byte as its
+    single-byte token, so ``decode_bytes`` gives ``data`` back exactly."""
+    import re
+
+    s = data.decode("utf-8", "surrogateescape")
+    byte_ids: list[int] | None = None
+    ids: list[int] = []
+    pos = 0
+    for m in re.finditer("[\udc80-\udcff]+", s):
+        ids += _encode_text(tok, s[pos:m.start()], allow_special)
+        if byte_ids is None:
+            byte_ids = _byte_ids(tok)
+        ids += [byte_ids[ord(c) - 0xDC00] for c in m.group()]
+        pos = m.end()
+    ids += _encode_text(tok, s[pos:], allow_special)
+    return ids
+
+
+def _encode_text(tok: Any, text: str, allow_special: bool, args: argparse.Namespace | None = None) -> list[int]:
+    if not text:
+        return []
+    blocks = _blocks_with_progress(tok, text, args)
+    if blocks is not None:
+        ids: list[int] = []
+        for block in blocks:
+            ids += _encode_text(tok, block, allow_special)
+        return ids
+    if allow_special:
+        return tok.encode(text, allowed_special="all")
+    return tok.encode_ordinary(text)
+
+
+#: Inputs longer than this many characters get a progress bar in a terminal.
+BLOCK_CHARS = 1 << 20
+_SPLITTABLE = ("gpt2", "cl100k", "o200k")
+
+
+def split_blocks(text: str, size: int) -> list[str]:
+    """Cuts ``text`` into blocks of about ``size`` characters, only where the bundled
+    pre-tokenization patterns (gpt2, cl100k, o200k) always end a chunk: right after
+    a newline that follows a non-space character and precedes a letter or digit.
+    Encoding the blocks one after the other then gives exactly the ids of the whole
+    text (tests check this against tiktoken on real corpora).
+
+    >>> split_blocks("ab\\ncd\\n ef\\ngh", 2)
+    ['ab\\n', 'cd\\n ef\\n', 'gh']
+    """
+    out: list[str] = []
+    start, n = 0, len(text)
+    pos = size
+    while pos < n:
+        i = text.find("\n", pos)
+        while i != -1 and not (0 < i < n - 1 and not text[i - 1].isspace() and text[i + 1].isalnum()):
+            i = text.find("\n", i + 1)
+        if i == -1:
+            break
+        out.append(text[start : i + 1])
+        start = i + 1
+        pos = start + size
+    out.append(text[start:])
+    return out
+
+
+def _blocks_with_progress(tok: Any, text: str, args: argparse.Namespace | None) -> Iterable[str] | None:
+    """Blocks of a long text wrapped in a progress bar, when one would be shown;
+    None otherwise (the text is then encoded whole)."""
+    if args is None or len(text) <= BLOCK_CHARS or getattr(tok, "pattern_name", None) not in _SPLITTABLE:
+        return None
+    if getattr(args, "json", False) or not getattr(sys.stderr, "isatty", lambda: False)():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    blocks = split_blocks(text, BLOCK_CHARS)
+
+    def gen() -> Iterable[str]:
+        with tqdm(total=len(text), unit="char", unit_scale=True, leave=False, desc="encoding") as bar:
+            for b in blocks:
+                yield b
+                bar.update(len(b))
+
+    return gen()
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    _, tok = one_tokenizer(args)
+    results = []
+    for label, data in read_inputs(args, allow_bytes=args.bytes):
+        if isinstance(data, bytes):
+            ids = _encode_raw(tok, data, args.allow_special)
+        else:
+            ids = _encode_text(tok, data, args.allow_special, args)
+        results.append((label, ids))
+    if args.json:
+        emit_json(results[0][1] if len(results) == 1 else {label: ids for label, ids in results})
+        return 0
+    for _, ids in results:
+        emit(" ".join(map(str, ids)))
+    return 0
+
+
+def _read_ids(args: argparse.Namespace) -> list[int]:
+    raw: str
+    if args.ids:
+        raw = " ".join(args.ids)
+    else:
+        if getattr(sys.stdin, "isatty", lambda: False)():
+            raise UsageError("no ids: give them as arguments or pipe them on stdin")
+        raw = read_stdin_bytes().decode("utf-8", "replace")
+    raw = raw.strip()
+    if raw.startswith("["):
+        try:
+            ids = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise UsageError(f"ids look like JSON but do not parse: {e}") from None
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise UsageError("the JSON ids must be a list of whole numbers")
+        return ids
+    return int_list(raw, "token ids")
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    _, tok = one_tokenizer(args)
+    ids = _read_ids(args)
+    if args.stream:
+        return _decode_stream(tok, ids, args)
+    data = tok.decode_bytes(ids)
+    if args.bytes:
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:
+            sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+        else:
+            sys.stdout.flush()
+            out.write(data)
+            out.flush()
+        return 0
+    text = data.decode("utf-8", errors="replace")
+    if args.json:
+        emit_json({"text": text, "complete_utf8": data == text.encode("utf-8")})
+    else:
+        emit(text)
+    return 0
+
+
+def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
+    """What an incremental decoder emits after each id, and what ``flush`` adds at
+    the end. Uses ``tok.stream_decoder()`` when the tokenizer has one."""
+    make = getattr(tok, "stream_decoder", None)
+    if callable(make):
+        dec = make()
+        steps = [dec.feed(i) for i in ids]
+        flush = getattr(dec, "flush", None)
+        return steps, flush() if callable(flush) else ""
+    import codecs
+
+    inc = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    steps = [inc.decode(tok.decode_single_token_bytes(i)) for i in ids]
+    return steps, inc.decode(b"", final=True)
+
+
+def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> int:
+    from ..inspect import Plain, format_table
+
+    steps, tail = _stream_steps(tok, ids)
+    alone = [tok.decode_single_token_bytes(i) for i in ids]
+    if args.json:
+        emit_json({"steps": [{"id": i, "hex": b.hex(), "alone": b.decode("utf-8", "replace"), "emitted": s}
+                              for i, b, s in zip(ids, alone, steps)], "flush": tail, "text": "".join(steps) + tail})
+        return 0
+    rows = [[Plain(i), b.hex(" "), repr(b.decode("utf-8", "replace")), repr(s)] for i, b, s in zip(ids, alone, steps)]
+    emit(format_table(["id", "bytes", "decoded alone", "stream emits"], rows, align="rlll"))
+    if tail:
+        emit(f"flush emits {tail!r}")
+    emit(f"text: {''.join(steps) + tail}")
+    return 0
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from ..inspect import _count
+
+    text = read_joined_text(args)
+    toks = load_tokenizers(args)
+    counts = []
+    for name, tok in toks:
+        blocks = _blocks_with_progress(tok, text, args)
+        counts.append((name, _count(tok, text) if blocks is None else sum(_count(tok, b) for b in blocks)))
+    if args.json:
+        emit_json({name: n for name, n in counts})
+    elif len(counts) == 1:
+        emit(str(counts[0][1]))
+    else:
+        from ..inspect import format_table
+
+        emit(format_table(["tokens", "tokenizer"], [[n, name] for name, n in counts], align="rl"))
+    return 0
+
+
+def add_parsers(subparsers: Any) -> None:
+    e = add_command(subparsers, "encode", cmd_encode, "text to token ids",
+            "Encode text to token ids, printed space-separated (one line per input). Special-token text is "
+            "plain text unless --allow-special is given.")
+    add_tokenizer_options(e)
+    add_input_options(e, what="text to encode")
+    e.add_argument("--bytes", action="store_true", help="accept binary (non-UTF-8) input and encode its raw bytes")
+    e.add_argument("--allow-special", action="store_true", help="special-token text becomes its special id")
+
+    d = add_command(subparsers, "decode", cmd_decode, "token ids to text",
+            "Decode token ids (arguments, or whitespace/comma-separated or a JSON list on stdin).")
+    add_tokenizer_options(d)
+    d.add_argument("ids", nargs="*", metavar="ID", help="token ids")
+    d.add_argument("--stream", action="store_true",
+                   help="show what an incremental decoder emits after each id (never half a character)")
+    d.add_argument("--bytes", action="store_true", help="write the raw bytes instead of text")
+
+    c = add_command(subparsers, "count", cmd_count, "count tokens of text",
+            "Count the tokens of the input under one or more tokenizers (no ids are kept).")
+    add_tokenizer_options(c, many=True)
+    add_input_options(c, what="text to count")
