@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import patterns
 from .char import CharTokenizer
 from .conversion import ConversionError, ConvertReport, convert
-from .encoding import Tokenizer
+from .tokenizer import Tokenizer
 from .errors import (
     BytepairError,
     DisallowedSpecialError,

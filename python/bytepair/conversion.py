@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._io import discard, write_temp
-from .encoding import Tokenizer
+from .tokenizer import Tokenizer
 from .errors import FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf

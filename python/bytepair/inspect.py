@@ -24,7 +24,7 @@ from typing import Any, Union
 
 from . import patterns as _patterns
 from . import reference
-from .encoding import Tokenizer
+from .tokenizer import Tokenizer
 
 TextSource = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 

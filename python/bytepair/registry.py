@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Dict, List, NamedTuple
 
 from . import _core, patterns
-from .encoding import ENDOFTEXT, Tokenizer
+from .tokenizer import ENDOFTEXT, Tokenizer
 from .errors import FormatError, UnknownEncodingError
 
 FIM_PREFIX = "<|fim_prefix|>"

@@ -21,7 +21,7 @@ import codecs
 from typing import TYPE_CHECKING, Iterable, Union
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .encoding import Tokenizer
+    from .tokenizer import Tokenizer
 
 
 class StreamDecoder:

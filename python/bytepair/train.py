@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Union
 from . import _core
 from . import patterns as _patterns
 from .counts import ChunkCounts, count, input_size
-from .encoding import Tokenizer
+from .tokenizer import Tokenizer
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 

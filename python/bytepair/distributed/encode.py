@@ -39,7 +39,7 @@ import tempfile
 from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._io import atomic_write_text
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
 from .engines import Engine, get_engine
 from .errors import OutputDirError, ShardsFailedError

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ..errors import FormatError, VocabError
 from .native import str_to_token, token_to_str
 

@@ -28,7 +28,7 @@ import os
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .._io import atomic_write_bytes
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ..errors import FormatError
 from ..patterns import GPT2 as GPT2_PATTERN
 from . import _bpe

@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import patterns as _patterns
 from .._io import atomic_write_text
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ..errors import FormatError, UnsupportedComponentError
 from . import _bpe
 

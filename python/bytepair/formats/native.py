@@ -24,7 +24,7 @@ import os
 from typing import Any, Dict, List, Union
 
 from .._io import atomic_write_text
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ..errors import FormatError
 from ..reference import bytes_to_unicode
 

@@ -27,7 +27,7 @@ import re
 from typing import Dict, List, Mapping, Optional, Union
 
 from .._io import atomic_write_bytes
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from ..errors import FormatError, VocabError
 from ._bpe import UNSET
 
