@@ -19,7 +19,8 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
-from .inspect import Piece, is_complete_utf8, show_bytes
+from .inspect import Piece, is_complete_utf8
+from .render import show_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from .inspect import Pieces

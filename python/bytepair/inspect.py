@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any, Union
 
 from . import patterns as _patterns
 from . import reference
+from .render import Plain, TableResult, bytes_json, display_width, format_table, plain, show_bytes, visible
 from .tokenizer import Tokenizer
 
 TextSource = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -31,26 +31,6 @@ TextSource = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str
 #: Texts up to this many UTF-8 bytes keep their full token list at every trace step.
 TRACE_TOKENS_LIMIT = 4096
 
-
-# ---------------------------------------------------------------- display helpers
-
-
-def show_bytes(b: bytes) -> str:
-    """Token bytes as text: valid UTF-8 as itself, other bytes as ``\\xNN``.
-
-    >>> show_bytes(" low".encode()), show_bytes(b" \\xed\\x86")
-    (' low', ' \\\\xed\\\\x86')
-    """
-    return b.decode("utf-8", errors="backslashreplace")
-
-
-def visible(s: str) -> str:
-    """Makes control whitespace visible (``\\n`` -> ``\\\\n``) for one-line display.
-
-    >>> print(visible("a\\tb\\n"))
-    a\\tb\\n
-    """
-    return s.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
 
 
 def is_complete_utf8(b: bytes) -> bool:
@@ -65,96 +45,6 @@ def is_complete_utf8(b: bytes) -> bool:
         return False
     return True
 
-
-def display_width(s: str) -> int:
-    """Terminal columns taken by ``s`` (East Asian wide characters take two).
-
-    >>> display_width("abc"), display_width("토큰")
-    (3, 4)
-    """
-    w = 0
-    for ch in s:
-        if unicodedata.combining(ch):
-            continue
-        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return w
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str = "") -> str:
-    """A plain-text table with columns padded to their display width.
-
-    ``align`` holds one ``l`` or ``r`` per column (default: numbers right, text left).
-
-    >>> print(format_table(["name", "n"], [["a", 1], ["bb", 22]]))
-    name   n
-    a      1
-    bb    22
-    """
-    cells = [[_cell(v) for v in row] for row in rows]
-    if not align:
-        align = "".join("r" if num else "l" for num in _numeric_columns(rows, len(headers)))
-    widths = [display_width(h) for h in headers]
-    for row in cells:
-        for i, c in enumerate(row):
-            widths[i] = max(widths[i], display_width(c))
-
-    def line(values: Sequence[str]) -> str:
-        out = []
-        for i, v in enumerate(values):
-            pad = " " * (widths[i] - display_width(v))
-            out.append(pad + v if align[i] == "r" else v + pad)
-        return "  ".join(out).rstrip()
-
-    return "\n".join([line(list(headers))] + [line(r) for r in cells])
-
-
-def _numeric_columns(rows: Sequence[Sequence[Any]], n: int) -> list[bool]:
-    """A column is numeric when every value in it is a number or None (and one is a number)."""
-    out = []
-    for i in range(n):
-        values = [r[i] for r in rows if r[i] is not None and r[i] != ""]
-        out.append(bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                        for v in values))
-    return out
-
-
-class Plain(int):
-    """An int shown without thousands separators in tables (ids, merge numbers)."""
-
-
-def _cell(v: Any) -> str:
-    if isinstance(v, Plain):
-        return str(int(v))
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:.2f}"
-    if v is None:
-        return "-"
-    return str(v)
-
-
-def _rich_table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[Any]]):
-    from rich.table import Table  # optional dependency
-    from rich.text import Text
-
-    # Text(...) and not str: token text like "[b]" must not be read as rich markup
-    table = Table(title=Text(title) if title else None, show_edge=False, header_style="bold")
-    for h, numeric in zip(headers, _numeric_columns(rows, len(headers))):
-        table.add_column(Text(h), justify="right" if numeric else "left")
-    for row in rows:
-        table.add_row(*(Text(_cell(v)) for v in row))
-    return table
-
-
-def _plain(v: int | None) -> Plain | None:
-    return None if v is None else Plain(v)
-
-
-def _bytes_json(b: bytes) -> dict[str, Any]:
-    return {"hex": b.hex(), "text": show_bytes(b)}
 
 
 class _PerToken:
@@ -172,25 +62,6 @@ class _PerToken:
     def chars_per_token(self) -> float:
         return self.chars / self.tokens if self.tokens else 0.0
 
-
-class _Result:
-    """Shared rendering: subclasses define ``_table()`` -> (title, headers, rows)."""
-
-    def _table(self) -> tuple[str | None, list[str], list[list[Any]]]:  # pragma: no cover
-        raise NotImplementedError
-
-    def to_text(self) -> str:
-        """A plain-text rendering (what the CLI prints when piped)."""
-        title, headers, rows = self._table()
-        body = format_table(headers, rows)
-        return f"{title}\n{body}" if title else body
-
-    def __rich__(self):
-        title, headers, rows = self._table()
-        return _rich_table(title, headers, rows)
-
-    def __str__(self) -> str:
-        return self.to_text()
 
 
 # ---------------------------------------------------------------- input helpers
@@ -234,7 +105,8 @@ def _encode(tok: Any, text: str) -> list[int]:
     return list(tok.encode(text))
 
 
-def _count(tok: Any, text: str) -> int:
+def count_tokens(tok: Any, text: str) -> int:
+    """How many tokens ``tok`` makes of ``text`` (special-token text counted as plain text)."""
     counter = getattr(tok, "count", None)
     if isinstance(tok, Tokenizer) and callable(counter):
         try:
@@ -295,7 +167,7 @@ def _join_tokens(tokens: Sequence[bytes] | None, sep: str = "|") -> str:
 
 
 @dataclass
-class Trace(_Result):
+class Trace(TableResult):
     """Every merge step of training on a text (see :func:`trace`)."""
 
     pattern: str | None
@@ -325,8 +197,8 @@ class Trace(_Result):
             "num_bytes": self.num_bytes,
             "start_tokens": None if self.start_tokens is None else [show_bytes(t) for t in self.start_tokens],
             "steps": [
-                {"merge": s.merge, "id": s.id, "left": _bytes_json(s.left), "right": _bytes_json(s.right),
-                 "token": _bytes_json(s.token), "count": s.count, "num_tokens": s.num_tokens,
+                {"merge": s.merge, "id": s.id, "left": bytes_json(s.left), "right": bytes_json(s.right),
+                 "token": bytes_json(s.token), "count": s.count, "num_tokens": s.num_tokens,
                  "tokens": None if s.tokens is None else [show_bytes(t) for t in s.tokens]}
                 for s in self.steps
             ],
@@ -420,7 +292,7 @@ class SweepRow(_PerToken):
 
 
 @dataclass
-class Sweep(_Result):
+class Sweep(TableResult):
     """Token counts against vocab size for one merge list (see :func:`sweep`)."""
 
     tokenizer: str
@@ -492,7 +364,7 @@ def sweep(
     rows: list[SweepRow] = []
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]
-        tokens = sum(_count(small, t) for t in texts)
+        tokens = sum(count_tokens(small, t) for t in texts)
         n_merges = sum(len(t) > 1 for t in small.token_bytes_list)
         rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
     return Sweep(_name(base) if tok_given else "trained on the input", rows)
@@ -528,7 +400,7 @@ class WordRank:
 
 
 @dataclass
-class WordRanks(_Result):
+class WordRanks(TableResult):
     """Seed D's table: the merge at which each word became one token."""
 
     tokenizer: str
@@ -536,7 +408,7 @@ class WordRanks(_Result):
 
     def _table(self):
         headers = ["word", "merge", "id", "pieces"]
-        rows = [[repr(r.word), _plain(r.merge), _plain(r.id), "|".join(visible(show_bytes(p)) for p in r.pieces)]
+        rows = [[repr(r.word), plain(r.merge), plain(r.id), "|".join(visible(show_bytes(p)) for p in r.pieces)]
                 for r in self.rows]
         return None, headers, rows
 
@@ -631,7 +503,7 @@ class Piece:
 
 
 @dataclass
-class Pieces(_Result):
+class Pieces(TableResult):
     """A text cut into its tokens (see :func:`pieces`)."""
 
     tokenizer: str
@@ -719,7 +591,7 @@ class CompareRow(_PerToken):
 
 
 @dataclass
-class Comparison(_Result):
+class Comparison(TableResult):
     """Token counts of several texts under several tokenizers (see :func:`compare`)."""
 
     texts: list[str]
@@ -812,7 +684,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
             n_vocab = getattr(tok, "n_vocab", None)
             if n_vocab is None:
                 n_vocab = len(getattr(tok, "vocab", ()))
-            rows.append(CompareRow(label, name, int(n_vocab), _count(tok, text), nb, nc))
+            rows.append(CompareRow(label, name, int(n_vocab), count_tokens(tok, text), nb, nc))
     return Comparison(list(labelled), list(toks), rows)
 
 
@@ -820,7 +692,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
 
 
 @dataclass
-class Evaluation(_Result, _PerToken):
+class Evaluation(TableResult, _PerToken):
     """How a tokenizer does on held-out text (see :func:`evaluate`).
 
     Attributes:
@@ -897,12 +769,14 @@ __all__ = [
     "MergeStep",
     "Piece",
     "Pieces",
+    "Plain",
     "Sweep",
     "SweepRow",
     "Trace",
     "WordRank",
     "WordRanks",
     "compare",
+    "count_tokens",
     "display_width",
     "evaluate",
     "format_table",

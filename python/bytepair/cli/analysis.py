@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..render import format_table
 from .common import (
     BUNDLED,
     Busy,
@@ -138,8 +139,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         emit_json([r.to_dict() for r in results])
         return 0
-    from ..inspect import format_table
-
     rows = []
     for r in results:
         rows.append([r.tokenizer, r.tokens, r.bytes_per_token, r.chars_per_token,

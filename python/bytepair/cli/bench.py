@@ -7,6 +7,7 @@ import time
 from typing import Any, Callable
 
 from .. import __version__
+from ..render import format_table
 from .common import BUNDLED, DEFAULT_ENCODING, add_command, emit, emit_json, read_texts, sample_path
 
 
@@ -46,8 +47,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"text": label, "bytes": n_bytes, "encoding": name, "results": rows})
         return 0
-    from ..inspect import format_table
-
     emit(f"encode_ordinary on {label} ({n_bytes:,} bytes) with {name}, best of {args.repeat}")
     emit(format_table(["engine", "MB/s", "tokens", "same ids"],
                        [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]

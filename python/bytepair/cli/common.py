@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import BytepairError
+from ..render import show_bytes, visible
 
 DEFAULT_ENCODING = "o200k_base"
 BUNDLED = ("gpt2", "cl100k_base", "o200k_base")
@@ -245,8 +246,6 @@ _BG = ("48;5;223", "48;5;153", "48;5;194", "48;5;218", "48;5;189")
 def boundaries(p: Any, color: bool) -> str:
     """The text with token boundaries: alternating background colours in a terminal,
     ``|`` between tokens otherwise. Partial UTF-8 tokens show as ``\\xNN``."""
-    from ..inspect import show_bytes, visible
-
     if not color:
         return p.boundaries()
     parts = []

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..inspect import count_tokens
+from ..render import Plain, format_table
 from .common import (
     UsageError,
     add_command,
@@ -192,8 +194,6 @@ def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
 
 
 def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> int:
-    from ..inspect import Plain, format_table
-
     steps, tail = _stream_steps(tok, ids)
     alone = [tok.decode_single_token_bytes(i) for i in ids]
     if args.json:
@@ -209,21 +209,17 @@ def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> in
 
 
 def cmd_count(args: argparse.Namespace) -> int:
-    from ..inspect import _count
-
     text = read_joined_text(args)
     toks = load_tokenizers(args)
     counts = []
     for name, tok in toks:
         blocks = _blocks_with_progress(tok, text, args)
-        counts.append((name, _count(tok, text) if blocks is None else sum(_count(tok, b) for b in blocks)))
+        counts.append((name, count_tokens(tok, text) if blocks is None else sum(count_tokens(tok, b) for b in blocks)))
     if args.json:
         emit_json({name: n for name, n in counts})
     elif len(counts) == 1:
         emit(str(counts[0][1]))
     else:
-        from ..inspect import format_table
-
         emit(format_table(["tokens", "tokenizer"], [[n, name] for name, n in counts], align="rl"))
     return 0
 
