@@ -11,7 +11,6 @@ from __future__ import annotations
 from . import patterns
 from .char import CharTokenizer
 from .conversion import ConversionError, ConvertReport, convert
-from .tokenizer import Tokenizer
 from .errors import (
     BytepairError,
     DisallowedSpecialError,
@@ -23,6 +22,7 @@ from .errors import (
 )
 from .formats import load
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+from .tokenizer import Tokenizer
 from .train import train
 
 __version__ = "0.1.0"

@@ -26,13 +26,13 @@ from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._io import discard, write_temp
-from .tokenizer import Tokenizer
 from .errors import FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf
 from .formats import native as _native
 from .formats import tiktoken as _tiktoken
 from .formats._bpe import UNSET
+from .tokenizer import Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -16,8 +16,8 @@ from importlib import resources
 from typing import Dict, List, NamedTuple
 
 from . import _core, patterns
-from .tokenizer import ENDOFTEXT, Tokenizer
 from .errors import FormatError, UnknownEncodingError
+from .tokenizer import ENDOFTEXT, Tokenizer
 
 FIM_PREFIX = "<|fim_prefix|>"
 FIM_MIDDLE = "<|fim_middle|>"

@@ -19,9 +19,9 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Union
 from . import _core
 from . import patterns as _patterns
 from .counts import ChunkCounts, count, input_size
-from .tokenizer import Tokenizer
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
+from .tokenizer import Tokenizer
 
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
-from ..tokenizer import Tokenizer
 from ..errors import FormatError, VocabError
+from ..tokenizer import Tokenizer
 from .native import str_to_token, token_to_str
 
 MERGE_MODES = ("all", "minimal")

@@ -28,9 +28,9 @@ import os
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .._io import atomic_write_bytes
-from ..tokenizer import Tokenizer
 from ..errors import FormatError
 from ..patterns import GPT2 as GPT2_PATTERN
+from ..tokenizer import Tokenizer
 from . import _bpe
 from ._bpe import UNSET
 from .native import str_to_token

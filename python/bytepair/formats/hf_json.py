@@ -35,8 +35,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import patterns as _patterns
 from .._io import atomic_write_text
-from ..tokenizer import Tokenizer
 from ..errors import FormatError, UnsupportedComponentError
+from ..tokenizer import Tokenizer
 from . import _bpe
 
 PathLike = Union[str, "os.PathLike[str]"]

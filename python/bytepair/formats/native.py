@@ -24,9 +24,9 @@ import os
 from typing import Any, Dict, List, Union
 
 from .._io import atomic_write_text
-from ..tokenizer import Tokenizer
 from ..errors import FormatError
 from ..reference import bytes_to_unicode
+from ..tokenizer import Tokenizer
 
 FORMAT = "bytepair"
 VERSION = 1

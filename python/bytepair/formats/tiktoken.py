@@ -27,8 +27,8 @@ import re
 from typing import Dict, List, Mapping, Optional, Union
 
 from .._io import atomic_write_bytes
-from ..tokenizer import Tokenizer
 from ..errors import FormatError, VocabError
+from ..tokenizer import Tokenizer
 from ._bpe import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
