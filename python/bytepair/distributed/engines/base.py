@@ -1,0 +1,78 @@
+"""What every engine shares: :class:`Engine` (the contract, see
+:mod:`bytepair.distributed.engines`), :class:`Outcome`, and running one task
+(:func:`call_task`)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, Sequence, Tuple
+
+TaskFn = Callable[..., Any]
+
+
+@dataclass
+class Outcome:
+    """The result of one task: ``ok`` and ``value``, or not ``ok`` and ``error``
+    (a one-line reason)."""
+
+    ok: bool
+    value: Any = None
+    error: str = ""
+
+
+class Engine:
+    """Base class; see the module docstring."""
+
+    name = "engine"
+
+    def run(
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        *,
+        shared: Any = None,
+        ordered: bool = False,
+    ) -> Iterator[Tuple[int, Outcome]]:  # pragma: no cover - interface
+        """Runs ``fn(shared, *args)`` for each ``args``; yields ``(index, Outcome)``
+        as tasks finish, or in input order when ``ordered``."""
+        raise NotImplementedError
+
+
+def in_order(results: Iterator[Tuple[int, Outcome]]) -> Iterator[Tuple[int, Outcome]]:
+    """Re-yields ``(index, outcome)`` pairs in index order, holding back the ones
+    that arrive early.
+
+    >>> [i for i, _ in in_order(iter([(2, None), (0, None), (1, None)]))]
+    [0, 1, 2]
+    """
+    early: Dict[int, Outcome] = {}
+    nxt = 0
+    for i, out in results:
+        early[i] = out
+        while nxt in early:
+            yield nxt, early.pop(nxt)
+            nxt += 1
+
+
+def describe_error(e: BaseException) -> str:
+    from ..errors import BytepairError
+
+    if isinstance(e, BytepairError):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def limit_threads(threads: int) -> None:
+    # Read by the Rust thread pool when it starts (lazily, at its first use).
+    os.environ.setdefault("RAYON_NUM_THREADS", str(max(1, threads)))
+
+
+def call_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...], threads: int = 1) -> Outcome:
+    """Runs one task in a worker; exceptions become a failed Outcome."""
+    limit_threads(threads)
+    try:
+        return Outcome(True, fn(shared, *args))
+    except Exception as e:  # noqa: BLE001 - any error of a task is that shard's failure
+        return Outcome(False, error=describe_error(e))
+

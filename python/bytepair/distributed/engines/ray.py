@@ -1,0 +1,169 @@
+"""The ``"ray"`` engine: Ray tasks, one CPU each (``pip install bytepair[ray]``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
+
+from ..errors import EngineError, EngineUnavailableError
+from .base import Engine, Outcome, TaskFn, call_task, limit_threads
+
+
+def import_ray() -> Any:
+    """Imports Ray, or raises EngineUnavailableError saying how to install it."""
+    try:
+        import ray
+    except ImportError as e:
+        raise EngineUnavailableError(
+            'the "ray" engine needs Ray, which is not installed: pip install "bytepair[ray]"'
+            ' (or use engine="local")'
+        ) from e
+    return ray
+
+
+class RayEngine(Engine):
+    """Ray tasks, one CPU each.
+
+    Args:
+        address: a cluster address (``"auto"``, ``"ray://host:10001"``, ...);
+            None uses ``RAY_ADDRESS`` or starts a local Ray. Ignored when Ray is
+            already initialised in this process.
+        max_retries: how often Ray reruns a task whose worker process died.
+        init_kwargs: more arguments for ``ray.init`` (e.g. ``num_cpus=2``).
+    """
+
+    name = "ray"
+
+    def __init__(
+        self, address: Optional[str] = None, *, max_retries: int = 3, **init_kwargs: Any
+    ) -> None:
+        ray = import_ray()
+        if not ray.is_initialized():
+            init_kwargs.setdefault("include_dashboard", False)
+            init_kwargs.setdefault("log_to_driver", True)
+            ray.init(address=address, **init_kwargs)
+        self.ray = ray
+        self.max_retries = max_retries
+
+    def run(
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        *,
+        shared: Any = None,
+        ordered: bool = False,
+    ) -> Iterator[Tuple[int, Outcome]]:
+        """As :meth:`Engine.run`. With ``ordered``, results that finish early stay
+        in Ray's object store (spilling to disk if needed) until their turn, so
+        the driver holds one result at a time."""
+        ray = self.ray
+        if not arglist:
+            return
+        task = ray.remote(call_task).options(
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False
+        )
+        shared_ref = ray.put(shared)
+        refs = [task.remote(fn, shared_ref, tuple(args), 1) for args in arglist]
+        index = {ref: i for i, ref in enumerate(refs)}
+        pending = list(refs)
+        finished: set = set()
+        nxt = 0
+        try:
+            while nxt < len(refs):
+                if ordered:
+                    if nxt not in finished:
+                        done, pending = ray.wait(pending, num_returns=1)
+                        finished.update(index[r] for r in done)
+                        continue
+                    i = nxt
+                    nxt += 1
+                else:
+                    done, pending = ray.wait(pending, num_returns=1)
+                    i = index[done[0]]
+                    nxt += 1
+                yield i, self._fetch(refs[i])
+                refs[i] = None  # let Ray free the result
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+    def tree_reduce(
+        self,
+        fn: TaskFn,
+        arglist: Sequence[Tuple[Any, ...]],
+        combine: Callable[..., Any],
+        *,
+        shared: Any = None,
+        fan_in: int = 8,
+        on_done: Optional[Callable[[], None]] = None,
+    ) -> Tuple[Any, Dict[int, str]]:
+        """Maps ``fn(shared, *args)`` over ``arglist`` and folds the results with
+        ``combine(*values)`` in a tree of Ray tasks, ``fan_in`` adjacent values per
+        task, keeping input order (so ``combine`` need only be associative).
+
+        Returns ``(value, {})``, or ``(None, failures)`` when some map tasks
+        failed (index -> reason); every map task is waited for first, and only
+        its small status travels to the driver. The tree's results stay in the
+        object store; the driver receives the final value only.
+        """
+        ray = self.ray
+        if fan_in < 2:
+            raise EngineError(f"fan_in must be at least 2, got {fan_in}")
+        leaf = ray.remote(_leaf_task).options(
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, num_returns=2
+        )
+        join = ray.remote(_join_task).options(num_cpus=1, max_retries=self.max_retries)
+        shared_ref = ray.put(shared)
+        pairs = [leaf.remote(fn, shared_ref, tuple(args)) for args in arglist]
+        index = {st: i for i, (st, _) in enumerate(pairs)}
+        pending = [st for st, _ in pairs]
+        failures: Dict[int, str] = {}
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    out = self._fetch(ref)
+                    if not out.ok:
+                        failures[index[ref]] = out.error
+                    if on_done is not None:
+                        on_done()
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+        if failures:
+            return None, failures
+        level = [value for _, value in pairs]
+        while len(level) > 1:
+            level = [
+                join.remote(combine, *level[k : k + fan_in])
+                if len(level[k : k + fan_in]) > 1
+                else level[k]
+                for k in range(0, len(level), fan_in)
+            ]
+        try:
+            return ray.get(level[0]), {}
+        except ray.exceptions.RayError as e:  # a merge task failed for good
+            raise EngineError(f"merging the results on Ray failed: {type(e).__name__}: {e}") from e
+
+    def _fetch(self, ref: Any) -> Outcome:
+        ray = self.ray
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayError as e:
+            text = str(e).strip()
+            reason = text.splitlines()[0] if text else type(e).__name__
+            return Outcome(False, error=f"{type(e).__name__}: {reason}")
+
+
+def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any]:
+    """A map task of :meth:`RayEngine.tree_reduce`: ``(Outcome, value)``, the
+    Outcome (small, fetched by the driver) without the value (left in Ray)."""
+    out = call_task(fn, shared, args, 1)
+    if not out.ok:
+        return out, None
+    return Outcome(True), out.value
+
+
+def _join_task(combine: Callable[..., Any], *values: Any) -> Any:
+    limit_threads(1)
+    return combine(*values)
+
