@@ -248,7 +248,7 @@ def test_convert_is_wired(capsys, tmp_path):
 def test_convert_tiktoken_input_takes_pattern_and_specials(capsys, tmp_path):
     tok = bytepair.train((DATA / "en_kjv.txt").read_text(encoding="utf-8")[:20000], 400, pattern="cl100k",
                          special_tokens=["<|endoftext|>"])
-    from bytepair.formats import tiktoken as tt_format
+    from bytepair.formats import tiktoken_ranks as tt_format
 
     tt_format.save(tok, tmp_path / "t.tiktoken")
     code, _, err = run(capsys, "convert", str(tmp_path / "t.tiktoken"), str(tmp_path / "t.json"), "--to", "bytepair",

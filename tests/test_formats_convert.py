@@ -13,7 +13,7 @@ import bytepair
 from bytepair import conversion
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import detect, gpt2, hf_json, native
-from bytepair.formats import tiktoken as tt_format
+from bytepair.formats import tiktoken_ranks as tt_format
 
 SHORT = "Hello, world! 안녕하세요 🎉 def f(x): return x**2  \n\n  12345 <|endoftext|>"
 TARGETS = [("bytepair", "tok.json"), ("tiktoken", "tok.tiktoken"), ("hf", "tokenizer.json"), ("gpt2", "gpt2-dir")]

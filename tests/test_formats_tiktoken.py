@@ -11,7 +11,7 @@ from test_formats_hf import FIXTURES, trained, with_specials
 import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError
-from bytepair.formats import tiktoken as tt_format
+from bytepair.formats import tiktoken_ranks as tt_format
 from conftest import ENCODINGS, corpus
 
 tiktoken = pytest.importorskip("tiktoken")

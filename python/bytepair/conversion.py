@@ -30,7 +30,7 @@ from .errors import FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf
 from .formats import native as _native
-from .formats import tiktoken as _tiktoken
+from .formats import tiktoken_ranks as _tiktoken
 from .formats._bpe import UNSET
 from .tokenizer import Tokenizer
 

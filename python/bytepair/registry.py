@@ -13,7 +13,7 @@ import gzip
 import hashlib
 import threading
 from importlib import resources
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional
 
 from . import _core, patterns
 from .errors import FormatError, UnknownEncodingError
@@ -94,6 +94,18 @@ def list_encoding_names() -> List[str]:
     ['gpt2', 'r50k_base', 'cl100k_base', 'o200k_base']
     """
     return list(_SPECS)
+
+
+def bundled_name_for_sha256(sha256: str) -> Optional[str]:
+    """The first bundled encoding whose rank file (uncompressed) has this SHA-256, or None.
+
+    >>> bundled_name_for_sha256("306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930")
+    'gpt2'
+    """
+    for name, spec in _SPECS.items():
+        if spec.sha256 == sha256:
+            return name
+    return None
 
 
 def _spec(name: str) -> _Spec:

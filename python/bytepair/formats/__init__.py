@@ -12,7 +12,7 @@
 >>> import tempfile, os
 >>> from bytepair import get_encoding
 >>> path = os.path.join(tempfile.mkdtemp(), "gpt2.tiktoken")
->>> tiktoken.save(get_encoding("gpt2"), path)
+>>> tiktoken_ranks.save(get_encoding("gpt2"), path)
 >>> detect(path)
 'tiktoken'
 >>> load(path) == get_encoding("gpt2")   # the bytes of a bundled file: preset found
@@ -26,7 +26,7 @@ import re
 from typing import Any, Dict, Optional, Union
 
 from ..errors import FormatError
-from . import char, gpt2, hf_json, native, tiktoken
+from . import char, gpt2, hf_json, native, tiktoken_ranks
 from ._bpe import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -144,7 +144,7 @@ def load(
             + (" (it stores its own pattern and special tokens)" if fmt in ("bytepair", "hf") else "")
         )
     if fmt == "tiktoken":
-        return tiktoken.load(p, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name)
+        return tiktoken_ranks.load(p, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name)
     if fmt == "gpt2":
         return gpt2.load(p, pattern=pattern, special_tokens=special_tokens, name=name)
     if fmt == "hf":

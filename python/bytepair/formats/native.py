@@ -24,8 +24,8 @@ import os
 from typing import Any, Dict, List, Union
 
 from .._io import atomic_write_text
+from ..byte_table import bytes_to_unicode
 from ..errors import FormatError
-from ..reference import bytes_to_unicode
 from ..tokenizer import Tokenizer
 
 FORMAT = "bytepair"

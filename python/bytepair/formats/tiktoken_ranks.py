@@ -121,13 +121,9 @@ def _preset(preset: str):
 
 
 def _bundled_name(data: bytes) -> Optional[str]:
-    from ..registry import _SPECS
+    from ..registry import bundled_name_for_sha256
 
-    digest = hashlib.sha256(data).hexdigest()
-    for name, spec in _SPECS.items():
-        if spec[1] == digest:
-            return name
-    return None
+    return bundled_name_for_sha256(hashlib.sha256(data).hexdigest())
 
 
 _RANK_IN_MSG = re.compile(r"token (\d+)")
