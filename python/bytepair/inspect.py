@@ -1,5 +1,7 @@
 """Look inside tokenizers: merge traces, vocab sweeps, word ranks, token pieces,
-cross-language comparisons and held-out evaluation.
+cross-language comparisons and held-out evaluation; vocabulary audits
+(:func:`audit`, from :mod:`bytepair.audit`) and tokenizer diffs (:func:`diff`,
+from :mod:`bytepair.diff`).
 
 Every function returns plain data (dataclasses holding lists and numbers) with
 ``to_text()`` for a plain-text table, ``to_dict()`` for JSON, and ``__rich__``
@@ -23,6 +25,8 @@ from typing import Any, Union
 
 from . import patterns as _patterns
 from . import reference
+from .audit import Audit, TokenAudit, audit
+from .diff import Diff, diff
 from .render import Plain, TableResult, bytes_json, display_width, format_table, plain, show_bytes, visible
 from .tokenizer import Tokenizer
 
@@ -763,8 +767,10 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
 
 
 __all__ = [
+    "Audit",
     "CompareRow",
     "Comparison",
+    "Diff",
     "Evaluation",
     "MergeStep",
     "Piece",
@@ -772,11 +778,14 @@ __all__ = [
     "Plain",
     "Sweep",
     "SweepRow",
+    "TokenAudit",
     "Trace",
     "WordRank",
     "WordRanks",
+    "audit",
     "compare",
     "count_tokens",
+    "diff",
     "display_width",
     "evaluate",
     "format_table",
