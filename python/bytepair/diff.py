@@ -22,8 +22,8 @@ boundaries differ are shown aligned, one differing stretch at a time.
 >>> [(show_bytes(t), i, j) for t, i, j in d.id_changed]
 [('ab', 256, 258)]
 >>> print(d.documents[0].aligned())   # one differing stretch, with one token of context
-a:  |xy
-b:  |x|y
+a: ·|x y
+b: ·|x|y
 """
 
 from __future__ import annotations
@@ -71,17 +71,46 @@ class DocumentDiff:
         """True when both cut the document into the same token strings."""
         return not self.segments
 
-    def aligned(self, limit: int = 3, context: int = 1) -> str:
-        """The first ``limit`` differing stretches, each side on its own line, with
-        ``context`` unchanged tokens around and padding so the columns line up."""
+    def aligned(self, limit: int = 3) -> str:
+        """The first ``limit`` differing stretches, one line per side: the same text
+        on both lines (spaces shown as ``·``), ``|`` where that side cuts and a blank
+        where only the other side does, so the cuts line up in columns."""
         lines = []
         wa = max(display_width(n) for n in self.names)
         for seg in self.segments[:limit]:
-            a_cells = [visible(show_bytes(t)) for t in seg.a]
-            b_cells = [visible(show_bytes(t)) for t in seg.b]
-            lines.append(f"{self.names[0]:<{wa}}: " + "|".join(a_cells))
-            lines.append(f"{self.names[1]:<{wa}}: " + "|".join(b_cells))
+            sides = [_offsets(seg.a), _offsets(seg.b)]
+            cuts = sorted(sides[0] | sides[1])
+            raw = b"".join(seg.a)
+            atoms = [_atom(raw[x:y]) for x, y in zip([0, *cuts], [*cuts, len(raw)])]
+            if any(not _whole(raw[:c]) for c in cuts):  # a cut inside a character: show the text too
+                lines.append(f"{'text':<{wa}}: {_atom(raw.decode('utf-8', 'replace'))}")
+            for name, mine in zip(self.names, sides):
+                row = atoms[0] + "".join(("|" if c in mine else " ") + atom for c, atom in zip(cuts, atoms[1:]))
+                lines.append(f"{name:<{wa}}: {row}")
         return "\n".join(lines)
+
+
+def _offsets(tokens: Sequence[bytes]) -> set[int]:
+    """The inner cut offsets of a token list."""
+    out, pos = set(), 0
+    for t in tokens[:-1]:
+        pos += len(t)
+        out.add(pos)
+    return out
+
+
+def _whole(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _atom(b: bytes | str) -> str:
+    if isinstance(b, str):
+        return visible(b).replace(" ", "·")
+    return visible(show_bytes(b)).replace(" ", "·")
 
 
 @dataclass
