@@ -8,8 +8,19 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .common import Busy, UsageError, add_command, add_input_options, add_tokenizer_options, decode_input, emit, \
-    emit_json, load_tokenizer, one_tokenizer, read_texts
+from .common import (
+    Busy,
+    UsageError,
+    add_command,
+    add_input_options,
+    add_tokenizer_options,
+    decode_input,
+    emit,
+    emit_json,
+    load_tokenizer,
+    one_tokenizer,
+    read_texts,
+)
 
 
 def _tokenizer_arg(value: str) -> tuple[str, Any]:
