@@ -39,6 +39,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import regex
 
+from . import _unicode16
 from . import patterns as _patterns
 from .byte_table import bytes_to_unicode  # noqa: F401 - part of the spec, re-exported
 
@@ -50,62 +51,24 @@ Pair = Tuple[int, int]
 
 # The Python ``regex`` module and tiktoken's engine (Rust ``fancy-regex`` on
 # ``regex-syntax`` 0.8) read the same pattern differently in two ways, and
-# :func:`compile_pattern` undoes both so that this reference splits exactly as
-# tiktoken does:
+# :func:`compile_pattern` undoes both, for the named patterns and custom ones, so
+# that this reference splits exactly as the core and tiktoken do:
 #
 # * ``$``: in Python it also matches before a final newline; in Rust only at the
 #   very end of the text. It is written ``\Z`` here.
-# * Unicode version: ``regex`` follows the newest Unicode (17.0 in regex
-#   2025.x/2026.x), tiktoken 0.14 has Unicode 16.0. For the three named patterns
-#   each ``\p{..}`` class is pinned to Unicode 16.0 with a set operation: the code
-#   points listed below (every one whose class differs between 16.0 and 17.0) are
-#   removed from the module's class and added back where Unicode 16.0 has them.
-#   Custom patterns are compiled unchanged (and may differ from the core on those
-#   few thousand code points, all new or recategorised in Unicode 17.0).
-#
-# White_Space (``\s``), the simple case folds of ``(?i)`` (``s`` also matches
-# U+017F LONG S) and the possessive quantifiers already agree. The table was
-# derived by comparing ``regex`` with tiktoken class by class over all code
-# points; tests/test_pretok.py repeats that comparison, so a future Unicode
-# version in either engine shows up as a test failure, not as silent drift.
-_UNICODE16_CATEGORY = """
-0295 Ll; 088F -; 0C5C -; 0CDC -; 1ACF-1ADD -; 1AE0-1AEB -; A7CE -; A7CF -; A7D2 -;
-A7D4 -; A7F1 -; 10940-10959 -; 10EC5 -; 10EC6-10EC7 -; 10EFA-10EFB -; 11B60-11B67 -;
-11DB0-11DD8 -; 11DD9 -; 11DDA-11DDB -; 11DE0-11DE9 -; 16EA0-16EB8 -; 16EBB-16ED3 -;
-16FF2-16FF3 -; 16FF4-16FF6 -; 187F8-187FF -; 18D09-18D1E -; 18D80-18DF2 -;
-1E6C0-1E6DE -; 1E6E0-1E6E2 -; 1E6E3 -; 1E6E4-1E6E5 -; 1E6E6 -; 1E6E7-1E6ED -;
-1E6EE-1E6EF -; 1E6F0-1E6F4 -; 1E6F5 -; 1E6FE -; 1E6FF -; 2B73A-2B73F -;
-2CEA2-2CEAD -; 323B0-33479 -
-"""
-
-
-def _pin_unicode16(pat: str) -> str:
-    """Rewrites each ``\\p{X}`` of a named pattern as a Unicode 16.0 set (regex V1 syntax)."""
-    ranges = []  # (lo, hi, category or "-")
-    for item in _UNICODE16_CATEGORY.split(";"):
-        span, cat = item.split()
-        lo, _, hi = span.partition("-")
-        ranges.append((int(lo, 16), int(hi or lo, 16), cat))
-
-    def char_set(pairs):
-        return "".join(f"\\U{lo:08X}-\\U{hi:08X}" for lo, hi in pairs)
-
-    every = char_set((lo, hi) for lo, hi, _ in ranges)
-    groups = {"L": ("Lu", "Ll", "Lt", "Lm", "Lo"), "M": ("M",), "N": ("N",)}
-
-    def pinned(m):
-        name = m.group(1)
-        members = groups.get(name, (name,))
-        back = char_set((lo, hi) for lo, hi, cat in ranges if cat in members)
-        return f"[[\\p{{{name}}}--[{every}]]{f'[{back}]' if back else ''}]"
-
-    return regex.sub(r"\\p\{(L|Lu|Ll|Lt|Lm|Lo|M|N)\}", pinned, pat)
+# * Unicode version: ``regex`` follows the newest Unicode, the core and tiktoken
+#   0.14 have Unicode 16.0. Every ``\p{..}``, ``\s``, ``\d``, ``\w`` and
+#   bracketed class becomes explicit Unicode 16.0 code-point ranges, and ``(?i)``
+#   uses Unicode 16.0 simple case folding, both from ``data/unicode16.json``, a
+#   table generated from the core's own ``regex-syntax`` (see
+#   ``bytepair._unicode16``); so no ``regex`` release changes how this splits.
+#   tests/reference/test_unicode16.py checks every class on all code points.
 
 
 def compile_pattern(pattern: Optional[str]):
-    """Compiles a pattern (name or regex) for :func:`pretokenize`, with tiktoken's
-    semantics: ``$`` only at the end of the text and, for the named patterns,
-    Unicode 16.0 character classes (see the note above).
+    """Compiles a pattern (name or regex) for :func:`pretokenize`, with the core's
+    semantics: ``$`` only at the end of the text, Unicode 16.0 character classes
+    and case folding (see the note above).
 
     >>> compile_pattern("gpt2").findall("hi  there\\n")
     ['hi', ' ', ' there', '\\n']
@@ -115,12 +78,7 @@ def compile_pattern(pattern: Optional[str]):
     pat = _patterns.resolve(pattern)
     if pat is None:
         return None
-    if pat in (_patterns.GPT2, _patterns.CL100K, _patterns.O200K):
-        pat = pat.replace(r"\s++$", r"\s++\Z")
-        # V1 for the nested set operations; ``(?-f)`` keeps ``(?i)`` on simple
-        # case folding (V1 would turn on full folding, e.g. 'ﬆ' as "st").
-        return regex.compile("(?-f)" + _pin_unicode16(pat), flags=regex.V1)
-    return regex.compile(pat)
+    return regex.compile(_unicode16.rewrite(pat))
 
 
 def pretokenize(text: str, pattern: Optional[str]) -> List[str]:

@@ -1,6 +1,8 @@
 //! Bindings for the pre-tokenizers (used by tests, benchmarks and `bytepair.inspect`).
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
 
 use super::errors::to_py;
 use crate::pretok::Pretokenizer;
@@ -47,9 +49,61 @@ fn pretokenize_count(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyRes
     .map_err(to_py)
 }
 
+/// The code-point ranges `(first, last)` of one character class as `regex-syntax`
+/// reads it (the crate behind the custom-pattern engine and the scanners' tables:
+/// Unicode 16.0), e.g. `\p{L}`, `\s` or `(?i:k)`. Private: `scripts/gen-unicode16.py`
+/// and the tests use it to pin `bytepair.reference` to the core's Unicode version.
+#[pyfunction]
+fn _unicode_class(expr: &str) -> PyResult<Vec<(u32, u32)>> {
+    let hir = regex_syntax::Parser::new()
+        .parse(expr)
+        .map_err(|e| PyValueError::new_err(format!("{expr:?} does not parse: {e}")))?;
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(c)) => Ok(c
+            .ranges()
+            .iter()
+            .map(|r| (r.start() as u32, r.end() as u32))
+            .collect()),
+        HirKind::Literal(lit) => {
+            match std::str::from_utf8(&lit.0).map(|s| s.chars().collect::<Vec<_>>()) {
+                Ok(chars) if chars.len() == 1 => Ok(vec![(chars[0] as u32, chars[0] as u32)]),
+                _ => Err(PyValueError::new_err(format!(
+                    "{expr:?} is not one character"
+                ))),
+            }
+        }
+        _ => Err(PyValueError::new_err(format!(
+            "{expr:?} is not a character class"
+        ))),
+    }
+}
+
+/// Simple case folding as `regex-syntax` applies it under `(?i)`: every code point
+/// that matches more than itself case-insensitively, with all the code points it
+/// matches (itself included), in code-point order.
+#[pyfunction]
+fn _unicode_case_folds() -> Vec<(u32, Vec<u32>)> {
+    let mut out = Vec::new();
+    for ch in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        let mut class = ClassUnicode::new([ClassUnicodeRange::new(ch, ch)]);
+        class.case_fold_simple();
+        let members: Vec<u32> = class
+            .ranges()
+            .iter()
+            .flat_map(|r| r.start() as u32..=r.end() as u32)
+            .collect();
+        if members.len() > 1 {
+            out.push((ch as u32, members));
+        }
+    }
+    out
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_spans, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_unicode_class, m)?)?;
+    m.add_function(wrap_pyfunction!(_unicode_case_folds, m)?)?;
     Ok(())
 }
