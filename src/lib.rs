@@ -2,6 +2,7 @@
 //! training, batch work). Pure Rust; the PyO3 bindings live in `py` behind the
 //! `python` feature so `cargo test` links without libpython.
 
+pub mod dataset;
 pub mod decode;
 pub mod encode;
 pub mod error;

@@ -20,7 +20,7 @@ use crate::Rank;
 
 type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
 
-fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new())));
     // a poisoned lock only means another thread panicked while inserting; the map is intact

@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod dataset;
 mod encoding;
 mod errors;
 mod pretok;
@@ -15,6 +16,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     pretok::register(m)?;
     encoding::register(m)?;
+    dataset::register(m)?;
     trainer::register(m)?;
     Ok(())
 }

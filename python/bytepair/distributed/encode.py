@@ -36,12 +36,13 @@ import json
 import os
 import sys
 import tempfile
-from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._io import atomic_write_text
 from ..tokenizer import Tokenizer
 from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
-from .engines import Engine, get_engine
+from . import native
+from .engines import Engine, Outcome, _describe, get_engine
 from .errors import OutputDirError, ShardsFailedError
 from .readers import iter_documents, output_stem
 
@@ -148,7 +149,66 @@ def _batches(docs: Iterator[str]) -> Iterator[List[str]]:
 
 
 def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str, int]:
-    """Task body: encodes one shard into ``out_path``; returns its counts."""
+    """Task body (process and Ray engines): encodes one shard into
+    ``out_path`` through the native pipeline on this worker's threads, or the
+    Python path when the native one refuses the shard; returns its counts."""
+    spec, text_column, input_format, reader, out_format, dtype, append_eot, allowed, disallowed = shared
+    if reader is None:
+        tok = _worker_tokenizer(spec)
+        pol = native.policy_lists(tok, allowed, disallowed)
+        if pol is not None:
+            source = _source_stamp(path)
+            threads = int(os.environ.get("RAYON_NUM_THREADS") or 1)
+            got: List[Optional[Dict[str, int]]] = [None]
+
+            def done(i: int, counts: Optional[Dict[str, int]]) -> None:
+                got[0] = counts
+
+            _native_shards(tok, pol, [(path, out_path)], shared, threads, done)
+            if got[0] is not None:
+                return {**got[0], **source}
+    return _encode_shard_python(shared, path, out_path)
+
+
+def _native_shards(
+    tok: Tokenizer,
+    pol: Tuple[List[str], List[str]],
+    jobs: Sequence[Tuple[str, str]],
+    shared: Tuple[Any, ...],
+    threads: Optional[int],
+    on_result: Callable[[int, Optional[Dict[str, int]]], None],
+) -> None:
+    """Encodes ``jobs`` ``(source, out_path)`` in one native run;
+    ``on_result(i, counts)`` as each finishes, with None for a shard the native
+    path did not write (the caller redoes it the Python way)."""
+    _, text_column, input_format, _, out_format, dtype, append_eot, _, _ = shared
+
+    def done(i: int, documents: int, tokens: int, ids: Any, offsets: Any, error: Optional[str]) -> None:
+        if error is None and out_format == "parquet":
+            try:
+                with _atomic_file(jobs[i][1]) as f:
+                    native.write_parquet(f, ids, offsets, dtype)
+            except Exception:  # noqa: BLE001 - the Python path redoes it and reports
+                error = "parquet output failed"
+        on_result(i, None if error is not None else {"documents": documents, "tokens": tokens})
+
+    kind = "memory" if out_format == "parquet" else out_format
+    native.run(
+        tok,
+        [(src, kind, out) for src, out in jobs],
+        done,
+        text_column=text_column,
+        input_format=input_format,
+        policy=pol,
+        eot=tok.eot_token if append_eot else None,
+        uint16=dtype == "uint16",
+        num_threads=threads,
+    )
+
+
+def _encode_shard_python(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str, int]:
+    """The Python path of one shard (custom readers, and shards the native
+    path refuses): exact errors naming the path and line / row."""
     (
         spec,
         text_column,
@@ -346,6 +406,44 @@ def _is_done(
     return out_format != "bin" or size == entry["tokens"] * itemsize
 
 
+def _run_in_threads(
+    tok: Tokenizer,
+    pol: Tuple[List[str], List[str]],
+    args: Sequence[Tuple[str, str]],
+    shared: Tuple[Any, ...],
+    threads: Optional[int],
+    finished: Callable[[int, Outcome], None],
+) -> None:
+    """The local engine's way: every shard in one native run on ``threads``
+    threads of this process (the GIL released), each source stamped before the
+    run reads it; a shard the native path refuses is redone the Python way, in
+    this process, for today's exact result or error report."""
+    stamps: Dict[int, Dict[str, int]] = {}
+    jobs: List[int] = []
+    for i, (src, _) in enumerate(args):
+        try:
+            stamps[i] = _source_stamp(src)
+            jobs.append(i)
+        except OSError:
+            pass  # the Python path reports it, as before
+
+    def python_path(i: int) -> Outcome:
+        try:
+            return Outcome(True, _encode_shard_python(shared, *args[i]))
+        except Exception as e:  # noqa: BLE001 - any error of a shard is that shard's failure
+            return Outcome(False, error=_describe(e))
+
+    def done(k: int, counts: Optional[Dict[str, int]]) -> None:
+        i = jobs[k]
+        finished(i, Outcome(True, {**counts, **stamps[i]}) if counts is not None else python_path(i))
+
+    if jobs:
+        _native_shards(tok, pol, [args[i] for i in jobs], shared, threads, done)
+    for i in range(len(args)):
+        if i not in stamps:
+            finished(i, python_path(i))
+
+
 # ---------------------------------------------------------------- public
 
 
@@ -465,7 +563,6 @@ def encode_dataset(
     if not todo:
         return manifest
 
-    eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
     shared = (
         _shippable(tokenizer),
         text_column,
@@ -481,23 +578,34 @@ def encode_dataset(
     failures: Dict[str, str] = {}
     bar = Progress(len(order), "encoding", progress)
     bar.update(len(order) - len(todo))
+
+    def finished(i: int, res: Outcome) -> None:
+        nonlocal manifest
+        name = todo[i]
+        src = names[name]
+        bar.update()
+        if not res.ok:
+            failures[src] = res.error
+            return
+        entries[name] = {
+            "source": os.path.abspath(src),
+            "output": name,
+            "documents": res.value["documents"],
+            "tokens": res.value["tokens"],
+            "source_bytes": res.value["source_bytes"],
+            "source_mtime_ns": res.value["source_mtime_ns"],
+        }
+        manifest = _write_manifest(out, settings, entries, order)
+
+    pol = native.policy_lists(tokenizer, allowed, disallowed)
+    eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
     try:
-        for i, res in eng.run(_encode_shard, args, shared=shared):
-            name = todo[i]
-            src = names[name]
-            bar.update()
-            if not res.ok:
-                failures[src] = res.error
-                continue
-            entries[name] = {
-                "source": os.path.abspath(src),
-                "output": name,
-                "documents": res.value["documents"],
-                "tokens": res.value["tokens"],
-                "source_bytes": res.value["source_bytes"],
-                "source_mtime_ns": res.value["source_mtime_ns"],
-            }
-            manifest = _write_manifest(out, settings, entries, order)
+        if engine == "local" and reader is None and pol is not None:
+            # one machine: threads in this process, not worker processes
+            _run_in_threads(tokenizer, pol, args, shared, workers, finished)
+        else:
+            for i, res in eng.run(_encode_shard, args, shared=shared):
+                finished(i, res)
     finally:
         bar.close()
     if failures:

@@ -1,0 +1,183 @@
+"""The native shard pipeline: shards read, encoded and written in Rust.
+
+``_core.encode_shards`` reads text and JSONL shards (gzip too) itself and
+Parquet string columns handed over by :func:`parquet_columns`, groups the
+documents into chunks of at least 1 MiB, encodes them on the persistent
+encoder threads (their piece caches stay warm across calls) and writes ``bin``
+/ ``npy`` files from the flat id buffers (temporary file, fsync, rename), with
+reading, encoding and writing overlapped and the GIL released for the whole
+run. At most ``4 * threads + 2`` MiB of text is in flight (read but not
+written), plus one shard's Parquet column while it is handed over, whatever
+the number of shards.
+
+The native readers accept a subset of what the Python readers
+(:mod:`bytepair.distributed.readers`) accept, with identical documents; a shard
+they refuse (broken JSON, but also ``NaN`` or a lone surrogate escape that
+Python's ``json`` takes) is reported as not done, and the callers redo it with
+the Python reader, which gives today's result or today's error message.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+
+from .. import _core
+from ..encoding import Tokenizer
+from .readers import iter_documents, shard_format
+
+Policy = Tuple[List[str], List[str]]
+
+
+def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Policy]:
+    """The core's ``(allowed, disallowed)`` special-token lists for
+    ``encode_batch(allowed_special=allowed, disallowed_special=disallowed)``, or
+    None when the native path cannot match it (a disallowed string that is not
+    a special token: the Python path searches every text for it)."""
+    if disallowed and not isinstance(disallowed, str):
+        if any(s not in tok.special_tokens for s in disallowed):
+            return None
+    pol = tok._policy(allowed, disallowed)
+    if pol is None:
+        return ([], [])
+    a, d = pol
+    return (list(a or []), list(d or []))
+
+
+def parquet_columns(text_column: str, path: str) -> List[Tuple[bytes, bool, bytes]]:
+    """The string column ``text_column`` of a Parquet file as Arrow arrays
+    ``(offsets, wide, data)``; raises on anything the Python reader would
+    refuse (the native run then reports the shard as not done)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    schema = pf.schema_arrow
+    if text_column not in schema.names:
+        raise ValueError(f"no column {text_column!r}")
+    kind = schema.field(text_column).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise ValueError(f"column {text_column!r} is not a string column")
+    out = []
+    for arr in pf.read(columns=[text_column]).column(0).chunks:
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_decode()
+        if not len(arr):
+            continue
+        if arr.null_count:
+            raise ValueError("a null row")
+        wide = pa.types.is_large_string(arr.type)
+        if not (wide or pa.types.is_string(arr.type)):
+            raise ValueError(f"unexpected array type {arr.type}")
+        _, offsets, data = arr.buffers()
+        w = 8 if wide else 4
+        offs = offsets.slice(arr.offset * w, (len(arr) + 1) * w).to_pybytes()
+        out.append((offs, wide, data.to_pybytes() if data is not None else b""))
+    return out
+
+
+def shard_kind(path: str, input_format: Optional[str]) -> Tuple[str, bool]:
+    """``(format, gzip)`` of a shard, as the Python readers decide them."""
+    fmt = input_format or shard_format(path)
+    return fmt, fmt != "parquet" and os.path.basename(path).lower().endswith(".gz")
+
+
+def run(
+    tok: Tokenizer,
+    shards: Sequence[Tuple[str, str, Optional[str]]],
+    on_done: Callable[..., None],
+    *,
+    text_column: str = "text",
+    input_format: Optional[str] = None,
+    policy: Policy = ([], []),
+    eot: Optional[int] = None,
+    uint16: bool = False,
+    num_threads: Optional[int] = None,
+) -> Tuple[bytes, bytes]:
+    """Runs ``_core.encode_shards`` over ``shards`` ``(path, output, dest)``
+    (output ``"bin"``, ``"npy"``, ``"memory"`` or ``"collect"``);
+    ``on_done(index, documents, tokens, ids, offsets, error)`` per shard, in
+    input order. Returns the collected ids and offsets (bytes)."""
+    jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
+    return _core.encode_shards(
+        tok._core,
+        jobs,
+        column=text_column,
+        eot=eot,
+        uint16=uint16,
+        num_threads=num_threads,
+        allowed_special=policy[0],
+        disallowed_special=policy[1],
+        loader=functools.partial(parquet_columns, text_column),
+        on_done=on_done,
+    )
+
+
+def encode_files(
+    tok: Tokenizer,
+    paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    text_column: str = "text",
+    format: Optional[str] = None,
+    num_threads: Optional[int] = None,
+    allowed_special: Any = (),
+    disallowed_special: Any = (),
+) -> Tuple[Any, Any]:
+    """See :meth:`bytepair.Tokenizer.encode_files`."""
+    import numpy as np
+
+    from ._driver import check_input_format, normalize_paths
+
+    files = normalize_paths(paths)
+    check_input_format(format)
+    allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
+    disallowed = disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    pol = policy_lists(tok, allowed, disallowed)
+    failed: List[int] = []
+    if pol is not None:
+
+        def done(i: int, documents: int, tokens: int, ids: Any, offsets: Any, error: Optional[str]) -> None:
+            if error is not None:
+                failed.append(i)
+
+        ids, offsets = run(
+            tok,
+            [(p, "collect", None) for p in files],
+            done,
+            text_column=text_column,
+            input_format=format,
+            policy=pol,
+            num_threads=num_threads,
+        )
+        if not failed:
+            return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.int64)
+    # a shard the native readers refuse: the Python readers give the exact
+    # documents, or the error naming the path and line / row
+    docs = [d for p in files for d in iter_documents(p, text_column=text_column, input_format=format)]
+    return tok.encode_batch_to_numpy(
+        docs, num_threads=num_threads, allowed_special=allowed, disallowed_special=disallowed
+    )
+
+
+def write_parquet(f: Any, ids: bytes, offsets: bytes, dtype: str) -> None:
+    """The Parquet output of one shard (one row per document, column
+    ``tokens``) from the flat buffers, exactly as the Python path builds it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kind = pa.uint16() if dtype == "uint16" else pa.uint32()
+    width = 2 if dtype == "uint16" else 4
+    flat = pa.Array.from_buffers(kind, len(ids) // width, [None, pa.py_buffer(ids)])
+    n_offsets = len(offsets) // 8
+    if n_offsets > 1:
+        offs = pa.Array.from_buffers(pa.int64(), n_offsets, [None, pa.py_buffer(offsets)]).cast(pa.int32())
+        col = pa.ListArray.from_arrays(offs, flat)
+    else:
+        col = pa.array([], type=pa.list_(kind))
+    pq.write_table(pa.table({"tokens": col}), f)
+
+
+__all__: List[str] = ["encode_files", "parquet_columns", "policy_lists", "run", "write_parquet"]

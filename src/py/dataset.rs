@@ -1,0 +1,213 @@
+//! Binding of the shard pipeline (`crate::dataset`): `_core.encode_shards`.
+//! The whole run happens with the GIL released; it is taken back only to
+//! report a finished shard (`on_done`) and to let Python load a Parquet
+//! column (`loader`, on the reader thread).
+
+use std::path::{Path, PathBuf};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyBytes;
+
+use super::encoding::PyCoreBpe;
+use super::errors::to_py;
+use crate::dataset::{self, Column, ColumnLoader, Done, Input, Options, Output, Shard, Width};
+use crate::Rank;
+
+/// Calls a Python `loader(path) -> [(offsets: bytes, wide: bool, data: bytes), ...]`
+/// (Arrow string arrays: native-endian int32 or, when `wide`, int64 offsets).
+struct PyLoader(Py<PyAny>);
+
+impl ColumnLoader for PyLoader {
+    fn load(&self, path: &Path) -> Result<Vec<Column>, String> {
+        Python::attach(|py| {
+            let arrays = self
+                .0
+                .call1(py, (path.to_string_lossy().into_owned(),))
+                .map_err(|e| e.to_string())?;
+            let arrays: Vec<(Bound<'_, PyBytes>, bool, Bound<'_, PyBytes>)> =
+                arrays.extract(py).map_err(|e: PyErr| e.to_string())?;
+            arrays
+                .iter()
+                .map(|(offsets, wide, data)| {
+                    let raw = offsets.as_bytes();
+                    let offsets: Option<Vec<usize>> = if *wide {
+                        raw.chunks_exact(8)
+                            .map(|b| {
+                                let v = i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]));
+                                usize::try_from(v).ok()
+                            })
+                            .collect()
+                    } else {
+                        raw.chunks_exact(4)
+                            .map(|b| {
+                                let v = i32::from_ne_bytes(b.try_into().unwrap_or([0; 4]));
+                                usize::try_from(v).ok()
+                            })
+                            .collect()
+                    };
+                    Ok(Column {
+                        offsets: offsets.ok_or("damaged string column (negative offset)")?,
+                        data: data.as_bytes().to_vec(),
+                    })
+                })
+                .collect()
+        })
+    }
+}
+
+fn ne_bytes<'py, T: Copy, const W: usize>(
+    py: Python<'py>,
+    values: &[T],
+    f: impl Fn(T) -> [u8; W],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, values.len() * W, |buf| {
+        for (dst, &v) in buf.chunks_exact_mut(W).zip(values) {
+            dst.copy_from_slice(&f(v));
+        }
+        Ok(())
+    })
+}
+
+fn ids_bytes<'py>(py: Python<'py>, ids: &[Rank], width: Width) -> PyResult<Bound<'py, PyBytes>> {
+    match width {
+        Width::U16 => ne_bytes(py, ids, |v| (v as u16).to_ne_bytes()),
+        Width::U32 => ne_bytes(py, ids, |v: Rank| v.to_ne_bytes()),
+    }
+}
+
+/// Encodes shards through the native pipeline.
+///
+/// `shards`: `(path, format, gzip, output, dest)` with format `"text"`,
+/// `"jsonl"` or `"parquet"` and output `"bin"`, `"npy"` (written to `dest`),
+/// `"memory"` (ids handed to `on_done`) or `"collect"` (returned).
+/// `on_done(index, documents, tokens, ids, offsets, error)` is called for each
+/// shard in input order; `error` is a short reason or None. Returns the
+/// collected ids (uint32) and offsets (int64), native-endian bytes.
+#[pyfunction]
+#[pyo3(signature = (core, shards, *, column, eot, uint16, num_threads, allowed_special, disallowed_special, loader, on_done, chunk_bytes=None, max_inflight_bytes=None))]
+#[allow(clippy::too_many_arguments)]
+fn encode_shards<'py>(
+    py: Python<'py>,
+    core: PyRef<'py, PyCoreBpe>,
+    shards: Vec<(String, String, bool, String, Option<String>)>,
+    column: String,
+    eot: Option<Rank>,
+    uint16: bool,
+    num_threads: Option<usize>,
+    allowed_special: Vec<PyBackedStr>,
+    disallowed_special: Vec<PyBackedStr>,
+    loader: Option<Py<PyAny>>,
+    on_done: Py<PyAny>,
+    chunk_bytes: Option<usize>,
+    max_inflight_bytes: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let mut list = Vec::with_capacity(shards.len());
+    for (path, format, gzip, output, dest) in shards {
+        let path = PathBuf::from(path);
+        let input = match format.as_str() {
+            "text" => Input::Text { path, gzip },
+            "jsonl" => Input::Jsonl { path, gzip },
+            "parquet" => Input::Columns { path },
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown shard format {other:?}"
+                )))
+            }
+        };
+        let dest = || {
+            dest.clone()
+                .map(PathBuf::from)
+                .ok_or_else(|| PyValueError::new_err("a file output needs a destination"))
+        };
+        let output = match output.as_str() {
+            "bin" => Output::Bin(dest()?),
+            "npy" => Output::Npy(dest()?),
+            "memory" => Output::Memory,
+            "collect" => Output::Collect,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown shard output {other:?}"
+                )))
+            }
+        };
+        list.push(Shard { input, output });
+    }
+    let mut opts = Options::new(&column, num_threads);
+    if let Some(c) = chunk_bytes {
+        opts.chunk_bytes = c.max(1);
+    }
+    if let Some(m) = max_inflight_bytes {
+        opts.max_inflight_bytes = m.max(1);
+    }
+    opts.eot = eot;
+    let width = if uint16 { Width::U16 } else { Width::U32 };
+    opts.width = width;
+    let policy = core.policy(Some(allowed_special), Some(disallowed_special));
+    let loader = loader.map(PyLoader);
+    let inner = &core.inner;
+    let mut raised: Option<PyErr> = None;
+    let collected = py
+        .detach(|| {
+            dataset::encode_shards(
+                inner,
+                &policy,
+                &list,
+                loader.as_ref().map(|l| l as &dyn ColumnLoader),
+                &opts,
+                &mut |i, result: Result<Done, String>| {
+                    Python::attach(|py| {
+                        let call = match &result {
+                            Ok(d) => {
+                                let arrays = if d.offsets.is_empty() {
+                                    Ok((None, None))
+                                } else {
+                                    ids_bytes(py, &d.ids, width).and_then(|ids| {
+                                        let offs = ne_bytes(py, &d.offsets, i64::to_ne_bytes)?;
+                                        Ok((Some(ids), Some(offs)))
+                                    })
+                                };
+                                arrays.and_then(|(ids, offs)| {
+                                    on_done.call1(
+                                        py,
+                                        (i, d.documents, d.tokens, ids, offs, None::<String>),
+                                    )
+                                })
+                            }
+                            Err(why) => on_done.call1(
+                                py,
+                                (
+                                    i,
+                                    0u64,
+                                    0u64,
+                                    None::<Vec<u8>>,
+                                    None::<Vec<u8>>,
+                                    why.as_str(),
+                                ),
+                            ),
+                        };
+                        match call {
+                            Ok(_) => true,
+                            Err(e) => {
+                                raised = Some(e);
+                                false
+                            }
+                        }
+                    })
+                },
+            )
+        })
+        .map_err(to_py)?;
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    let ids = ids_bytes(py, &collected.ids, Width::U32)?;
+    let offsets = ne_bytes(py, &collected.offsets, i64::to_ne_bytes)?;
+    Ok((ids, offsets))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(encode_shards, m)?)?;
+    Ok(())
+}
