@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from test_distributed import make_shards, real_documents, write_shard
 
 import bytepair
 from bytepair.distributed import LocalEngine, ShardsFailedError, encode_dataset, iter_documents, read_manifest
 from bytepair.distributed import encode as enc_mod
-from test_distributed import make_shards, real_documents, write_shard
 
 
 def python_outputs(monkeypatch, paths, out: Path, **kw) -> Dict[str, bytes]:
@@ -209,7 +209,7 @@ def test_encode_files_equals_encode_batch_to_numpy(tmp_path):
         want_ids, want_offsets = tok.encode_batch_to_numpy(docs, disallowed_special=())
         assert ids.dtype == np.uint32 and offsets.dtype == np.int64
         assert np.array_equal(ids, want_ids) and np.array_equal(offsets, want_offsets)
-        one, one_off = tok.encode_files(paths[0], num_threads=1)
+        _, one_off = tok.encode_files(paths[0], num_threads=1)
         first = list(iter_documents(paths[0]))
         assert one_off.tolist() == tok.encode_batch_to_numpy(first, disallowed_special=())[1].tolist()
     # a bad shard: the Python reader's error, naming path and line

@@ -19,6 +19,7 @@ __all__ = [
     "CoreBPE",
     "__version__",
     "clear_piece_memo",
+    "encode_shards",
     "learn_merges",
     "pretokenize",
     "pretokenize_count",
@@ -46,6 +47,33 @@ def _unicode_case_folds() -> List[Tuple[int, List[int]]]: ...
 
 # Empties every thread's piece memo (benchmarks: cold encodes).
 def clear_piece_memo() -> None: ...
+
+# ---------------------------------------------------------------- Dataset shards
+
+# (path, format "text"|"jsonl"|"parquet", gzip, output "bin"|"npy"|"memory"|"collect", dest)
+_ShardJob: TypeAlias = Tuple[str, str, bool, str, Optional[str]]
+# on_done(index, documents, tokens, ids, offsets, error): ids/offsets for "memory" outputs
+_ShardDone: TypeAlias = Callable[[int, int, int, Optional[bytes], Optional[bytes], Optional[str]], object]
+# loader(path) -> [(offsets, wide, data)]: Arrow string arrays of a Parquet shard
+_ColumnLoader: TypeAlias = Callable[[str], Sequence[Tuple[bytes, bool, bytes]]]
+
+# The native shard pipeline (src/dataset); returns the "collect" outputs'
+# ids (uint32) and offsets (int64) as native-endian bytes.
+def encode_shards(
+    core: CoreBPE,
+    shards: Sequence[_ShardJob],
+    *,
+    column: str,
+    eot: Optional[int],
+    uint16: bool,
+    num_threads: Optional[int],
+    allowed_special: Sequence[str],
+    disallowed_special: Sequence[str],
+    loader: Optional[_ColumnLoader],
+    on_done: _ShardDone,
+    chunk_bytes: Optional[int] = None,
+    max_inflight_bytes: Optional[int] = None,
+) -> Tuple[bytes, bytes]: ...
 
 @final
 class CoreBPE:

@@ -392,6 +392,50 @@ class Tokenizer:
                                    disallowed_special)
         return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.int64)
 
+    def encode_files(
+        self,
+        paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+        *,
+        text_column: str = "text",
+        format: Optional[str] = None,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = (),
+    ) -> Tuple["np.ndarray", "np.ndarray"]:
+        """Encodes the documents of whole files: one flat ``numpy.uint32`` array
+        of every document's ids, in file order, plus ``n_documents + 1``
+        ``int64`` offsets (document ``i`` is ``ids[offsets[i]:offsets[i + 1]]``),
+        exactly what :meth:`encode_batch_to_numpy` gives on the documents.
+
+        Files are read as by :func:`bytepair.distributed.encode_dataset`: a text
+        file is one document, a JSONL line or a Parquet row is one
+        (``text_column``), ``.gz`` text and JSONL are decompressed, ``format``
+        (``"text"``, ``"jsonl"`` or ``"parquet"``) overrides the file name.
+        Reading, encoding and collecting run in Rust on ``num_threads`` threads
+        (``None``: one per core) with the GIL released. Special-token text is
+        plain text unless listed in ``allowed_special`` (as in
+        ``encode_dataset``). A file that cannot be read raises
+        :class:`~bytepair.distributed.ShardError` naming it and the line or row.
+
+        >>> import bytepair, tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp(), "a.jsonl")
+        >>> _ = p.write_text('{"text": "hello world"}\\n{"text": "goodbye world"}\\n')
+        >>> ids, offsets = bytepair.get_encoding("gpt2").encode_files(p)
+        >>> ids.tolist(), offsets.tolist()
+        ([31373, 995, 11274, 16390, 995], [0, 2, 5])
+        """
+        from .distributed.native import encode_files
+
+        return encode_files(
+            self,
+            paths,
+            text_column=text_column,
+            format=format,
+            num_threads=num_threads,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+        )
+
     def encode_ordinary_batch(
         self, texts: Sequence[str], *, num_threads: Optional[int] = None
     ) -> List[List[int]]:

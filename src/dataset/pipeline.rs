@@ -315,7 +315,7 @@ pub fn encode_shards(
                 });
             }
             drop(ready_tx);
-            write_all(shards, opts, &budget, &ready_rx, &mut collected, on_done);
+            write_all(shards, opts, budget, &ready_rx, &mut collected, on_done);
             // unblock a reader waiting for room, if the run stopped early
             budget.stop();
         });

@@ -25,6 +25,18 @@ output exists (with the expected size for ``bin``) and whose source still has
 the recorded size and modification time is skipped; a source edited since,
 even to the same size, is encoded again. A directory whose manifest
 comes from another tokenizer or other settings is refused.
+
+How the work runs: shards are read, encoded and written by the native
+pipeline (:mod:`bytepair.distributed.native`: Rust reader, encoder and writer
+threads, overlapped, the GIL released, a bounded amount of text in flight).
+With ``engine="local"`` every shard goes through one such run on ``workers``
+threads of this process (default: one per core); worker processes are used
+only when asked for, with an :class:`~bytepair.distributed.LocalEngine`
+passed as ``engine``, or when a custom ``reader`` is given (Python code that
+may crash runs in workers that can be replaced). On Ray and in worker
+processes each task runs the pipeline on its own shard. A shard the native
+readers refuse is redone by the Python readers, so the outputs, counts and
+error messages are the same whichever way a shard went.
 """
 
 from __future__ import annotations
@@ -40,9 +52,10 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 
 from .._io import atomic_write_text
 from ..tokenizer import Tokenizer
-from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
 from . import native
-from .engines import Engine, Outcome, _describe, get_engine
+from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from .engines import Engine, Outcome, get_engine
+from .engines.base import describe_error
 from .errors import OutputDirError, ShardsFailedError
 from .readers import iter_documents, output_stem
 
@@ -152,7 +165,7 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
     """Task body (process and Ray engines): encodes one shard into
     ``out_path`` through the native pipeline on this worker's threads, or the
     Python path when the native one refuses the shard; returns its counts."""
-    spec, text_column, input_format, reader, out_format, dtype, append_eot, allowed, disallowed = shared
+    spec, reader, allowed, disallowed = shared[0], shared[3], shared[7], shared[8]
     if reader is None:
         tok = _worker_tokenizer(spec)
         pol = native.policy_lists(tok, allowed, disallowed)
@@ -431,7 +444,7 @@ def _run_in_threads(
         try:
             return Outcome(True, _encode_shard_python(shared, *args[i]))
         except Exception as e:  # noqa: BLE001 - any error of a shard is that shard's failure
-            return Outcome(False, error=_describe(e))
+            return Outcome(False, error=describe_error(e))
 
     def done(k: int, counts: Optional[Dict[str, int]]) -> None:
         i = jobs[k]
@@ -474,7 +487,9 @@ def encode_dataset(
         out_dir: output directory (created if missing; on a cluster, storage
             every worker can write).
         tokenizer: a :class:`~bytepair.Tokenizer` or a bundled encoding name.
-        engine: ``"local"`` (process pool), ``"ray"``, or an Engine.
+        engine: ``"local"`` (threads of this process; worker processes when
+            ``reader`` is given), ``"ray"``, or an Engine (e.g. a
+            :class:`~bytepair.distributed.LocalEngine` for worker processes).
         format: ``"bin"``, ``"npy"`` or ``"parquet"`` (see the module docstring).
         append_eot: add ``tokenizer.eot_token`` after every document.
         text_column: JSONL key / Parquet column with the text.
@@ -482,7 +497,9 @@ def encode_dataset(
         reader: a picklable ``path -> iterable of str`` replacing the built-in readers.
         allowed_special, disallowed_special: passed to ``encode_batch``; the
             default ``()`` / ``()`` encodes special-token text as plain text.
-        workers, address, max_retries, progress: as in :func:`count_chunks`.
+        workers, address, max_retries, progress: as in :func:`count_chunks`
+            (with ``engine="local"`` and no ``reader``, ``workers`` is the
+            number of encoder threads).
 
     Returns:
         The manifest (also written to ``out_dir/manifest.json``).

@@ -24,7 +24,7 @@ import os
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..encoding import Tokenizer
+from ..tokenizer import Tokenizer
 from .readers import iter_documents, shard_format
 
 Policy = Tuple[List[str], List[str]]
@@ -35,9 +35,8 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     ``encode_batch(allowed_special=allowed, disallowed_special=disallowed)``, or
     None when the native path cannot match it (a disallowed string that is not
     a special token: the Python path searches every text for it)."""
-    if disallowed and not isinstance(disallowed, str):
-        if any(s not in tok.special_tokens for s in disallowed):
-            return None
+    if disallowed and not isinstance(disallowed, str) and any(s not in tok.special_tokens for s in disallowed):
+        return None
     pol = tok._policy(allowed, disallowed)
     if pol is None:
         return ([], [])
@@ -158,7 +157,7 @@ def encode_files(
     # documents, or the error naming the path and line / row
     docs = [d for p in files for d in iter_documents(p, text_column=text_column, input_format=format)]
     return tok.encode_batch_to_numpy(
-        docs, num_threads=num_threads, allowed_special=allowed, disallowed_special=disallowed
+        docs, num_threads=num_threads, allowed_special=allowed, disallowed_special=disallowed  # type: ignore[arg-type]
     )
 
 
