@@ -4,6 +4,7 @@ encodings built from the rank files bundled in bytepair (no network)."""
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 DATA = Path(__file__).parent / "data"
 CORPORA = ["en_austen.txt", "en_kjv.txt", "en_pydocs.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
+#: BYTEPAIR_HYPOTHESIS_SCALE multiplies every property test's max_examples (long runs for RELIABILITY.md).
+HYPOTHESIS_SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 
 
 def corpus(name: str) -> str:
@@ -44,6 +47,17 @@ def tiktoken_encoding(name: str):
             special_tokens=ours.special_tokens,
         )
     return _tt_cache[name]
+
+
+def no_panic(fn, *args, **kwargs):
+    """Calls ``fn``; a Rust panic reaching Python (pyo3_runtime.PanicException,
+    a BaseException) fails the test with the arguments that caused it."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as e:
+        if type(e).__name__ == "PanicException" or type(e).__module__ == "pyo3_runtime":
+            pytest.fail(f"Rust panic reached Python: {e!r} on {args!r:.300}")
+        raise
 
 
 # hypothesis: no example database in the working directory; deterministic in CI

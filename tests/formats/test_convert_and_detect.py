@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from test_formats_hf import trained
+from test_hf_tokenizer_json import trained
 
 import bytepair
 from bytepair import conversion

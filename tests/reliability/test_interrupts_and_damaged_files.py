@@ -28,26 +28,15 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.errors import BytepairError
-from conftest import CORPORA, corpus
+from conftest import CORPORA, corpus, no_panic
+from conftest import HYPOTHESIS_SCALE as SCALE
 
-# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
-SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow],
 }
-
-
-def no_panic(fn, *args, **kwargs):
-    """Calls ``fn``; a Rust panic reaching Python fails the test."""
-    try:
-        return fn(*args, **kwargs)
-    except BaseException as e:
-        if type(e).__name__ == "PanicException" or type(e).__module__ == "pyo3_runtime":
-            pytest.fail(f"Rust panic reached Python: {e!r}")
-        raise
 
 
 DOCS = [corpus("en_austen.txt")[:6000], corpus("ko_prose.txt")[:2000], "<|endoftext|> tail"]

@@ -1,12 +1,10 @@
-"""Property tests of the public API (hypothesis, derandomized: every run tries
+"""Property tests of encoding and decoding (hypothesis, derandomized: every run tries
 the same examples, so a failure reproduces; the falsifying example is printed).
 
 * ``decode(encode(s)) == s`` for any str without lone surrogates;
 * equality with tiktoken for the bundled encodings on arbitrary text: lone
   surrogates, surrogate pairs written as two code units, control characters,
   every Unicode category, very long words and special-token look-alikes;
-* equality of ``bytepair.train`` with ``bytepair.reference`` on small corpora
-  built to have ties.
 
 Lone surrogates follow tiktoken exactly: the text goes through
 ``encode("utf-16", "surrogatepass").decode("utf-16", "replace")``, so a lone
@@ -15,19 +13,14 @@ surrogate becomes U+FFFD and a high+low pair becomes the character it encodes.
 
 from __future__ import annotations
 
-import os
-import warnings
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair import reference
-from conftest import ENCODINGS, tiktoken_encoding
+from conftest import ENCODINGS, no_panic, tiktoken_encoding
+from conftest import HYPOTHESIS_SCALE as SCALE
 
-# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
-SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,
@@ -82,17 +75,6 @@ text_any = st.one_of(
     # surrogate pairs as two code units, and lone halves
     st.lists(st.one_of(surrogate, st.sampled_from(["a", " ", "😀", "\ud83d\ude00"])), max_size=8).map("".join),
 )
-
-
-def no_panic(fn, *args, **kwargs):
-    """Calls ``fn``; a Rust panic reaching Python (pyo3_runtime.PanicException,
-    a BaseException) fails the test with the arguments that caused it."""
-    try:
-        return fn(*args, **kwargs)
-    except BaseException as e:
-        if type(e).__name__ == "PanicException" or type(e).__module__ == "pyo3_runtime":
-            pytest.fail(f"Rust panic reached Python: {e!r} on {args!r:.300}")
-        raise
 
 
 @pytest.fixture(scope="module")
@@ -179,57 +161,3 @@ def test_unknown_ids_raise_keyerror(name, encs):
         assert str(e.value)
 
     check()
-
-
-# ---------------------------------------------------------------- training
-
-
-PATTERNS = [None, "gpt2", "cl100k", "o200k"]
-# few distinct characters so that pair counts tie often
-tie_text = st.text(alphabet=st.sampled_from("ab c\n가😀1'"), max_size=40)
-corpus_st = st.lists(st.one_of(tie_text, st.text(max_size=20)), min_size=1, max_size=6)
-
-
-def _train_both(docs, vocab_size, pattern, specials, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            ours = no_panic(bytepair.train, docs, vocab_size, pattern=pattern, special_tokens=specials, **kw)
-        except bytepair.TrainingError:
-            ours = None
-    merges, vocab, special_ids = reference.train(docs, vocab_size, pattern, specials, **kw)
-    return ours, (merges, vocab, special_ids)
-
-
-@settings(max_examples=120 * SCALE, **SETTINGS)
-@given(
-    corpus_st,
-    st.integers(256, 300),
-    st.sampled_from(PATTERNS),
-    st.sampled_from([[], ["<|endoftext|>"], ["<|endoftext|>", "<pad>"]]),
-    st.sampled_from([{}, {"min_frequency": 2}, {"max_token_length": 3}]),
-)
-def test_train_equals_reference(docs, vocab_size, pattern, specials, kw):
-    vocab_size = max(vocab_size, 256 + len(specials))
-    ours, (merges, vocab, special_ids) = _train_both(docs, vocab_size, pattern, specials, **kw)
-    if ours is None:
-        # the only refusal allowed for valid arguments: nothing to learn from
-        assert not reference.count_chunks(docs, pattern, specials)
-        return
-    assert ours.merges == [tuple(m) for m in merges]
-    assert ours.token_bytes_list == [vocab[i] for i in range(len(vocab))]
-    assert ours.special_tokens == special_ids
-    for d in docs:
-        assert ours.encode(d, allowed_special="all") == reference.encode(
-            d, {vocab[i]: i for i in vocab}, ours.pattern, special_ids, allowed_special=specials
-        )
-
-
-@settings(max_examples=40 * SCALE, **SETTINGS)
-@given(st.lists(st.binary(max_size=30), min_size=1, max_size=4), st.integers(256, 290))
-def test_train_equals_reference_on_decoded_bytes(blobs, vocab_size):
-    # arbitrary bytes, decoded the way a user would (invalid UTF-8 -> U+FFFD)
-    docs = [b.decode("utf-8", "replace") for b in blobs]
-    ours, (merges, _, _) = _train_both(docs, vocab_size, None, [])
-    if ours is not None:
-        assert ours.merges == [tuple(m) for m in merges]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +16,8 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.errors import BytepairError
+from conftest import HYPOTHESIS_SCALE as SCALE
 
-# BYTEPAIR_HYPOTHESIS_SCALE multiplies every max_examples (long runs for RELIABILITY.md)
-SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 SETTINGS = {
     "derandomize": True,
     "database": None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_formats_hf import FIXTURES, trained, with_specials
+from test_hf_tokenizer_json import FIXTURES, trained, with_specials
 
 import bytepair
 from bytepair.errors import FormatError

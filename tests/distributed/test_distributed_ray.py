@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_distributed import (
+from test_distributed_local import (
     SPECIALS,
     expected_ids,
     failing_reader,
@@ -44,8 +44,9 @@ pytestmark = pytest.mark.ray
 def engine():
     if ray.is_initialized():  # pragma: no cover - another module left one running
         ray.shutdown()
-    # Workers must import bytepair and this test folder's helpers by name.
-    paths = [str(Path(__file__).parent), str(Path(bytepair.__file__).parent.parent)]
+    # Workers must import bytepair, this folder's helpers and tests/conftest.py by name.
+    here = Path(__file__).parent
+    paths = [str(here), str(here.parent), str(Path(bytepair.__file__).parent.parent)]
     if os.environ.get("PYTHONPATH"):
         paths.append(os.environ["PYTHONPATH"])
     kwargs = dict(
