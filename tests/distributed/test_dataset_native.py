@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from test_distributed import make_shards, real_documents, write_shard
+from test_distributed_local import make_shards, real_documents, write_shard
 
 import bytepair
 from bytepair.distributed import LocalEngine, ShardsFailedError, encode_dataset, iter_documents, read_manifest
