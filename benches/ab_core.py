@@ -42,14 +42,14 @@ from typing import Any, Callable, Dict, List
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
-from bench_encode import CORPORA, data_dir, documents
+from bench_encode import CORPORA, corpus_bytes, data_dir, documents, slices
 
 from bytepair import registry
 
 # mode ratios worth reading: lists against no lists, all cores against one
 MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch"),
               ("numpy_batch", "numpy_batch1")]
-MODES = ["single", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
+MODES = ["single", "np", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
          "numpy_batch1", "decode"]
 
 
@@ -72,6 +72,7 @@ def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object
         return lambda: core.decode_bytes(ids)
     return {
         "single": lambda: core.encode_ordinary(text),
+        "np": lambda: core.encode_to_bytes(text, None, None),
         "docs": lambda: [core.encode_ordinary(d) for d in docs],
         "count": lambda: [core.count(d) for d in docs],
         "batch": lambda: core.encode_batch(docs, None, None, None),
@@ -91,7 +92,13 @@ def main(argv: List[str] | None = None) -> None:
     ap.add_argument("--corpora", nargs="+", default=["en_austen", "code_python", "ko_prose"], choices=CORPORA)
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--steady", action="store_true",
+                    help="bench_encode's steady state: each build warms on the corpus's first slice (untimed), "
+                         "then every timed run takes one of the next four slices in turn; caches are never "
+                         "emptied (the timed text is never the one the caches warmed on); CPU time")
     args = ap.parse_args(argv)
+    if args.steady:
+        return steady_main(args)
 
     data = registry.read_bundled_ranks(args.encoding)
     spec = registry._spec(args.encoding)
@@ -125,6 +132,38 @@ def main(argv: List[str] | None = None) -> None:
         for a, b in MODE_PAIRS:
             if a in rates and b in rates:
                 print(f"{corpus:14s} {a}/{b} ({labels[0]}): {median_range(rates[a][0], rates[b][0])}")
+        sys.stdout.flush()
+
+
+def steady_main(args: argparse.Namespace) -> None:
+    data = registry.read_bundled_ranks(args.encoding)
+    spec = registry._spec(args.encoding)
+    modules = [load_build(p, i) for i, p in enumerate(args.builds)]
+    cores = [m.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern) for m in modules]
+    labels = [Path(p).stem for p in args.builds]
+    for corpus in args.corpora:
+        parts = slices(corpus_bytes(corpus))
+        docs = [documents(p) for p in parts]
+        rates: Dict[str, Dict[int, List[float]]] = {m: {i: [] for i in range(len(cores))} for m in args.mode}
+        for mode in args.mode:
+            for core in cores:
+                job(core, mode, parts[0], docs[0])()
+        for rep in range(args.repeat):
+            k = 1 + rep % (len(parts) - 1)
+            mb = len(parts[k].encode()) / 1e6
+            order = list(range(len(cores)))
+            for mode in args.mode:
+                for i in order if rep % 2 == 0 else order[::-1]:
+                    run = job(cores[i], mode, parts[k], docs[k])
+                    gc.collect()
+                    t = time.process_time()
+                    run()
+                    rates[mode][i].append(mb / (time.process_time() - t))
+        for mode in args.mode:
+            r = rates[mode]
+            best = " ".join(f"{labels[i]} {sorted(v)[len(v) // 2]:6.1f}" for i, v in r.items())
+            paired = [f"{labels[i]}/{labels[0]} {median_range(r[i], r[0])}" for i in range(1, len(cores))]
+            print(f"{corpus:14s} {mode:12s} steady median MB/s: {best}" + (f" | {' '.join(paired)}" if paired else ""))
         sys.stdout.flush()
 
 

@@ -1,32 +1,50 @@
-"""Encoding benchmark: bytepair against tiktoken, Hugging Face ``tokenizers``
-(built from the same ranks) and the fast exact peers on PyPI (quicktok,
-riptoken, bpe-openai, tokie), in one process, peers interleaved.
+"""Encoding benchmark: bytepair against gigatoken, quicktok and tiktoken (and,
+with ``--peers``, Hugging Face ``tokenizers``, riptoken, bpe-openai, tokie).
 
-Every peer's ids are checked against tiktoken's; a peer that differs anywhere is
-marked WRONG and never counts as "fastest exact peer". Throughput is MB of UTF-8
-input per second (best of ``--repeat`` runs); the ratio columns are bytepair's
-throughput over the fastest exact peer's.
+Protocol (issue 15):
 
-State: no peer is reset between runs, so a peer with a cache of pieces (tokie's
-pretoken cache, quicktok's, Hugging Face's word cache) is timed with that cache
-holding the timed text (the exactness check and earlier repetitions ran over
-it). ``bytepair`` is timed cold: its per-thread piece memo is emptied before
-every run. ``bytepair-warm`` (with ``--peers ... bytepair-warm``) keeps its memo
-like the peers keep their caches: the timed call is repeated once, untimed,
-right before each timed run. "warm / fastest" is the comparison in equal state,
-"cold / fastest" the conservative one.
+* **One fresh process per (peer, encoding, corpus)**, started by this script
+  (``--child``), so no peer's caches or allocator state carry over from
+  another corpus or peer.
+* **Identical slices for every peer**: the corpus (``$BYTEPAIR_DATA/corpora``,
+  the six of ../shared/DATA.md) cut into five consecutive slices of 1 MB
+  (``min(1 MB, corpus / 5)``: 0.5 MB for the 2.5 MB Korean corpus), cut at
+  character boundaries.
+* **cold**: the first slice of the new process, tokenizer construction
+  included (imports excluded); MB/s = slice MB / (load + first encode).
+* **steady**: the first slice untimed, then the median of slices 2-5: caches
+  are warm on the corpus's common words, never on the timed text.
+* **arrays vs arrays** (``bytepair-np`` = ``encode_to_numpy``, ``gigatoken-np`` =
+  ``Tokenizer.encode``) and **lists vs lists** (``bytepair`` =
+  ``encode_ordinary``, ``gigatoken`` = ``as_tiktoken().encode_ordinary``,
+  ``quicktok``, ``tiktoken``).
+* ``--cores 1``: children pinned with ``taskset -c 0`` and timed in CPU time
+  (``time.process_time``: robust to other load on a shared machine);
+  ``--cores all``: unpinned, wall time (a peer may use several threads).
+* Exactness: every child hashes its ids per slice; a peer whose hash differs
+  from tiktoken's (built offline from bytepair's bundled rank files) is marked
+  WRONG and never counts as the fastest exact peer.
 
-Groups:
-  single   one big string per corpus, ``encode_ordinary`` on one thread
-  docs     the corpus cut into 1-10 KB documents, one ``encode_ordinary`` call each
-  batch    the same documents in one batch call (all cores; bytepair also 1 thread)
-  worst    'x'*N, N spaces, random base64, one long Korean word, N = 10 KB .. 10 MB
-  decode   ids -> str on the big string
+Groups (``--groups``):
 
-Data: ``$BYTEPAIR_DATA/corpora`` (default ``~/.cache/bytepair-data``), see DATA.md.
+  fresh      the table above, per encoding and corpus
+  longlived  one process encodes 50 MB of the *other* corpora (1 MB slices,
+             round robin), then the target corpus by the steady protocol; the
+             ratio is to the fresh process's steady figure; RSS reported
+  threads    one 10 MB text (the corpus repeated to 10 MB), ``encode_to_numpy``
+             with ``num_threads=1`` and ``2`` (and gigatoken's ``encode``),
+             wall time, one process, interleaved, median of 5
+  batch      the steady slices cut into 1-10 KB documents: bytepair
+             ``encode_batch_to_numpy`` all cores and 1 thread, gigatoken
+             ``encode_batch`` (parallel and not), wall time, median
+  worst      hostile inputs ('x'*N, N spaces, random base64, one long Korean
+             word), N = 10 KB .. 10 MB, ns per byte (bytepair, gigatoken,
+             tiktoken), and the 10 MB / 10 KB ratio (linear: <= 2)
+  decode     ids -> str, bytepair against tiktoken
 
-    python benches/bench_encode.py --quick                 # a few minutes
-    python benches/bench_encode.py --encodings cl100k_base --corpora en_austen ko_prose
+    python benches/bench_encode.py --quick                       # cl100k_base, fresh + longlived, 1 core
+    python benches/bench_encode.py --encodings gpt2 cl100k_base o200k_base --cores 1 all
+    python benches/bench_encode.py --groups threads batch worst --encodings cl100k_base
 """
 
 from __future__ import annotations
@@ -34,145 +52,36 @@ from __future__ import annotations
 import argparse
 import base64
 import gc
+import hashlib
+import json
 import os
 import platform
 import random
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-import bytepair
-from bytepair import reference, registry
-
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
 CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
-PEERS = ["bytepair", "tiktoken", "hf", "quicktok", "riptoken", "bpe-openai", "tokie"]
-EXTRA_PEERS = ["bytepair-warm"]
+ARRAY_PEERS = ["bytepair-np", "gigatoken-np"]
+LIST_PEERS = ["bytepair", "gigatoken", "quicktok", "tiktoken"]
+EXTRA_PEERS = ["hf", "riptoken", "bpe-openai", "tokie"]
+PEERS = ARRAY_PEERS + LIST_PEERS
+GROUPS = ["fresh", "longlived", "threads", "batch", "worst", "decode"]
+SLICE = 1_000_000
+N_SLICES = 5
+OTHER_MB = 50
+GIGA_PRETOK = {"gpt2": "gpt2", "cl100k_base": "cl100k", "o200k_base": "o200k"}
 
-#: peer -> callable run (untimed) before each timed run, given the timed call
-PREPARE: Dict[str, Callable[[Callable[[], object]], object]] = {}
-
-Encode = Callable[[str], List[int]]
-Batch = Callable[[List[str]], List[List[int]]]
-
-
-# ---------------------------------------------------------------- peers
-
-
-def tiktoken_offline(name: str):
-    import tiktoken
-
-    enc = bytepair.get_encoding(name)
-    ranks = {}
-    for line in registry.read_bundled_ranks(name).splitlines():
-        if line:
-            tok, rank = line.split()
-            ranks[base64.b64decode(tok)] = int(rank)
-    return tiktoken.Encoding(name=f"{name}-offline", pat_str=enc.pattern, mergeable_ranks=ranks,
-                             special_tokens=enc.special_tokens)
-
-
-def hf_from_ranks(name: str):
-    """Hugging Face tokenizers built from the same ranks (DATA.md's recipe)."""
-    from tokenizers import Regex, decoders, models, pre_tokenizers
-    from tokenizers import Tokenizer as HFTokenizer
-
-    enc = bytepair.get_encoding(name)
-    b2u = reference.bytes_to_unicode()
-    toks = enc.token_bytes_list
-
-    def u(t: bytes) -> str:
-        return "".join(b2u[b] for b in t)
-
-    vocab = {u(t): i for i, t in enumerate(toks)}
-    merges = [(u(toks[a]), u(toks[b])) for a, b in enc.merges]
-    hf = HFTokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
-    pat = enc.pattern.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
-    hf.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(pat), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    hf.decoder = decoders.ByteLevel()
-    return hf
-
-
-def make_peer(peer: str, name: str, tt) -> Optional[Tuple[Encode, Optional[Batch], str]]:
-    """(encode_ordinary, batch or None, version) or None when unavailable."""
-    if peer in ("bytepair", "bytepair-warm"):
-        # "bytepair": cold, the per-thread piece memo is emptied before every timed
-        # run, so repeats over the same text are not all memo hits (conservative).
-        # "bytepair-warm": the memo is kept, as the peers keep their caches; the
-        # timed call runs once untimed first (the cold runs in between empty it)
-        enc = bytepair.get_encoding(name)
-
-        def prepare(call: Callable[[], object]) -> None:
-            if peer == "bytepair-warm":
-                call()
-            else:
-                bytepair._core.clear_piece_memo()
-
-        PREPARE[peer] = prepare
-        return enc.encode_ordinary, enc.encode_ordinary_batch, bytepair.__version__
-    if peer == "tiktoken":
-        import tiktoken
-
-        return tt.encode_ordinary, lambda ts: tt.encode_ordinary_batch(ts, num_threads=os.cpu_count() or 2), tiktoken.__version__
-    if peer == "hf":
-        import tokenizers
-
-        hf = hf_from_ranks(name)
-        return ((lambda t: hf.encode(t, add_special_tokens=False).ids),
-                (lambda ts: [e.ids for e in hf.encode_batch(ts, add_special_tokens=False)]), tokenizers.__version__)
-    if peer == "quicktok":
-        import quicktok
-
-        q = quicktok.get_encoding(name)
-
-        def qbatch(ts):
-            toks, offs = q.encode_batch(ts)
-            toks, offs = list(toks), list(offs)
-            return [toks[offs[i]:offs[i + 1]] for i in range(len(ts))]
-
-        return q.encode_ordinary, qbatch, _version("quicktok-v1")
-    if peer == "riptoken":
-        import riptoken
-
-        r = riptoken._build_encoding(tt)
-        return r.encode_ordinary, r.encode_ordinary_batch, _version("riptoken")
-    if peer == "bpe-openai":
-        import bpe_openai
-
-        b = bpe_openai.build_encoding_from_name(name)
-        return b.encode_ordinary, b.encode_ordinary_batch, _version("bpe-openai")
-    if peer == "tokie":
-        import tempfile
-
-        import tokie
-
-        hf = hf_from_ranks(name)
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "tokenizer.json")
-            hf.save(path)
-            tk = tokie.Tokenizer.from_json(path)
-
-        def tbatch(ts):
-            return [list(e.ids) for e in tk.encode_batch(ts)]
-
-        return (lambda t: list(tk.encode(t).ids)), tbatch, _version("tokie")
-    raise ValueError(peer)
-
-
-def _version(dist: str) -> str:
-    try:
-        from importlib.metadata import version
-
-        return version(dist)
-    except Exception:  # noqa: BLE001  (metadata missing: report unknown)
-        return "?"
+Encode = Callable[[str], Any]
 
 
 # ---------------------------------------------------------------- data
@@ -180,6 +89,47 @@ def _version(dist: str) -> str:
 
 def data_dir() -> Path:
     return Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "corpora"
+
+
+def ranks_path(name: str) -> Path:
+    """A .tiktoken file for ``name`` (gigatoken loads files): the data
+    directory's copy, else bytepair's bundled ranks written to a temp file."""
+    p = data_dir().parent / "ranks" / f"{name}.tiktoken"
+    if p.exists():
+        return p
+    from bytepair import registry
+
+    out = Path(tempfile.gettempdir()) / f"bytepair-bench-{name}.tiktoken"
+    if not out.exists():
+        tmp = out.with_suffix(".tmp")
+        data = registry.read_bundled_ranks(name)
+        tmp.write_bytes(data if isinstance(data, bytes) else data.encode())
+        os.replace(tmp, out)
+    return out
+
+
+def corpus_bytes(name: str) -> bytes:
+    return (data_dir() / f"{name}.txt").read_bytes()
+
+
+def slices(raw: bytes, n: int = N_SLICES, size: int = SLICE) -> List[str]:
+    """``n`` consecutive slices of ``min(size, len / n)`` bytes, each cut back
+    to whole characters (identical for every peer)."""
+    size = min(size, len(raw) // n)
+    return [raw[k * size:(k + 1) * size].decode("utf-8", "ignore") for k in range(n)]
+
+
+def other_text(target: str, corpora: List[str], mb: int) -> List[str]:
+    """``mb`` 1 MB slices of the corpora other than ``target``, round robin."""
+    raws = [corpus_bytes(c) for c in corpora if c != target]
+    out: List[str] = []
+    k = 0
+    while len(out) < mb and raws:
+        raw = raws[k % len(raws)]
+        off = (k // len(raws)) * SLICE % max(1, len(raw) - SLICE)
+        out.append(raw[off:off + SLICE].decode("utf-8", "ignore"))
+        k += 1
+    return out
 
 
 def documents(text: str, lo: int = 1000, hi: int = 10_000) -> List[str]:
@@ -216,43 +166,190 @@ def hostile(kind: str, n: int, seed: int = 0) -> str:
     raise ValueError(kind)
 
 
-# ---------------------------------------------------------------- timing
+# ---------------------------------------------------------------- peers
 
 
-def each(encode: Encode) -> Callable[[List[str]], List[List[int]]]:
-    """One call per text: how the documents and worst-case groups are timed."""
-    return lambda texts: [encode(t) for t in texts]
+def tiktoken_offline(name: str):
+    """A tiktoken Encoding built from bytepair's bundled rank file (no network)."""
+    import tiktoken
+
+    import bytepair
+    from bytepair import registry
+
+    enc = bytepair.get_encoding(name)
+    ranks = {}
+    for line in registry.read_bundled_ranks(name).splitlines():
+        if line:
+            tok, rank = line.split()
+            ranks[base64.b64decode(tok)] = int(rank)
+    return tiktoken.Encoding(name=f"{name}-offline", pat_str=enc.pattern, mergeable_ranks=ranks,
+                             special_tokens=enc.special_tokens)
 
 
-def best_time(fn, arg, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        fn(arg)
-        best = min(best, time.perf_counter() - t)
-    return best
+def hf_from_ranks(name: str):
+    """Hugging Face tokenizers built from the same ranks (DATA.md's recipe)."""
+    from tokenizers import Regex, decoders, models, pre_tokenizers
+    from tokenizers import Tokenizer as HFTokenizer
+
+    import bytepair
+    from bytepair import reference
+
+    enc = bytepair.get_encoding(name)
+    b2u = reference.bytes_to_unicode()
+    toks = enc.token_bytes_list
+
+    def u(t: bytes) -> str:
+        return "".join(b2u[b] for b in t)
+
+    vocab = {u(t): i for i, t in enumerate(toks)}
+    merges = [(u(toks[a]), u(toks[b])) for a, b in enc.merges]
+    hf = HFTokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
+    pat = enc.pattern.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pat), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    hf.decoder = decoders.ByteLevel()
+    return hf
 
 
-def rate(mb: float, fn, arg) -> float:
-    """MB/s of one run, 0.0 when the peer fails on this input (e.g. bpe-openai
-    refuses inputs it deems too long; tiktoken can panic)."""
+def gigatoken_tokenizer(name: str):
+    import gigatoken
+
+    return gigatoken.Tokenizer.from_tiktoken(str(ranks_path(name)), pretokenizer=GIGA_PRETOK[name])
+
+
+def import_peer(peer: str) -> None:
+    """Imports outside the timed load (cold excludes interpreter start and imports)."""
+    mods = {"bytepair": ["bytepair", "numpy"], "bytepair-np": ["bytepair", "numpy"], "gigatoken": ["gigatoken"],
+            "gigatoken-np": ["gigatoken"], "quicktok": ["quicktok"], "tiktoken": ["tiktoken", "bytepair"],
+            "hf": ["tokenizers", "bytepair"], "riptoken": ["riptoken", "tiktoken"], "bpe-openai": ["bpe_openai"],
+            "tokie": ["tokie", "tokenizers"]}
+    for m in mods.get(peer, []) + ["numpy"]:
+        __import__(m)
+
+
+def load_peer(peer: str, name: str) -> Encode:
+    """Builds the tokenizer (timed as part of cold) and returns its encode call."""
+    if peer in ("bytepair", "bytepair-np"):
+        import bytepair
+
+        enc = bytepair.get_encoding(name)
+        return enc.encode_to_numpy if peer == "bytepair-np" else enc.encode_ordinary
+    if peer == "gigatoken-np":
+        return gigatoken_tokenizer(name).encode
+    if peer == "gigatoken":
+        return gigatoken_tokenizer(name).as_tiktoken().encode_ordinary
+    if peer == "quicktok":
+        import quicktok
+
+        return quicktok.get_encoding(name).encode_ordinary
+    if peer == "tiktoken":
+        return tiktoken_offline(name).encode_ordinary
+    if peer == "hf":
+        hf = hf_from_ranks(name)
+        return lambda t: hf.encode(t, add_special_tokens=False).ids
+    if peer == "riptoken":
+        import riptoken
+
+        return riptoken._build_encoding(tiktoken_offline(name)).encode_ordinary
+    if peer == "bpe-openai":
+        import bpe_openai
+
+        return bpe_openai.build_encoding_from_name(name).encode_ordinary
+    if peer == "tokie":
+        import tokie
+
+        hf = hf_from_ranks(name)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "tokenizer.json")
+            hf.save(path)
+            tk = tokie.Tokenizer.from_json(path)
+        return lambda t: tk.encode(t).ids
+    raise ValueError(peer)
+
+
+def ids_hash(ids: Any) -> str:
+    import numpy as np
+
+    return hashlib.blake2b(np.asarray(ids, dtype=np.uint32).tobytes(), digest_size=12).hexdigest()
+
+
+def version(dist: str) -> str:
     try:
-        return mb / best_time(fn, arg, 1)
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            raise
+        from importlib.metadata import version as v
+
+        return v(dist)
+    except Exception:  # noqa: BLE001  (metadata missing: report unknown)
+        return "?"
+
+
+def rss_mb() -> Tuple[float, float]:
+    """(current, peak) resident set size in MB."""
+    cur = 0.0
+    try:
+        with open("/proc/self/statm") as f:
+            cur = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except OSError:
+        pass
+    return cur, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6  # ru_maxrss: KiB
+
+
+# ---------------------------------------------------------------- child processes
+
+
+def child(job: Dict[str, Any]) -> Dict[str, Any]:
+    clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
+    peer, name = job["peer"], job["encoding"]
+    parts = slices(corpus_bytes(job["corpus"]))
+    others = other_text(job["corpus"], job["corpora"], job["other_mb"]) if job["kind"] == "long" else []
+    import_peer(peer)
+    gc.collect()
+    t0 = clock()
+    enc = load_peer(peer, name)
+    t1 = clock()
+    out: Dict[str, Any] = {"load_s": t1 - t0, "mb": [len(p.encode()) / 1e6 for p in parts]}
+    if others:
+        t = clock()
+        for o in others:
+            enc(o)
+        out["other_s"] = clock() - t
+        out["other_mb"] = sum(len(o.encode()) for o in others) / 1e6
+        others.clear()  # RSS below: the encoder's memory, not 50 MB of text
+    times, ids = [], []
+    for p in parts:
+        t = clock()
+        r = enc(p)
+        times.append(clock() - t)
+        ids.append(r)
+    out["times"] = times
+    out["cold_s"] = (t1 - t0) + times[0] if not others else None
+    out["rss_mb"], out["peak_rss_mb"] = rss_mb()
+    out["hashes"] = [ids_hash(r) for r in ids]
+    return out
+
+
+def run_child(job: Dict[str, Any], pin: bool) -> Optional[Dict[str, Any]]:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(job)]
+    if pin and shutil.which("taskset"):
+        cmd = ["taskset", "-c", "0"] + cmd
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        err = (r.stderr.strip().splitlines() or ["?"])[-1]
+        print(f"  {job['peer']} {job['encoding']} {job['corpus']}: failed ({err[:100]})", file=sys.stderr)
+        return None
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def steady(res: Optional[Dict[str, Any]]) -> float:
+    """MB/s, median of the timed slices 2-5 (each slice's own MB)."""
+    if not res:
         return 0.0
+    return statistics.median(mb / t for mb, t in zip(res["mb"][1:], res["times"][1:]) if t > 0)
 
 
-def check(fn, arg, want) -> bool:
-    try:
-        got = fn(arg)
-    except BaseException as e:
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        return False
-    return [list(x) for x in got] == want if isinstance(want[0] if want else None, list) else list(got) == want
+def cold(res: Optional[Dict[str, Any]]) -> float:
+    return res["mb"][0] / res["cold_s"] if res and res.get("cold_s") else 0.0
 
 
 def table(title: str, header: List[str], rows: List[List[str]]) -> None:
@@ -264,139 +361,252 @@ def table(title: str, header: List[str], rows: List[List[str]]) -> None:
     sys.stdout.flush()
 
 
-def run_throughput(name, corpora, peers, tt, repeat, groups):
-    built = {}
-    for p in peers:
-        try:
-            built[p] = make_peer(p, name, tt)
-        except Exception as e:  # noqa: BLE001  (peer missing or cannot load this encoding)
-            print(f"  [{name}] {p}: unavailable ({type(e).__name__}: {str(e)[:80]})", file=sys.stderr)
-    rows_single, rows_docs, rows_batch = [], [], []
-    for cname, text in corpora.items():
-        mb = len(text.encode()) / 1e6
-        docs = documents(text)
-        want = tt.encode_ordinary(text)
-        want_docs = tt.encode_ordinary_batch(docs)
-        # exactness per group: a peer may be exact on documents but fail on one big string
-        exact_s = {p: check(f, text, want) for p, (f, b, _) in built.items()}
-        exact_d = {p: check(lambda ts, f=f: [f(t) for t in ts], docs, want_docs) for p, (f, b, _) in built.items()}
-        exact_b = {p: check(b, docs, want_docs) if b else False for p, (f, b, _) in built.items()}
-        res_s: Dict[str, float] = {p: 0.0 for p in built}
-        res_d: Dict[str, float] = {p: 0.0 for p in built}
-        res_b: Dict[str, float] = {p: 0.0 for p in built}
-        for _ in range(repeat):  # interleave peers
-            for p, (f, b, _) in built.items():
-                prep = PREPARE.get(p, lambda call: None)
-                if "single" in groups:
-                    prep(lambda f=f: f(text))
-                    res_s[p] = max(res_s[p], rate(mb, f, text))
-                if "docs" in groups:
-                    prep(lambda f=f: each(f)(docs))
-                    res_d[p] = max(res_d[p], rate(mb, each(f), docs))
-                if "batch" in groups and b is not None:
-                    prep(lambda b=b: b(docs))
-                    res_b[p] = max(res_b[p], rate(mb, b, docs))
-            if "batch" in groups:
-                for p in ("bytepair", "bytepair-warm"):
-                    if p not in built:
-                        continue
-                    one = built[p][1]
-                    assert one is not None
+def fmt(v: float, wrong: bool = False) -> str:
+    return (f"{v:.0f}" if v >= 10 else f"{v:.1f}") + (" WRONG" if wrong else "") if v else "fails"
 
-                    def one_thread(ds, one=one):
-                        return one(ds, num_threads=1)
 
-                    PREPARE[p](lambda one_thread=one_thread: one_thread(docs))
-                    key = f"{p} 1 thread"
-                    res_b[key] = max(res_b.get(key, 0.0), mb / best_time(one_thread, docs, 1))
-        for group, res, rows, exact in (("single", res_s, rows_single, exact_s), ("docs", res_d, rows_docs, exact_d),
-                                        ("batch", res_b, rows_batch, exact_b)):
-            if group not in groups:
-                continue
-            fastest = max((v for p, v in res.items() if exact.get(p, False) and not p.startswith("bytepair")),
-                          default=0.0)
-            row = [cname, f"{mb:.1f}"]
-            extra = [p + " 1 thread" for p in ("bytepair", "bytepair-warm") if p in built] if group == "batch" else []
-            for p in list(built) + extra:
-                v = res.get(p, 0.0)
-                mark = "" if exact.get(p, True) else " WRONG"
-                row.append(f"{v:.1f}{mark}" if v else "fails")
-            for p in ("bytepair", "bytepair-warm"):
-                if p in built:
-                    row.append(f"{res[p] / fastest:.2f}x" if fastest and res.get(p) else "-")
-            if group == "batch":
-                for p in ("bytepair", "bytepair-warm"):
-                    if p in built:
-                        one = res.get(p + " 1 thread", 0.0)
-                        row.append(f"{res[p] / one:.2f}x" if one and res.get(p) else "-")
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if a and b else "-"
+
+
+def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longlived: bool) -> None:
+    pin = cores == "1"
+    clock = "cpu" if pin else "wall"
+    where = "1 core (taskset -c 0), CPU time" if pin else "all cores, wall time"
+    run_peers = peers if "tiktoken" in peers else peers + ["tiktoken"]  # the exactness reference
+    fresh: Dict[Tuple[str, str], Optional[Dict[str, Any]]] = {}
+    for c in corpora:
+        for p in run_peers:
+            fresh[c, p] = run_child({"kind": "fresh", "peer": p, "encoding": name, "corpus": c, "clock": clock,
+                                     "corpora": corpora, "other_mb": 0}, pin)
+    arrays = [p for p in peers if p in ARRAY_PEERS]
+    lists = [p for p in peers if p not in ARRAY_PEERS]
+
+    def wrong(c: str, p: str) -> bool:
+        ref, got = fresh.get((c, "tiktoken")), fresh.get((c, p))
+        return bool(ref and got and ref["hashes"] != got["hashes"])
+
+    def best_other(c: str, group: List[str], how: Callable[[Any], float]) -> float:
+        return max((how(fresh[c, p]) for p in group if not p.startswith("bytepair") and not wrong(c, p)),
+                   default=0.0)
+
+    for col, how in (("steady", steady), ("cold", cold)):
+        header = ["corpus", "slice MB"] + arrays + (["np ratio"] if "bytepair-np" in arrays else []) + lists
+        if "bytepair" in lists:
+            header.append("list / fastest exact")
+        rows = []
+        for c in corpora:
+            any_res = next((r for r in (fresh[c, p] for p in run_peers) if r), None)
+            row = [c, f"{any_res['mb'][0]:.2f}" if any_res else "-"]
+            row += [fmt(how(fresh[c, p]), wrong(c, p)) for p in arrays]
+            if "bytepair-np" in arrays:
+                row.append(ratio(how(fresh[c, "bytepair-np"]), best_other(c, arrays, how)))
+            row += [fmt(how(fresh[c, p]), wrong(c, p)) for p in lists]
+            if "bytepair" in lists:
+                row.append(ratio(how(fresh[c, "bytepair"]), best_other(c, lists, how)))
             rows.append(row)
-    cols = ["corpus", "MB"] + list(built)
-    states = [("cold" if p == "bytepair" else "warm") for p in ("bytepair", "bytepair-warm") if p in built]
-    ratios = [f"{st} / fastest exact" for st in states]
-    if "single" in groups:
-        table(f"{name}: one big string, one thread (MB/s)", cols + ratios, rows_single)
-    if "docs" in groups:
-        table(f"{name}: 1-10 KB documents, one call each, one thread (MB/s)", cols + ratios, rows_docs)
-    if "batch" in groups:
-        ones = [f"{p} 1 thread" for p in ("bytepair", "bytepair-warm") if p in built]
-        table(f"{name}: 1-10 KB documents, one batch call, all cores (MB/s)",
-              cols + ones + ratios + [f"{st} batch / 1 thread" for st in states], rows_batch)
-    return built
+        what = ("steady: first slice untimed, median of 4 later slices" if col == "steady"
+                else "cold: new process, tokenizer load + first slice")
+        table(f"{name}, {where}: {what} (MB/s)", header, rows)
+    loads = [[p] + [f"{fresh[c, p]['load_s'] * 1e3:.0f}" if fresh[c, p] else "-" for c in corpora] for p in run_peers]
+    table(f"{name}, {where}: tokenizer load (ms)", ["peer"] + corpora, loads)
+    if not longlived:
+        return
+    rows = []
+    long_peers = [p for p in peers if p != "tiktoken"]
+    for c in corpora:
+        for p in long_peers:
+            r = run_child({"kind": "long", "peer": p, "encoding": name, "corpus": c, "clock": clock,
+                           "corpora": CORPORA, "other_mb": OTHER_MB}, pin)
+            f = fresh[c, p]
+            ref = fresh.get((c, "tiktoken"))
+            bad = bool(r and ref and r["hashes"] != ref["hashes"])
+            rows.append([c, p, fmt(steady(f)), fmt(steady(r), bad), ratio(steady(r), steady(f)),
+                         f"{r['other_mb'] / r['other_s']:.0f}" if r and r.get("other_s") else "-",
+                         f"{f['rss_mb']:.0f}" if f else "-", f"{r['rss_mb']:.0f} / {r['peak_rss_mb']:.0f}" if r else "-"])
+    table(f"{name}, {where}: long-lived process ({OTHER_MB} MB of the other corpora first, then the corpus; steady MB/s)",
+          ["corpus", "peer", "fresh", "long-lived", "long / fresh", "other MB/s", "fresh RSS MB",
+           "long RSS / peak MB"], rows)
 
 
-def run_worst(name, tt, sizes, repeat):
+# ---------------------------------------------------------------- in-process groups
+
+
+def median_time(fn: Callable[[], object], reps: int) -> float:
+    ts = []
+    for _ in range(reps):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def run_threads(name: str, corpora: List[str], reps: int) -> None:
+    import numpy as np
+
+    import bytepair
+
+    enc = bytepair.get_encoding(name)
+    try:
+        giga = gigatoken_tokenizer(name)
+    except Exception:  # noqa: BLE001  (peer missing)
+        giga = None
+    rows = []
+    for c in corpora:
+        raw = corpus_bytes(c)
+        raw = (raw * (10_000_000 // len(raw) + 1))[:10_000_000]
+        text = raw.decode("utf-8", "ignore")
+        mb = len(text.encode()) / 1e6
+
+        def one() -> Any:
+            return enc.encode_to_numpy(text, num_threads=1)
+
+        def two() -> Any:
+            return enc.encode_to_numpy(text, num_threads=2)
+
+        try:
+            same = np.array_equal(one(), two())
+        except TypeError:  # no num_threads on this build
+            two, same = None, None  # type: ignore[assignment]
+        if giga is not None:
+            same_g = np.array_equal(one(), giga.encode(text))
+        calls: Dict[str, Callable[[], Any]] = {"1 thread": one}
+        if two is not None:
+            calls["2 threads"] = two
+        if giga is not None:
+            calls["gigatoken"] = lambda: giga.encode(text)
+        res: Dict[str, List[float]] = {k: [] for k in calls}
+        for _ in range(reps):  # interleaved
+            for k, f in calls.items():
+                res[k].append(median_time(f, 1))
+        rate = {k: mb / statistics.median(v) for k, v in res.items()}
+        rows.append([c, fmt(rate["1 thread"]), fmt(rate.get("2 threads", 0.0)),
+                     ratio(rate.get("2 threads", 0.0), rate["1 thread"]),
+                     "yes" if same else ("-" if same is None else "NO"),
+                     fmt(rate.get("gigatoken", 0.0), giga is not None and not same_g),
+                     ratio(rate.get("2 threads", 0.0), rate.get("gigatoken", 0.0))])
+    table(f"{name}: one 10 MB text, encode_to_numpy, wall time, median of {reps} (MB/s)",
+          ["corpus", "1 thread", "num_threads=2", "2 / 1", "ids equal", "gigatoken encode", "2 threads / gigatoken"],
+          rows)
+
+
+def run_batch(name: str, corpora: List[str], reps: int) -> None:
+    import numpy as np
+
+    import bytepair
+
+    enc = bytepair.get_encoding(name)
+    try:
+        giga = gigatoken_tokenizer(name)
+    except Exception:  # noqa: BLE001
+        giga = None
+    rows = []
+    for c in corpora:
+        parts = [documents(s) for s in slices(corpus_bytes(c))]
+        calls: Dict[str, Callable[[List[str]], Any]] = {
+            "bytepair all cores": lambda d: enc.encode_batch_to_numpy(d),
+            "bytepair 1 thread": lambda d: enc.encode_batch_to_numpy(d, num_threads=1),
+        }
+        if giga is not None:
+            calls["gigatoken"] = lambda d: giga.encode_batch(d)
+            calls["gigatoken serial"] = lambda d: giga.encode_batch(d, parallel=False)
+        for f in calls.values():
+            f(parts[0])  # untimed: caches warm on the corpus, not on the timed documents
+        ok = True
+        if giga is not None:
+            import awkward as ak
+
+            ids, _ = enc.encode_batch_to_numpy(parts[1])
+            ok = np.array_equal(ids, ak.to_numpy(ak.flatten(giga.encode_batch(parts[1]))).astype(np.uint32))
+        res: Dict[str, List[float]] = {k: [] for k in calls}
+        for _ in range(max(1, reps // 4)):
+            for d in parts[1:]:
+                mb = sum(len(x.encode()) for x in d) / 1e6
+                for k, f in calls.items():
+                    res[k].append(mb / median_time(lambda f=f, d=d: f(d), 1))
+        rate = {k: statistics.median(v) for k, v in res.items()}
+        rows.append([c] + [fmt(rate[k]) for k in calls] +
+                     [ratio(rate["bytepair all cores"], rate["bytepair 1 thread"]),
+                      ratio(rate["bytepair all cores"], rate.get("gigatoken", 0.0)), "" if ok else "gigatoken WRONG"])
+    table(f"{name}: 1-10 KB documents of the steady slices, one batch call, wall time (MB/s)",
+          ["corpus"] + list(calls) + ["all / 1 thread", "all / gigatoken", ""], rows)
+
+
+def run_worst(name: str, sizes: List[int], reps: int) -> None:
     """ns per byte on hostile inputs. Each size is timed over about as many
     bytes as the largest size (capped at 1 MB for the small ones): several
-    distinct texts of that size (different random seeds), encoded one call
-    each. Timing one small text over and over would leave its part of the
-    vocabulary hot in the CPU caches and flatter the small sizes."""
+    distinct texts of that size, one call each, so the small sizes are not
+    flattered by one text kept hot in the CPU caches."""
+    import numpy as np
+
+    import bytepair
+
     enc = bytepair.get_encoding(name)
+    tt = tiktoken_offline(name)
+    try:
+        giga = gigatoken_tokenizer(name)
+    except Exception:  # noqa: BLE001
+        giga = None
+    peers: Dict[str, Callable[[str], Any]] = {"bytepair": enc.encode_to_numpy}
+    if giga is not None:
+        peers["gigatoken"] = giga.encode
+    peers["tiktoken"] = tt.encode_ordinary
     rows = []
     for kind in ("x", "spaces", "base64", "korean"):
-        per_byte = {}
-        tt_per_byte = {}
+        per: Dict[str, Dict[int, str]] = {p: {} for p in peers}
+        raw: Dict[str, Dict[int, float]] = {p: {} for p in peers}
         for n in sizes:
             count = max(1, min(100, min(sizes[-1], 1_000_000) // n))
             texts = [hostile(kind, n, seed=k) for k in range(count)]
             nb = sum(len(t.encode()) for t in texts)
-            reps = repeat if n * count <= 1_000_000 else 1
-            bytepair._core.clear_piece_memo()  # cold, as in the throughput groups
-            per_byte[n] = best_time(each(enc.encode_ordinary), texts, reps) / nb * 1e9
-            try:  # tiktoken overflows its stack on some long runs (PanicException)
-                if n <= 1_000_000:
-                    ok = all(tt.encode_ordinary(t) == enc.encode_ordinary(t) for t in texts)
-                    tt_per_byte[n] = (best_time(each(tt.encode_ordinary), texts, reps) / nb * 1e9, ok)
-            except BaseException as e:
-                if isinstance(e, KeyboardInterrupt):
-                    raise
-                tt_per_byte[n] = (None, type(e).__name__)
+            r = reps if n * count <= 1_000_000 else 1
+            want = None
+            for p, f in peers.items():
+                if p == "tiktoken" and n > 1_000_000:  # tiktoken overflows its stack on long runs
+                    per[p][n] = "-"
+                    continue
+                try:
+                    got = [np.asarray(f(t), dtype=np.uint32) for t in texts[:2]]
+                    if p == "bytepair":
+                        want = got
+                    ok = want is None or all(np.array_equal(a, b) for a, b in zip(got, want))
+                    t = min(median_time(lambda f=f: [f(x) for x in texts], 1) for _ in range(r))
+                    raw[p][n] = t / nb * 1e9
+                    per[p][n] = f"{raw[p][n]:.1f}" + ("" if ok else " WRONG")
+                except BaseException as e:  # tiktoken panics are BaseException
+                    if isinstance(e, KeyboardInterrupt):
+                        raise
+                    per[p][n] = type(e).__name__
         lo, hi = sizes[0], sizes[-1]
-        cells = []
-        for n in sizes:
-            t = tt_per_byte.get(n)
-            tcell = "-" if t is None else (f"{t[0]:.1f}" + ("" if t[1] is True else " WRONG") if t[0] else t[1])
-            cells.append(f"{per_byte[n]:.1f} / {tcell}")
-        rows.append([kind] + cells + [f"{per_byte[hi] / per_byte[lo]:.2f}"])
-    table(f"{name}: worst case, ns per byte (bytepair / tiktoken; '-' = not run)",
-          ["input"] + [_size(n) for n in sizes] + [f"{_size(sizes[-1])} / {_size(sizes[0])}"], rows)
+        cells = [" / ".join(per[p][n] for p in peers) for n in sizes]
+        lin = [ratio(raw[p].get(hi, 0.0), raw[p].get(lo, 0.0)) for p in peers if p != "tiktoken"]
+        rows.append([kind] + cells + [" / ".join(lin)])
+    linear = " / ".join(p for p in peers if p != "tiktoken")
+    table(f"{name}: worst case, ns per byte ({' / '.join(peers)})",
+          ["input"] + [size_label(n) for n in sizes] + [f"{size_label(hi)} / {size_label(lo)} per byte ({linear})"], rows)
 
 
-def run_decode(name, corpora, tt, repeat):
+def run_decode(name: str, corpora: List[str], reps: int) -> None:
+    import bytepair
+
     enc = bytepair.get_encoding(name)
+    tt = tiktoken_offline(name)
     rows = []
-    for cname, text in corpora.items():
+    for c in corpora:
+        text = slices(corpus_bytes(c))[1]
         ids = tt.encode_ordinary(text)
         mb = len(text.encode()) / 1e6
         assert enc.decode(ids) == tt.decode(ids)
         ours = theirs = 0.0
-        for _ in range(max(repeat, 5)):
-            ours = max(ours, mb / best_time(enc.decode, ids, 1))
-            theirs = max(theirs, mb / best_time(tt.decode, ids, 1))
-        rows.append([cname, f"{ours:.0f}", f"{theirs:.0f}", f"{ours / theirs:.2f}x"])
+        for _ in range(max(reps, 5)):
+            ours = max(ours, mb / median_time(lambda: enc.decode(ids), 1))
+            theirs = max(theirs, mb / median_time(lambda: tt.decode(ids), 1))
+        rows.append([c, f"{ours:.0f}", f"{theirs:.0f}", f"{ours / theirs:.2f}x"])
     table(f"{name}: decode ids -> str (MB of text per second)", ["corpus", "bytepair", "tiktoken", "ratio"], rows)
 
 
-def _size(n: int) -> str:
+def size_label(n: int) -> str:
     return f"{n // 1_000_000} MB" if n >= 1_000_000 else f"{n // 1000} KB"
 
 
@@ -409,44 +619,53 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
 
 
+def versions(peers: List[str]) -> str:
+    import bytepair
+
+    dist = {"gigatoken": "gigatoken", "quicktok": "quicktok-v1", "tiktoken": "tiktoken", "hf": "tokenizers",
+            "riptoken": "riptoken", "bpe-openai": "bpe-openai", "tokie": "tokie", "numpy": "numpy"}
+    seen = {"bytepair": bytepair.__version__}
+    for p in peers + ["tiktoken", "numpy"]:
+        d = dist.get(p.replace("-np", ""))
+        if d and d not in seen:
+            seen[d] = version(d)
+    return ", ".join(f"{k} {v}" for k, v in seen.items())
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="1 MB per corpus, 2 repeats, worst case to 1 MB")
-    ap.add_argument("--encodings", nargs="+", default=ENCODINGS, choices=ENCODINGS)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="cl100k_base only, groups fresh and longlived, 1 core")
+    ap.add_argument("--encodings", nargs="+", default=None, choices=ENCODINGS)
     ap.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA)
     ap.add_argument("--peers", nargs="+", default=PEERS, choices=PEERS + EXTRA_PEERS)
-    ap.add_argument("--groups", nargs="+", default=["single", "docs", "batch", "worst", "decode"],
-                    choices=["single", "docs", "batch", "worst", "decode"])
-    ap.add_argument("--mb", type=float, default=None, help="MB taken from each corpus (default: all, or 1 with --quick)")
-    ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--groups", nargs="+", default=None, choices=GROUPS)
+    ap.add_argument("--cores", nargs="+", default=["1"], choices=["1", "all"],
+                    help="fresh/longlived children pinned to one core (CPU time) and/or unpinned (wall time)")
+    ap.add_argument("--repeat", type=int, default=5, help="repetitions of the in-process groups")
+    ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000, 10_000_000])
     args = ap.parse_args(argv)
-    repeat = args.repeat or (2 if args.quick else 3)
-    limit = args.mb if args.mb is not None else (1.0 if args.quick else None)
-    sizes = [10_000, 100_000, 1_000_000] if args.quick else [10_000, 100_000, 1_000_000, 10_000_000]
-
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return
+    encodings = args.encodings or (["cl100k_base"] if args.quick else ENCODINGS)
+    groups = args.groups or (["fresh", "longlived"] if args.quick else GROUPS)
     print(f"machine: {machine()}")
     print(f"command: python benches/bench_encode.py {' '.join(argv if argv is not None else sys.argv[1:])}")
-    corpora = {}
-    for c in args.corpora:
-        text = (data_dir() / f"{c}.txt").read_text(encoding="utf-8")
-        if limit:
-            raw = text.encode()
-            text = raw[: int(limit * 1e6)].decode("utf-8", "ignore")
-        corpora[c] = text
-    versions_done = False
-    for name in args.encodings:
-        tt = tiktoken_offline(name)
-        built = {}
-        if {"single", "docs", "batch"} & set(args.groups):
-            built = run_throughput(name, corpora, args.peers, tt, repeat,
-                                   set(args.groups) & {"single", "docs", "batch"})
-        if built and not versions_done:
-            print("\nversions: " + ", ".join(f"{p} {v[2]}" for p, v in built.items()))
-            versions_done = True
-        if "worst" in args.groups:
-            run_worst(name, tt, sizes, repeat)
-        if "decode" in args.groups:
-            run_decode(name, corpora, tt, repeat)
+    print(f"versions: {versions(args.peers)}")
+    for name in encodings:
+        for cores in args.cores:
+            if "fresh" in groups or "longlived" in groups:
+                run_fresh(name, args.corpora, args.peers, cores, "longlived" in groups)
+        if "threads" in groups:
+            run_threads(name, args.corpora, args.repeat)
+        if "batch" in groups:
+            run_batch(name, args.corpora, args.repeat)
+        if "worst" in groups:
+            run_worst(name, sorted(args.sizes), max(1, args.repeat // 2))
+        if "decode" in groups:
+            run_decode(name, args.corpora, args.repeat)
+    print(f"\nload at end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
