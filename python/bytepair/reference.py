@@ -4,6 +4,12 @@ This module is the specification of bytepair. The Rust core must produce exactly
 the same merges, ids and bytes; differential tests hold the two in lockstep. It is
 deliberately slow and simple: no caching, no incremental updates, no printing.
 
+It reads in the order of the lessons it grew from: **train**, then **encode**,
+then **decode**, then the character-level "XSLM" tokenizer (ids are characters,
+not bytes; :class:`bytepair.CharTokenizer` wraps it); the plumbing those steps
+lean on (pre-tokenization, the Unicode 16.0 pinning, GPT-2's byte table) comes
+last.
+
 The pipeline::
 
     text --split at special tokens--> segments --pre-tokenize--> chunks (pieces)
@@ -19,17 +25,45 @@ met first wins, reading the distinct chunks in the order they first appear in th
 training text and the pairs left to right inside each chunk. Without
 pre-tokenization this is simply the pair that occurs first in the text.
 
-The last section is the character-level "XSLM" tokenizer (ids are characters,
-not bytes), which :class:`bytepair.CharTokenizer` wraps.
-
-End to end:
+English, end to end: three merges make `` low``, and `` lowest`` is that token
+followed by single bytes.
 
 >>> merges, vocab, _ = train("low lower lowest", 259, pattern="gpt2")
 >>> [vocab[256 + k] for k in range(len(merges))]
 [b'lo', b'low', b' low']
->>> ids = encode(" lowest", {b: i for i, b in vocab.items()}, "gpt2")
+>>> ranks = {b: i for i, b in vocab.items()}
+>>> ids = encode(" lowest", ranks, "gpt2")
 >>> ids, decode(ids, vocab)
 ([258, 101, 115, 116], ' lowest')
+
+Korean, end to end: a Hangul syllable is three UTF-8 bytes, so the first merges
+join *pieces* of a character (``\\xed\\x86`` is two thirds of 토); five merges
+make 토큰 and the sixth `` 토큰``. 화 was never merged, so it stays three byte
+tokens, and decoding the ids still gives the text back exactly.
+
+>>> merges, vocab, _ = train("토큰 토큰화 토큰들", 262, pattern="gpt2")
+>>> [vocab[256 + k].decode("utf-8", "backslashreplace") for k in range(len(merges))]
+['\\\\xed\\\\x86', '토', '토\\\\xed', '토\\\\xed\\\\x81', '토큰', ' 토큰']
+>>> ranks = {b: i for i, b in vocab.items()}
+>>> ids = encode(" 토큰화", ranks, "gpt2")
+>>> ids, decode(ids, vocab)
+([261, 237, 153, 148], ' 토큰화')
+
+The special-token rule: special tokens get the ids after the last merge, and
+their text is cut out of the training text, so no merge can produce it. When
+encoding, special-token text is ordinary text (pre-tokenized and merged like
+any other) unless the caller allows that token, by name or with ``"all"``; only
+then does it become the special id. (:meth:`bytepair.Tokenizer.encode` adds
+tiktoken's guard on top: by default it raises ``DisallowedSpecialError`` when
+the text contains special-token text, so none slips in unnoticed.)
+
+>>> specials = {"<|endoftext|>": 262}
+>>> encode("<|endoftext|>", ranks, "gpt2", specials) == list(b"<|endoftext|>")  # no merge applies
+True
+>>> encode("<|endoftext|>", ranks, "gpt2", specials, allowed_special="all")
+[262]
+>>> encode(" 토큰<|endoftext|>", ranks, "gpt2", specials, allowed_special=["<|endoftext|>"])
+[261, 262]
 """
 
 from __future__ import annotations
@@ -46,71 +80,50 @@ from .byte_table import bytes_to_unicode  # noqa: F401 - part of the spec, re-ex
 Pair = Tuple[int, int]
 
 
-# ---------------------------------------------------------------- Pre-tokenization
-
-
-# The Python ``regex`` module and tiktoken's engine (Rust ``fancy-regex`` on
-# ``regex-syntax`` 0.8) read the same pattern differently in two ways, and
-# :func:`compile_pattern` undoes both, for the named patterns and custom ones, so
-# that this reference splits exactly as the core and tiktoken do:
-#
-# * ``$``: in Python it also matches before a final newline; in Rust only at the
-#   very end of the text. It is written ``\Z`` here.
-# * Unicode version: ``regex`` follows the newest Unicode, the core and tiktoken
-#   0.14 have Unicode 16.0. Every ``\p{..}``, ``\s``, ``\d``, ``\w`` and
-#   bracketed class becomes explicit Unicode 16.0 code-point ranges, and ``(?i)``
-#   uses Unicode 16.0 simple case folding, both from ``data/unicode16.json``, a
-#   table generated from the core's own ``regex-syntax`` (see
-#   ``bytepair._unicode16``); so no ``regex`` release changes how this splits.
-#   tests/reference/test_unicode16.py checks every class on all code points.
-
-
-def compile_pattern(pattern: Optional[str]):
-    """Compiles a pattern (name or regex) for :func:`pretokenize`, with the core's
-    semantics: ``$`` only at the end of the text, Unicode 16.0 character classes
-    and case folding (see the note above).
-
-    >>> compile_pattern("gpt2").findall("hi  there\\n")
-    ['hi', ' ', ' there', '\\n']
-    >>> compile_pattern(None) is None
-    True
-    """
-    pat = _patterns.resolve(pattern)
-    if pat is None:
-        return None
-    return regex.compile(_unicode16.rewrite(pat))
-
-
-def pretokenize(text: str, pattern: Optional[str]) -> List[str]:
-    """Splits text into the chunks inside which merges happen.
-
-    ``pattern`` is a pattern name, a regex string, ``None`` (no splitting) or a
-    pattern already compiled by :func:`compile_pattern`.
-
-    >>> pretokenize("I'm lowest 토큰", "gpt2")
-    ['I', "'m", ' lowest', ' 토큰']
-    >>> pretokenize("ab cd", None)
-    ['ab cd']
-    """
-    compiled = pattern if hasattr(pattern, "findall") else compile_pattern(pattern)
-    if compiled is None:
-        return [text] if text else []
-    return [m for m in compiled.findall(text) if m]
-
-
-def split_special(text: str, special_tokens: Iterable[str]) -> List[str]:
-    """Cuts text at every occurrence of a special token, dropping the tokens.
-
-    >>> split_special("a<|e|>b", ["<|e|>"])
-    ['a', 'b']
-    """
-    specials = sorted(set(special_tokens), key=len, reverse=True)
-    if not specials:
-        return [text]
-    return regex.split("|".join(regex.escape(s) for s in specials), text)
-
-
 # ---------------------------------------------------------------- Training
+
+
+def train(
+    data: Union[str, Iterable[str]],
+    vocab_size: int,
+    pattern: Optional[str] = "o200k",
+    special_tokens: Sequence[str] = (),
+    *,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
+    """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
+
+    Args:
+        data: one text, or an iterable of texts (documents; no merge crosses
+            from one document into the next).
+        vocab_size: the target size, counting the 256 bytes and the special tokens.
+        pattern: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex, or None (each
+            document is one chunk).
+        special_tokens: their text is cut out before counting, so no merge can
+            produce it; they get the ids after the last merge, in the order given.
+        min_frequency: stop when the best pair occurs fewer times than this.
+        max_token_length: never make a token longer than this many bytes.
+
+    Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
+    corpus runs out of pairs (or of pairs seen ``min_frequency`` times).
+
+    >>> merges, vocab, sp = train("banana bandana", 259, pattern=None)
+    >>> [vocab[256 + k] for k in range(len(merges))]
+    [b'an', b'ban', b'ana']
+    """
+    texts = [data] if isinstance(data, str) else list(data)
+    specials = list(special_tokens)
+    if not all(isinstance(s, str) and s for s in specials) or len(set(specials)) != len(specials):
+        raise ValueError(f"special tokens must be distinct non-empty strings, got {special_tokens!r}")
+    num_merges = vocab_size - 256 - len(special_tokens)
+    if num_merges < 0:
+        raise ValueError(f"vocab_size {vocab_size} is below 256 + {len(special_tokens)} special tokens")
+    counts = count_chunks(texts, pattern, special_tokens)
+    merges = train_from_counts(counts, num_merges, min_frequency=min_frequency, max_token_length=max_token_length)
+    vocab = build_vocab(merges)
+    special_ids = {s: len(vocab) + i for i, s in enumerate(special_tokens)}
+    return merges, vocab, special_ids
 
 
 def count_chunks(
@@ -219,49 +232,6 @@ def train_from_counts(
             merged[key] = merged.get(key, 0) + n
         chunks = merged
     return merges
-
-
-def train(
-    data: Union[str, Iterable[str]],
-    vocab_size: int,
-    pattern: Optional[str] = "o200k",
-    special_tokens: Sequence[str] = (),
-    *,
-    min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
-) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
-    """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
-
-    Args:
-        data: one text, or an iterable of texts (documents; no merge crosses
-            from one document into the next).
-        vocab_size: the target size, counting the 256 bytes and the special tokens.
-        pattern: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex, or None (each
-            document is one chunk).
-        special_tokens: their text is cut out before counting, so no merge can
-            produce it; they get the ids after the last merge, in the order given.
-        min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: never make a token longer than this many bytes.
-
-    Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
-    corpus runs out of pairs (or of pairs seen ``min_frequency`` times).
-
-    >>> merges, vocab, sp = train("banana bandana", 259, pattern=None)
-    >>> [vocab[256 + k] for k in range(len(merges))]
-    [b'an', b'ban', b'ana']
-    """
-    texts = [data] if isinstance(data, str) else list(data)
-    specials = list(special_tokens)
-    if not all(isinstance(s, str) and s for s in specials) or len(set(specials)) != len(specials):
-        raise ValueError(f"special tokens must be distinct non-empty strings, got {special_tokens!r}")
-    num_merges = vocab_size - 256 - len(special_tokens)
-    if num_merges < 0:
-        raise ValueError(f"vocab_size {vocab_size} is below 256 + {len(special_tokens)} special tokens")
-    counts = count_chunks(texts, pattern, special_tokens)
-    merges = train_from_counts(counts, num_merges, min_frequency=min_frequency, max_token_length=max_token_length)
-    vocab = build_vocab(merges)
-    special_ids = {s: len(vocab) + i for i, s in enumerate(special_tokens)}
-    return merges, vocab, special_ids
 
 
 def build_vocab(merges: Sequence[Pair]) -> Dict[int, bytes]:
@@ -443,3 +413,74 @@ def char_decode(ids: Iterable[int], vocab: Sequence[str]) -> str:
     'aaa\\ufffd'
     """
     return "".join(vocab[i] for i in ids)
+
+
+# ---------------------------------------------------------------- Plumbing: pre-tokenization
+
+
+def split_special(text: str, special_tokens: Iterable[str]) -> List[str]:
+    """Cuts text at every occurrence of a special token, dropping the tokens.
+
+    >>> split_special("a<|e|>b", ["<|e|>"])
+    ['a', 'b']
+    """
+    specials = sorted(set(special_tokens), key=len, reverse=True)
+    if not specials:
+        return [text]
+    return regex.split("|".join(regex.escape(s) for s in specials), text)
+
+
+def pretokenize(text: str, pattern: Optional[str]) -> List[str]:
+    """Splits text into the chunks inside which merges happen.
+
+    ``pattern`` is a pattern name, a regex string, ``None`` (no splitting) or a
+    pattern already compiled by :func:`compile_pattern`.
+
+    >>> pretokenize("I'm lowest 토큰", "gpt2")
+    ['I', "'m", ' lowest', ' 토큰']
+    >>> pretokenize("ab cd", None)
+    ['ab cd']
+    """
+    compiled = pattern if hasattr(pattern, "findall") else compile_pattern(pattern)
+    if compiled is None:
+        return [text] if text else []
+    return [m for m in compiled.findall(text) if m]
+
+
+# The Python ``regex`` module and tiktoken's engine (Rust ``fancy-regex`` on
+# ``regex-syntax`` 0.8) read the same pattern differently in two ways, and
+# :func:`compile_pattern` undoes both, for the named patterns and custom ones, so
+# that this reference splits exactly as the core and tiktoken do:
+#
+# * ``$``: in Python it also matches before a final newline; in Rust only at the
+#   very end of the text. It is written ``\Z`` here.
+# * Unicode version: ``regex`` follows the newest Unicode, the core and tiktoken
+#   0.14 have Unicode 16.0. Every ``\p{..}``, ``\s``, ``\d``, ``\w`` and
+#   bracketed class becomes explicit Unicode 16.0 code-point ranges, and ``(?i)``
+#   uses Unicode 16.0 simple case folding, both from ``data/unicode16.json``, a
+#   table generated from the core's own ``regex-syntax`` (see
+#   ``bytepair._unicode16``); so no ``regex`` release changes how this splits.
+#   tests/reference/test_unicode16.py checks every class on all code points.
+
+
+def compile_pattern(pattern: Optional[str]):
+    """Compiles a pattern (name or regex) for :func:`pretokenize`, with the core's
+    semantics: ``$`` only at the end of the text, Unicode 16.0 character classes
+    and case folding (see the note above).
+
+    >>> compile_pattern("gpt2").findall("hi  there\\n")
+    ['hi', ' ', ' there', '\\n']
+    >>> compile_pattern(None) is None
+    True
+    """
+    pat = _patterns.resolve(pattern)
+    if pat is None:
+        return None
+    return regex.compile(_unicode16.rewrite(pat))
+
+
+# ---------------------------------------------------------------- Plumbing: GPT-2's byte table
+#
+# :func:`bytes_to_unicode` (defined in :mod:`bytepair.byte_table`, re-exported
+# here) maps each byte to a printable character; the file formats use it to
+# write token bytes as strings. It plays no part in training or encoding.
