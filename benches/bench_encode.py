@@ -171,19 +171,9 @@ def hostile(kind: str, n: int, seed: int = 0) -> str:
 
 def tiktoken_offline(name: str):
     """A tiktoken Encoding built from bytepair's bundled rank file (no network)."""
-    import tiktoken
-
-    import bytepair
     from bytepair import registry
 
-    enc = bytepair.get_encoding(name)
-    ranks = {}
-    for line in registry.read_bundled_ranks(name).splitlines():
-        if line:
-            tok, rank = line.split()
-            ranks[base64.b64decode(tok)] = int(rank)
-    return tiktoken.Encoding(name=f"{name}-offline", pat_str=enc.pattern, mergeable_ranks=ranks,
-                             special_tokens=enc.special_tokens)
+    return registry.tiktoken_encoding(name)
 
 
 def hf_from_ranks(name: str):

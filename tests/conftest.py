@@ -3,7 +3,6 @@ encodings built from the rank files bundled in bytepair (no network)."""
 
 from __future__ import annotations
 
-import base64
 import os
 from pathlib import Path
 
@@ -25,28 +24,13 @@ def corpora() -> dict:
     return {name: corpus(name) for name in CORPORA}
 
 
-_tt_cache: dict = {}
-
-
 def tiktoken_encoding(name: str):
-    """A real ``tiktoken.Encoding`` built offline from bytepair's bundled rank file."""
-    if name not in _tt_cache:
-        tiktoken = pytest.importorskip("tiktoken")
-        from bytepair import get_encoding, registry
+    """A real ``tiktoken.Encoding`` built offline from bytepair's bundled rank file
+    (skips the test when tiktoken is not installed)."""
+    pytest.importorskip("tiktoken")
+    from bytepair import registry
 
-        ours = get_encoding(name)
-        ranks = {}
-        for line in registry.read_bundled_ranks(name).splitlines():
-            if line:
-                tok, rank = line.split()
-                ranks[base64.b64decode(tok)] = int(rank)
-        _tt_cache[name] = tiktoken.Encoding(
-            name=f"{name}-offline",
-            pat_str=ours.pattern,
-            mergeable_ranks=ranks,
-            special_tokens=ours.special_tokens,
-        )
-    return _tt_cache[name]
+    return registry.tiktoken_encoding(name)
 
 
 def no_panic(fn, *args, **kwargs):

@@ -13,7 +13,7 @@ import gzip
 import hashlib
 import threading
 from importlib import resources
-from typing import Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 from . import _core, patterns
 from .errors import FormatError, UnknownEncodingError
@@ -84,6 +84,7 @@ _MODEL_PREFIXES = [
 ]
 
 _cache: Dict[str, Tokenizer] = {}
+_tiktoken_cache: Dict[str, Any] = {}
 _lock = threading.Lock()
 
 
@@ -176,6 +177,29 @@ def get_encoding(name: str) -> Tokenizer:
             tok = load_bundled(name, read_bundled_ranks(name))
             _cache[name] = tok
         return tok
+
+
+def tiktoken_encoding(name: str) -> Any:
+    """A real ``tiktoken.Encoding`` for a bundled encoding, built offline from
+    bytepair's own (hash-checked) rank file: no download, no tiktoken cache. The
+    reference that tests, benchmarks and ``bytepair bench`` compare against.
+
+    Raises ImportError when tiktoken is not installed (``pip install tiktoken``).
+    """
+    import tiktoken
+
+    spec = _spec(name)
+    with _lock:
+        enc = _tiktoken_cache.get(name)
+        if enc is None:
+            from .formats.tiktoken_ranks import parse_ranks
+
+            tokens = parse_ranks(read_bundled_ranks(name), path=f"bytepair/data/{spec.file}")
+            enc = tiktoken.Encoding(name=f"{name}-offline", pat_str=spec.pattern,
+                                    mergeable_ranks={t: i for i, t in enumerate(tokens)},
+                                    special_tokens=dict(spec.specials))
+            _tiktoken_cache[name] = enc
+        return enc
 
 
 def encoding_name_for_model(model: str) -> str:

@@ -7,13 +7,12 @@ import time
 from typing import Any, Callable
 
 from .. import __version__
+from ..registry import get_encoding, tiktoken_encoding
 from ..render import format_table
 from .common import BUNDLED, DEFAULT_ENCODING, add_command, emit, emit_json, read_texts, sample_path
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..registry import get_encoding
-
     name = args.encoding
     if args.files:
         texts = read_texts(args)
@@ -25,11 +24,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     n_bytes = len(text.encode("utf-8"))
     ours = get_encoding(name)
     engines: list[tuple[str, Callable[[str], list[int]]]] = [(f"bytepair {__version__}", ours.encode_ordinary)]
-    tt = _tiktoken_encoding(name, ours)
-    if tt is not None:
+    try:
         import tiktoken
-
-        engines.append((f"tiktoken {tiktoken.__version__}", tt.encode_ordinary))
+    except ImportError:
+        pass
+    else:
+        engines.append((f"tiktoken {tiktoken.__version__}", tiktoken_encoding(name).encode_ordinary))
     rows: list[dict[str, Any]] = []
     reference_ids: list[int] | None = None
     for label_e, fn in engines:
@@ -49,33 +49,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     emit(f"encode_ordinary on {label} ({n_bytes:,} bytes) with {name}, best of {args.repeat}")
     emit(format_table(["engine", "MB/s", "tokens", "same ids"],
-                       [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]
-                        for r in rows]))
+                      [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]
+                       for r in rows]))
     if len(rows) > 1:
         emit(f"bytepair is {rows[0]['mb_per_s'] / rows[1]['mb_per_s']:.2f}x tiktoken's speed"
-              " (one run on a shared machine: expect noise)")
+             " (one run on a shared machine: expect noise)")
     else:
         emit("tiktoken is not installed: nothing to compare with (pip install tiktoken)")
     return 0
-
-
-def _tiktoken_encoding(name: str, ours: Any) -> Any:
-    """A tiktoken Encoding built offline from bytepair's bundled rank file, or None."""
-    try:
-        import tiktoken
-    except ImportError:
-        return None
-    import base64
-
-    from ..registry import read_bundled_ranks
-
-    ranks = {}
-    for line in read_bundled_ranks(name).splitlines():
-        if line:
-            tok, rank = line.split()
-            ranks[base64.b64decode(tok)] = int(rank)
-    return tiktoken.Encoding(name=f"{name}-offline", pat_str=ours.pattern, mergeable_ranks=ranks,
-                             special_tokens=ours.special_tokens)
 
 
 def add_parsers(subparsers: Any) -> None:
