@@ -29,13 +29,13 @@ import sys
 
 from .. import __version__
 from ..errors import BytepairError
-from . import analysis, bench, convert, dataset, encode, train, vocab
+from . import analysis, bench, convert, dataset, encode, serve, train, vocab
 from .common import UsageError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
-COMMAND_MODULES = (train, encode, analysis, vocab, convert, bench, dataset)
+COMMAND_MODULES = (train, encode, analysis, vocab, convert, bench, dataset, serve)
 
 _EPILOG = """\
 examples:

@@ -1,0 +1,115 @@
+"""``bytepair serve``: a local web page to look at tokens, step through training
+and compare tokenizers, served offline (needs the ``serve`` extra:
+``pip install 'bytepair[serve]'``, i.e. starlette and uvicorn).
+
+>>> from bytepair import get_encoding
+>>> from bytepair.serve import make_app
+>>> app = make_app({"gpt2": get_encoding("gpt2")})
+>>> sorted(r.path for r in app.routes)[:3]
+['/', '/api/compare', '/api/encode']
+
+:func:`serve` runs it until interrupted; :class:`Server` runs it in a thread
+(tests, notebooks) on a port of its own.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from .app import LIMITS, PATTERNS, ApiError, make_app
+
+
+class PortInUseError(OSError):
+    """The port asked for is taken (one line naming it)."""
+
+
+def bind(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: any free port). A taken port
+    raises :class:`PortInUseError` naming it."""
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+        raise ValueError(f"port must be 0..65535, got {port!r}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise OSError(f"cannot listen on {host!r}: {e.strerror}") from None
+    family, _, _, _, addr = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise PortInUseError(f"port {port} on {host} is in use; stop what is using it or pick another "
+                                 f"with --port") from None
+        raise OSError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    return sock
+
+
+def url_of(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else host
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def _uvicorn_server(app: Any) -> Any:
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    return uvicorn.Server(config)
+
+
+class Server:
+    """The app running in a background thread (``with Server(toks) as s: s.url``)."""
+
+    def __init__(self, tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 0) -> None:
+        self.sock = bind(host, port)
+        self.url = url_of(self.sock, host)
+        self._server = _uvicorn_server(make_app(tokenizers, host=host))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    def start(self) -> Server:
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the server thread stopped while starting")
+            self._thread.join(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+        self.sock.close()
+
+    def __enter__(self) -> Server:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
+          announce: Any = print) -> None:
+    """Serves the page until interrupted (Ctrl-C)."""
+    sock = bind(host, port)
+    url = url_of(sock, host)
+    server = _uvicorn_server(make_app(tokenizers, host=host))
+    announce(f"bytepair serve: {url}  ({', '.join(tokenizers)}; Ctrl-C stops)")
+    if open_browser:
+        import webbrowser
+
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+__all__ = ["LIMITS", "PATTERNS", "ApiError", "PortInUseError", "Server", "bind", "make_app", "serve"]

@@ -1,0 +1,350 @@
+"""The web app of ``bytepair serve``: the page's assets and its JSON endpoints.
+
+Endpoints (all answer JSON; errors are ``{"error": message}`` with a 4xx status,
+never a traceback):
+
+* ``GET /api/info``: the loaded tokenizers, training patterns and request limits;
+* ``POST /api/encode`` ``{"text", "tokenizers": [names]}``: every token of the
+  text per tokenizer (id, bytes, whether it is a whole UTF-8 sequence);
+* ``POST /api/trace`` ``{"text", "merges", "pattern"}``: :func:`bytepair.inspect.trace`
+  with, for short texts, the step at which each cut between two bytes disappears;
+* ``POST /api/train`` (same body): the trained tokenizer as a bytepair file;
+* ``POST /api/compare`` ``{"texts": [{"label", "text"}], "tokenizers": [names]}``:
+  :func:`bytepair.inspect.compare`.
+
+The page is three files shipped in ``bytepair/serve/static`` and read once at
+start; no other file is ever served, and tokenizers are the ones given at start.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..inspect import TRACE_TOKENS_LIMIT, compare, pieces, trace
+
+#: Request limits (bytes of UTF-8 text unless said otherwise).
+LIMITS: dict[str, int] = {
+    "body": 4 * 1024 * 1024,  # any request body
+    "encode_text": 256 * 1024,
+    "tokenizers": 8,  # per request
+    "trace_text": 256 * 1024,
+    "trace_view": TRACE_TOKENS_LIMIT,  # texts up to this size show the text after every merge
+    "merges": 2000,
+    "compare_texts": 16,
+    "compare_text": 64 * 1024,
+}
+
+#: Pre-tokenization patterns the Train tab offers (named ones only: no user regex).
+PATTERNS = ("none", "gpt2", "cl100k", "o200k")
+
+ASSETS = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8",
+          "index.html": "text/html; charset=utf-8"}
+
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class ApiError(Exception):
+    """A request the API refuses: answered with ``status`` and ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _load_assets() -> dict[str, bytes]:
+    folder = resources.files("bytepair.serve").joinpath("static")
+    return {name: folder.joinpath(name).read_bytes() for name in ASSETS}
+
+
+class _Headers:
+    """Adds the security headers to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                have = {k.lower() for k, _ in headers}
+                for k, v in _HEADERS.items():
+                    if k.lower().encode() not in have:
+                        headers.append((k.lower().encode(), v.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+# ---------------------------------------------------------------- request helpers
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    limit = LIMITS["body"]
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"request body is {int(declared):,} bytes; the limit is {limit:,}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"request body is over the limit of {limit:,} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ApiError(400, f"request body is not UTF-8 (invalid byte at offset {e.start})") from None
+    except ValueError as e:
+        raise ApiError(400, f"request body is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"request body must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _text(data: Mapping[str, Any], key: str, limit: int, *, allow_empty: bool = True) -> str:
+    v = data.get(key)
+    if not isinstance(v, str):
+        raise ApiError(422, f"'{key}' must be a string" + ("" if key in data else " (it is missing)"))
+    # lone surrogates (JSON allows "\ud800") become U+FFFD, as the tokenizers treat them
+    v = v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    n = len(v.encode("utf-8"))
+    if n > limit:
+        raise ApiError(413, f"'{key}' is {n:,} bytes; the limit is {limit:,}")
+    if not allow_empty and not v:
+        raise ApiError(422, f"'{key}' is empty")
+    return v
+
+
+def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
+    v = data.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ApiError(422, f"'{key}' must be a whole number")
+    if not lo <= v <= hi:
+        raise ApiError(422, f"'{key}' must be between {lo} and {hi}, got {v}")
+    return v
+
+
+class App:
+    """The endpoints over a fixed set of tokenizers (name -> Tokenizer)."""
+
+    def __init__(self, tokenizers: Mapping[str, Any]) -> None:
+        if not tokenizers:
+            raise ValueError("bytepair serve needs at least one tokenizer")
+        self.tokenizers = dict(tokenizers)
+        self.assets = _load_assets()
+
+    def _tokenizer_names(self, data: Mapping[str, Any]) -> list[str]:
+        names = data.get("tokenizers")
+        if names is None:
+            return list(self.tokenizers)[:LIMITS["tokenizers"]]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ApiError(422, "'tokenizers' must be a list of tokenizer names")
+        if len(names) > LIMITS["tokenizers"]:
+            raise ApiError(413, f"at most {LIMITS['tokenizers']} tokenizers per request, got {len(names)}")
+        for n in names:
+            if n not in self.tokenizers:
+                raise ApiError(404, f"unknown tokenizer {n!r}; this server has: {', '.join(self.tokenizers)}")
+        return list(dict.fromkeys(names))
+
+    # -- pages
+
+    async def index(self, request: Request) -> Response:
+        return Response(self.assets["index.html"], media_type=ASSETS["index.html"])
+
+    async def asset(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in self.assets or name == "index.html":
+            raise HTTPException(404)
+        return Response(self.assets[name], media_type=ASSETS[name])
+
+    # -- api
+
+    async def info(self, request: Request) -> Response:
+        from .. import patterns
+
+        toks = [{"name": name, "n_vocab": t.n_vocab,
+                 "pattern": patterns.name_of(t.pattern) or ("none" if t.pattern is None else "custom")}
+                for name, t in self.tokenizers.items()]
+        return JSONResponse({"version": __version__, "tokenizers": toks, "patterns": list(PATTERNS),
+                             "limits": LIMITS})
+
+    async def encode(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        data = await _json_body(request)
+        text = _text(data, "text", LIMITS["encode_text"])
+        names = self._tokenizer_names(data)
+        return JSONResponse(await run_in_threadpool(self._encode, text, names))
+
+    def _encode(self, text: str, names: list[str]) -> dict[str, Any]:
+        n_bytes, n_chars = len(text.encode("utf-8")), len(text)
+        results = []
+        for name in names:
+            p = pieces(self.tokenizers[name], text)
+            toks = [{"id": x.id, "hex": x.bytes.hex(), "complete": x.complete} for x in p.pieces]
+            count = len(toks)
+            results.append({"tokenizer": name, "count": count, "partial": sum(not t["complete"] for t in toks),
+                            "bytes_per_token": n_bytes / count if count else 0.0,
+                            "chars_per_token": n_chars / count if count else 0.0, "tokens": toks})
+        return {"bytes": n_bytes, "chars": n_chars, "results": results}
+
+    def _trace_args(self, data: Mapping[str, Any]) -> tuple[str, int, str | None]:
+        text = _text(data, "text", LIMITS["trace_text"], allow_empty=False)
+        merges = _int(data, "merges", 1, LIMITS["merges"])
+        pattern = data.get("pattern", "none")
+        if pattern not in PATTERNS:
+            raise ApiError(422, f"'pattern' must be one of {', '.join(PATTERNS)}, got {pattern!r}")
+        return text, merges, None if pattern == "none" else pattern
+
+    async def trace(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        text, merges, pattern = self._trace_args(await _json_body(request))
+        return JSONResponse(await run_in_threadpool(self._trace, text, merges, pattern))
+
+    def _trace(self, text: str, merges: int, pattern: str | None) -> dict[str, Any]:
+        t = trace(text, merges, pattern=pattern)
+        out = t.to_dict()
+        out["pattern"] = pattern or "none"
+        for s in out["steps"]:
+            s.pop("tokens", None)  # the cuts below say the same in a few bytes per merge
+        out.pop("start_tokens", None)
+        removed: list[int | None] | None = None
+        if t.start_tokens is not None:
+            n = t.num_bytes
+            alive = _cuts(t.start_tokens)
+            removed = [None] * max(0, n - 1)
+            for s in t.steps:
+                now = _cuts(s.tokens or [])
+                for c in alive - now:
+                    removed[c - 1] = s.merge
+                alive = now
+        out["removed"] = removed
+        out["view_limit"] = LIMITS["trace_view"]
+        return out
+
+    async def train(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        text, merges, pattern = self._trace_args(await _json_body(request))
+
+        def work() -> bytes:
+            from ..formats.native import to_dict
+            from ..train import train
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # fewer merges than asked: the trace shows it
+                tok = train(text, 256 + merges, pattern=pattern, name="trained in bytepair serve", progress=False)
+            return (json.dumps(to_dict(tok), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+        body = await run_in_threadpool(work)
+        return Response(body, media_type="application/json",
+                        headers={"Content-Disposition": 'attachment; filename="tokenizer.bytepair.json"'})
+
+    async def compare(self, request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        data = await _json_body(request)
+        items = data.get("texts")
+        if not isinstance(items, list) or not items:
+            raise ApiError(422, "'texts' must be a non-empty list of {\"label\", \"text\"} objects")
+        if len(items) > LIMITS["compare_texts"]:
+            raise ApiError(413, f"at most {LIMITS['compare_texts']} texts, got {len(items)}")
+        texts: dict[str, str] = {}
+        for k, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ApiError(422, f"texts[{k}] must be an object with 'label' and 'text'")
+            label = item.get("label") or f"text {k + 1}"
+            if not isinstance(label, str) or len(label) > 100:
+                raise ApiError(422, f"texts[{k}].label must be a string of at most 100 characters")
+            text = _text(item, "text", LIMITS["compare_text"], allow_empty=False)
+            while label in texts:
+                label += "'"
+            texts[label] = text
+        names = self._tokenizer_names(data)
+        result = await run_in_threadpool(compare, texts, {n: self.tokenizers[n] for n in names})
+        return JSONResponse(result.to_dict())
+
+
+def _cuts(tokens: list[bytes]) -> set[int]:
+    out, pos = set(), 0
+    for t in tokens[:-1]:
+        pos += len(t)
+        out.add(pos)
+    return out
+
+
+def _error_response(request: Request, status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return _error_response(request, exc.status, exc.message)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    msg = {404: f"not found: {request.url.path}", 405: f"method {request.method} not allowed here"}.get(
+        exc.status_code, exc.detail)
+    return _error_response(request, exc.status_code, msg)
+
+
+async def _value_error(request: Request, exc: Exception) -> Response:
+    # bytepair's own input checks (e.g. a corpus with nothing to merge): the message names the problem
+    return _error_response(request, 400, " ".join(str(exc).split()) or type(exc).__name__)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return _error_response(request, 500, f"internal error ({type(exc).__name__}); see the server's log")
+
+
+def make_app(tokenizers: Mapping[str, Any], *, host: str = "127.0.0.1") -> Starlette:
+    """The ASGI app over ``tokenizers`` (name -> Tokenizer). Requests must name
+    the host the server binds (or localhost) unless it binds every interface."""
+    app = App(tokenizers)
+    routes = [
+        Route("/", app.index),
+        Route("/assets/{name}", app.asset),
+        Route("/api/info", app.info),
+        Route("/api/encode", app.encode, methods=["POST"]),
+        Route("/api/trace", app.trace, methods=["POST"]),
+        Route("/api/train", app.train, methods=["POST"]),
+        Route("/api/compare", app.compare, methods=["POST"]),
+    ]
+    any_host = host in ("0.0.0.0", "::", "")
+    allowed = ["*"] if any_host else list(dict.fromkeys(["127.0.0.1", "localhost", "::1", "[::1]", host]))
+    middleware = [Middleware(_Headers), Middleware(TrustedHostMiddleware, allowed_hosts=allowed)]
+    handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, ValueError: _value_error,
+                                Exception: _internal_error}
+    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+
+
+__all__ = ["LIMITS", "PATTERNS", "ApiError", "make_app"]
