@@ -110,13 +110,10 @@ def _encode(tok: Any, text: str) -> list[int]:
 
 
 def count_tokens(tok: Any, text: str) -> int:
-    """How many tokens ``tok`` makes of ``text`` (special-token text counted as plain text)."""
-    counter = getattr(tok, "count", None)
-    if isinstance(tok, Tokenizer) and callable(counter):
-        try:
-            return int(counter(text))
-        except TypeError:  # an older signature: fall back to encoding
-            pass
+    """How many tokens ``tok`` makes of ``text``: :meth:`Tokenizer.count` (which,
+    like ``encode``, refuses special-token text) or the length of the ids."""
+    if isinstance(tok, Tokenizer):
+        return tok.count(text)
     return len(_encode(tok, text))
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import bytepair
 from bytepair import cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,8 +60,6 @@ def checkout(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("code, expected", _python_cases())
 def test_python_block(code, expected, checkout):
-    if "CharTokenizer" in code and not hasattr(bytepair, "CharTokenizer"):
-        pytest.skip("bytepair.CharTokenizer is not in this build yet")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})  # noqa: S102 - our README
@@ -86,8 +83,6 @@ def test_console_block(block, checkout):
     for command, expected in _commands(block):
         argv = shlex.split(command)
         assert argv[0] == "bytepair", f"walkthrough commands are bytepair commands: {command}"
-        if argv[1] == "convert" and getattr(bytepair, "convert", None) is None:
-            continue  # the formats module is not in this build yet
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(argv[1:])

@@ -169,27 +169,21 @@ def test_native_format_is_versioned_and_readable(tmp_path):
 # ---------------------------------------------------------------- character-level
 
 
-def _char_cls():
-    return getattr(bytepair, "CharTokenizer", None) or pytest.importorskip("bytepair.char").CharTokenizer
-
-
 def test_char_tokenizer_file_round_trip(tmp_path):
-    CharTokenizer = _char_cls()
-    tok = CharTokenizer.train("low lower lowest", 4)
+    tok = bytepair.CharTokenizer.train("low lower lowest", 4)
     tok.save(tmp_path / "tokenizer.json")
     d = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
     assert set(d) == {"vocab", "merges"} and d["vocab"][0] == "\ufffd"
     assert detect(tmp_path / "tokenizer.json") == "char"
     back = bytepair.load(tmp_path / "tokenizer.json")
-    assert isinstance(back, CharTokenizer) and back == tok
+    assert isinstance(back, bytepair.CharTokenizer) and back == tok
     assert back.encode("lowest") == tok.encode("lowest")
     # SEEDS-SPEC A: 'low lower lowest' with 4 merges ends as 6 tokens
     assert len(back.encode("low lower lowest")) == 6
 
 
 def test_char_tokenizer_cannot_become_byte_level(tmp_path):
-    CharTokenizer = _char_cls()
-    CharTokenizer.train("abab", 1).save(tmp_path / "tokenizer.json")
+    bytepair.CharTokenizer.train("abab", 1).save(tmp_path / "tokenizer.json")
     with pytest.raises(UnsupportedComponentError, match="character-level"):
         bytepair.convert(tmp_path / "tokenizer.json", tmp_path / "out.json", to="hf")
     assert not (tmp_path / "out.json").exists()

@@ -247,10 +247,7 @@ def test_evaluate_accepts_files(tmp_path, corpora):
 
 
 def test_char_tokenizer_unknowns_are_counted():
-    CharTokenizer = getattr(bytepair, "CharTokenizer", None)
-    if CharTokenizer is None:
-        pytest.skip("bytepair.CharTokenizer is not in this build yet")
-    tok = CharTokenizer.train("the cat sat on the mat\n", 4)
+    tok = bytepair.CharTokenizer.train("the cat sat on the mat\n", 4)
     e = bi.evaluate(tok, "Cat 안녕 😀")
     assert e.unknown == 4  # C, 안, 녕, 😀 are not in the training text
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import random
 import select
-import sys
 import threading
 import time
 import warnings
@@ -82,13 +81,6 @@ def test_threads_and_batch_match_sequential(name):
     assert not mismatches, f"seed={seed}: (thread, iteration, text) {mismatches[:5]}"
     # a whole batch at once, too
     assert enc.encode_batch(texts, disallowed_special=()) == expected
-
-
-def test_free_threaded_build_is_reported():
-    """Records whether this interpreter runs without the GIL (the thread test
-    above then exercises true parallel Python threads)."""
-    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
-    assert gil in (True, False)
 
 
 def _run_in_fork(fn, timeout: float = 20.0):

@@ -149,25 +149,25 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     pc = add_command(subparsers, "pieces", cmd_pieces, "show every token: id, bytes, text, complete UTF-8 or not",
-             "Show the input cut into tokens: boundaries, then one row per token (id, bytes in hex, text, "
-             "whether it is a whole UTF-8 sequence). --html writes a self-contained page.")
+                     "Show the input cut into tokens: boundaries, then one row per token (id, bytes in hex, text, "
+                     "whether it is a whole UTF-8 sequence). --html writes a self-contained page.")
     add_tokenizer_options(pc)
     add_input_options(pc, what="text to cut into tokens")
     pc.add_argument("--html", metavar="OUT.html", help="write a page that colours token boundaries")
     pc.add_argument("--allow-special", action="store_true", help="special-token text becomes its special id")
 
     tr = add_command(subparsers, "trace", cmd_trace, "train a few merges on a text and show every step",
-             "Train on the input and show each merge: the pair, how often it occurred, and the text's tokens "
-             "after it.")
+                     "Train on the input and show each merge: the pair, how often it occurred, and the text's tokens "
+                     "after it.")
     add_input_options(tr, what="training text")
     tr.add_argument("--merges", type=int, default=10, help="number of merges (default 10)")
     tr.add_argument("--pattern", default="none",
                     help="pre-tokenization: none (default: merges may cross spaces) | gpt2 | cl100k | o200k | regex")
 
     sw = add_command(subparsers, "sweep", cmd_sweep, "token count against vocab size (truncating one merge list)",
-             "Count the tokens of a text at several vocab sizes of one merge list. Without -e/-t the input is "
-             "trained once to the largest size and truncated; with -e/-t that tokenizer is truncated and the "
-             "input is the text to count.")
+                     "Count the tokens of a text at several vocab sizes of one merge list. Without -e/-t the input is "
+                     "trained once to the largest size and truncated; with -e/-t that tokenizer is truncated and the "
+                     "input is the text to count.")
     add_tokenizer_options(sw)
     add_input_options(sw, what="training text (or, with -e/-t, the text to count)")
     sw.add_argument("--sizes", metavar="N,N,...", help="vocab sizes")
@@ -177,21 +177,21 @@ def add_parsers(subparsers: Any) -> None:
     sw.add_argument("--plot", metavar="OUT.png", help="draw tokens and vocab size against merges (needs matplotlib)")
 
     rk = add_command(subparsers, "ranks", cmd_ranks, "the merge at which words became one token",
-             "For each word, the merge number and id that made it a single token, or its pieces if it never "
-             "became one. Mind leading spaces: ' the' and 'the' are different tokens.")
+                     "For each word, the merge number and id that made it a single token, or its pieces if it never "
+                     "became one. Mind leading spaces: ' the' and 'the' are different tokens.")
     add_tokenizer_options(rk)
     rk.add_argument("words", nargs="*", metavar="WORD")
 
     cp = add_command(subparsers, "compare", cmd_compare, "tokens per text and tokenizer (e.g. languages, generations)",
-             "Tokens, bytes per token and characters per token of each input under each tokenizer, and the "
-             "ratio to the first input (Korean vs English on parallel texts, say). Default tokenizers: the "
-             "three bundled encodings.")
+                     "Tokens, bytes per token and characters per token of each input under each tokenizer, and the "
+                     "ratio to the first input (Korean vs English on parallel texts, say). Default tokenizers: the "
+                     "three bundled encodings.")
     add_tokenizer_options(cp, many=True, default=", ".join(BUNDLED))
     add_input_options(cp, what="texts to compare, one per file", texts=True)
     cp.add_argument("--plot", metavar="OUT.png", help="draw bytes per token as bars (needs matplotlib)")
 
     ev = add_command(subparsers, "evaluate", cmd_evaluate, "bytes per token and byte-fallback share on held-out text",
-             "Evaluate tokenizers on held-out text: bytes and characters per token, the share of tokens that "
-             "are pieces of a character (byte fallback) and of unknown tokens.")
+                     "Evaluate tokenizers on held-out text: bytes and characters per token, the share of tokens that "
+                     "are pieces of a character (byte fallback) and of unknown tokens.")
     add_tokenizer_options(ev, many=True)
     add_input_options(ev, what="held-out text")

@@ -49,11 +49,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     emit(f"encode_ordinary on {label} ({n_bytes:,} bytes) with {name}, best of {args.repeat}")
     emit(format_table(["engine", "MB/s", "tokens", "same ids"],
-                      [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]
-                       for r in rows]))
+                     [[r["engine"], r["mb_per_s"], r["tokens"], "-" if r["same_ids"] is None else r["same_ids"]]
+                      for r in rows]))
     if len(rows) > 1:
         emit(f"bytepair is {rows[0]['mb_per_s'] / rows[1]['mb_per_s']:.2f}x tiktoken's speed"
-             " (one run on a shared machine: expect noise)")
+            " (one run on a shared machine: expect noise)")
     else:
         emit("tiktoken is not installed: nothing to compare with (pip install tiktoken)")
     return 0
@@ -61,8 +61,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     b = add_command(subparsers, "bench", cmd_bench, "quick speed check of bytepair against tiktoken",
-            "Encode a text with bytepair and (if installed) tiktoken in this process and print MB/s. For real "
-            "benchmarks see benches/.")
+                    "Encode a text with bytepair and (if installed) tiktoken in this process and print MB/s. For real "
+                    "benchmarks see benches/.")
     b.add_argument("-e", "--encoding", default=DEFAULT_ENCODING, choices=list(BUNDLED))
     b.add_argument("files", nargs="*", metavar="FILE", help="text to encode (default: the bundled sample)")
     b.add_argument("--repeat", type=int, default=3, help="runs per engine; the best counts (default 3)")

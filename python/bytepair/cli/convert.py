@@ -7,20 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..conversion import convert
 from .common import UsageError, add_command, decode_input, emit
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    try:
-        import bytepair
-
-        convert = getattr(bytepair, "convert", None)
-        if convert is not None and not callable(convert):  # the module, not the function
-            convert = getattr(convert, "convert", None)
-    except ImportError:  # pragma: no cover
-        convert = None
-    if convert is None:
-        raise UsageError("conversion is not available in this build of bytepair (bytepair.convert is missing)")
     kw: dict = {}
     if args.check_text:
         kw["check_text"] = str(decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
@@ -42,15 +33,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
             specials[tok] = int(num)
         kw["special_tokens"] = specials
     report = convert(args.source, args.destination, to=args.to, **kw)
-    summary = getattr(report, "summary", None)
-    emit(summary() if callable(summary) else f"wrote {args.destination}")
+    emit(report.summary())
     return 0
 
 
 def add_parsers(subparsers: Any) -> None:
     cv = add_command(subparsers, "convert", cmd_convert, "convert a tokenizer file to another format (verified)",
-             "Write a tokenizer (file or bundled encoding name) in another format, re-load it and check that "
-             "it gives the same ids.", json_out=False)
+                     "Write a tokenizer (file or bundled encoding name) in another format, re-load it and check that "
+                     "it gives the same ids.", json_out=False)
     cv.add_argument("source", metavar="IN", help="a tokenizer file or a bundled encoding name")
     cv.add_argument("destination", metavar="OUT")
     cv.add_argument("--to", required=True, choices=["bytepair", "tiktoken", "hf", "gpt2"], help="output format")

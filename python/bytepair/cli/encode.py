@@ -198,7 +198,7 @@ def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> in
     alone = [tok.decode_single_token_bytes(i) for i in ids]
     if args.json:
         emit_json({"steps": [{"id": i, "hex": b.hex(), "alone": b.decode("utf-8", "replace"), "emitted": s}
-                              for i, b, s in zip(ids, alone, steps)], "flush": tail, "text": "".join(steps) + tail})
+                             for i, b, s in zip(ids, alone, steps)], "flush": tail, "text": "".join(steps) + tail})
         return 0
     rows = [[Plain(i), b.hex(" "), repr(b.decode("utf-8", "replace")), repr(s)] for i, b, s in zip(ids, alone, steps)]
     emit(format_table(["id", "bytes", "decoded alone", "stream emits"], rows, align="rlll"))
@@ -226,15 +226,15 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     e = add_command(subparsers, "encode", cmd_encode, "text to token ids",
-            "Encode text to token ids, printed space-separated (one line per input). Special-token text is "
-            "plain text unless --allow-special is given.")
+                    "Encode text to token ids, printed space-separated (one line per input). Special-token text is "
+                    "plain text unless --allow-special is given.")
     add_tokenizer_options(e)
     add_input_options(e, what="text to encode")
     e.add_argument("--bytes", action="store_true", help="accept binary (non-UTF-8) input and encode its raw bytes")
     e.add_argument("--allow-special", action="store_true", help="special-token text becomes its special id")
 
     d = add_command(subparsers, "decode", cmd_decode, "token ids to text",
-            "Decode token ids (arguments, or whitespace/comma-separated or a JSON list on stdin).")
+                    "Decode token ids (arguments, or whitespace/comma-separated or a JSON list on stdin).")
     add_tokenizer_options(d)
     d.add_argument("ids", nargs="*", metavar="ID", help="token ids")
     d.add_argument("--stream", action="store_true",
@@ -242,6 +242,6 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("--bytes", action="store_true", help="write the raw bytes instead of text")
 
     c = add_command(subparsers, "count", cmd_count, "count tokens of text",
-            "Count the tokens of the input under one or more tokenizers (no ids are kept).")
+                    "Count the tokens of the input under one or more tokenizers (no ids are kept).")
     add_tokenizer_options(c, many=True)
     add_input_options(c, what="text to count")

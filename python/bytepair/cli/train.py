@@ -5,29 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .common import Busy, UsageError, add_command, emit, emit_json, sample_path
-
-
-def _train_kwargs(train_fn: Callable[..., Any], args: argparse.Namespace) -> dict:
-    """Options only some versions of ``bytepair.train`` accept (progress, threads)."""
-    import inspect as _pyinspect
-
-    params = _pyinspect.signature(train_fn).parameters
-    kw: dict = {}
-    if "progress" in params and (args.quiet or args.json):
-        kw["progress"] = False
-    if "num_threads" in params and getattr(args, "threads", None):
-        kw["num_threads"] = args.threads
-    return kw
-
-
-def _reports_progress(train_fn: Callable[..., Any]) -> bool:
-    """True when ``train`` draws its own progress bar (it takes ``progress=``)."""
-    import inspect as _pyinspect
-
-    return "progress" in _pyinspect.signature(train_fn).parameters
+from .common import UsageError, add_command, emit, emit_json, sample_path
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -36,7 +16,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     specials = args.special or ["<|endoftext|>"]
     pattern = None if args.pattern == "none" else args.pattern
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
-    kw = _train_kwargs(train, args)
+    # train() draws its own progress bar unless told not to
+    kw: dict = {"num_threads": args.threads or None, "progress": False if args.quiet or args.json else None}
     t0 = time.perf_counter()
     if args.counts:
         if args.files or args.text:
@@ -44,8 +25,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         from ..counts import ChunkCounts
 
         counts = ChunkCounts.load(args.counts)
-        with Busy(None if _reports_progress(train) else args, "training"):
-            tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
+        tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
         source = args.counts
         n_bytes = sum(len(c) * n for c, n in counts.items())
         n_tokens = sum(n * len(tok.encode_ordinary(c.decode("utf-8", "replace"))) for c, n in counts.items())
@@ -60,8 +40,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                     raise FileNotFoundError(2, "No such file or directory", str(p))
             data = paths
             source = ", ".join(str(p) for p in paths) if args.files else "the bundled sample"
-        with Busy(None if _reports_progress(train) else args, "training"):
-            tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
+        tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
         from ..train import iter_documents
 
         docs = list(iter_documents(data))
@@ -73,8 +52,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     first = [tok.decode_single_token_bytes(256 + k).decode("utf-8", "replace") for k in range(min(10, len(tok.merges)))]
     if args.json:
         emit_json({"source": source, "bytes": n_bytes, "seconds": secs, "n_vocab": tok.n_vocab,
-                    "merges": len(tok.merges), "special_tokens": specials,
-                    "bytes_per_token": n_bytes / max(n_tokens, 1), "first_merges": first, "output": str(out)})
+                   "merges": len(tok.merges), "special_tokens": specials,
+                   "bytes_per_token": n_bytes / max(n_tokens, 1), "first_merges": first, "output": str(out)})
         return 0
     emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s")
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {len(specials)} special")
@@ -86,8 +65,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     t = add_command(subparsers, "train", cmd_train, "train a tokenizer (default corpus: the bundled English+Korean sample)",
-            "Train a byte-level BPE tokenizer and write it as a bytepair JSON file. With no input it trains "
-            "on the bundled sample (Jane Austen + the Constitution of the Republic of Korea).")
+                    "Train a byte-level BPE tokenizer and write it as a bytepair JSON file. With no input it trains "
+                    "on the bundled sample (Jane Austen + the Constitution of the Republic of Korea).")
     t.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files (default: the bundled sample)")
     t.add_argument("--text", metavar="STRING", help="train on this text instead of files")
     t.add_argument("--counts", metavar="FILE", help="train from a chunk-count file (bytepair count-chunks)")
