@@ -19,17 +19,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
-CASES = {
-    "x": "'x' * n",
-    "spaces": "' ' * n",
-    "spaces_then_x": "' ' * (n - 1) + 'x'",
-    "base64": "base64.b64encode(random.Random(1).randbytes(n * 3 // 4)).decode()",
-    "korean_word": "(lambda r: ''.join(chr(0xAC00 + r.randrange(11172)) for _ in range(n // 3)))(random.Random(2))",
-    "emoji_word": "'\\U0001F600\\u200d\\U0001F3FB' * (n // 11)",
-    "repetitive": "'ab' * (n // 2)",
-    "real_text": "real_text(n)",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from hostile_inputs import CASES as HOSTILE
+
+CASES = {**HOSTILE, "real_text": "real_text(n)"}
 
 CHILD = textwrap.dedent(
     """

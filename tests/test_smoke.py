@@ -7,8 +7,7 @@ from conftest import ENCODINGS, tiktoken_encoding
 
 
 def test_known_ids():
-    assert bytepair.get_encoding("gpt2").encode("The quick brown fox jumps over the lazy dog.") == [
-        464, 2068, 7586, 21831, 18045, 625, 262, 16931, 3290, 13]
+    assert bytepair.get_encoding("gpt2").encode("hello world") == [31373, 995]
     assert bytepair.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
     assert bytepair.get_encoding("o200k_base").encode(" hello") == [40617]
 

@@ -212,7 +212,7 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
     The merges come from :func:`bytepair.train` (same rules, same tie-break); each
     is then replayed on the training text to report the pair's count and the
     token count after it. ``pattern`` defaults to ``None`` (no pre-tokenization:
-    merges may cross spaces), as in the seeds' toy traces; pass ``"gpt2"`` etc.
+    merges may cross spaces), as in the toy traces of docs/worked-examples.md; pass ``"gpt2"`` etc.
     to merge inside pre-token chunks only. Training stops early when no pair is
     left, so there may be fewer steps than asked for.
 

@@ -178,7 +178,7 @@ def test_char_tokenizer_file_round_trip(tmp_path):
     back = bytepair.load(tmp_path / "tokenizer.json")
     assert isinstance(back, bytepair.CharTokenizer) and back == tok
     assert back.encode("lowest") == tok.encode("lowest")
-    # SEEDS-SPEC A: 'low lower lowest' with 4 merges ends as 6 tokens
+    # docs/worked-examples.md A: 'low lower lowest' with 4 merges ends as 6 tokens
     assert len(back.encode("low lower lowest")) == 6
 
 

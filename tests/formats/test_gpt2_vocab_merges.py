@@ -18,12 +18,12 @@ from conftest import corpus, tiktoken_encoding
 def test_gpt2_minimal_layout(tmp_path):
     gpt2.save(bytepair.get_encoding("gpt2"), tmp_path, merges="minimal")
     lines = (tmp_path / "merges.txt").read_text(encoding="utf-8").split("\n")
-    # GPT-2 has 50,000 merges (SEEDS-SPEC B) after the '#version: 0.2' header
+    # GPT-2 has 50,000 merges (docs/worked-examples.md B) after the '#version: 0.2' header
     assert lines[0] == "#version: 0.2" and lines[-1] == "" and len(lines) == 50_002
     vocab = json.loads((tmp_path / "vocab.json").read_text(encoding="utf-8"))
     assert len(vocab) == 50_257 and vocab["<|endoftext|>"] == 50256
     b2u = bytes_to_unicode()
-    assert vocab[b2u[0x20] + "the"] == 262  # ' the' in GPT-2 (SEEDS-SPEC B: `Ġ` is U+0120)
+    assert vocab[b2u[0x20] + "the"] == 262  # ' the' in GPT-2 (docs/worked-examples.md B: `Ġ` is U+0120)
     assert vocab["Hello"] == 15496
     # every merge makes the next token: merge k makes id 256 + k in GPT-2
     for k, line in enumerate(lines[1:1000]):

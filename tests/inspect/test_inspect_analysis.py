@@ -1,5 +1,5 @@
-"""bytepair.inspect on the seeds' worked examples and on real text, checked
-against the seeds' published facts, tiktoken, and small oracles."""
+"""bytepair.inspect on the worked examples (docs/worked-examples.md) and on real
+text, checked against their published facts, tiktoken, and small oracles."""
 
 from __future__ import annotations
 

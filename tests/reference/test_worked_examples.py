@@ -1,10 +1,10 @@
-"""Every worked example of SEEDS-SPEC.md (sections A-D) that needs no external
-data, with its exact published output, run through the public API and through
-``bytepair.reference``.
+"""Every worked example of docs/worked-examples.md (sections A-D) that needs no
+external data, with its exact published output, run through the public API and
+through ``bytepair.reference``.
 
-Expected values come from the seed documents (or from tiktoken, for the bundled
-encodings), never from bytepair's own output. Where a seed's numbers come from
-something other than bytepair's tie-break rule, the test says so.
+Expected values come from the lectures' published outputs (or from tiktoken, for
+the bundled encodings), never from bytepair's own output. Where a lecture's
+numbers come from something other than bytepair's tie-break rule, the test says so.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def oracle_bpe(chunks, num_merges, min_frequency=1):
 
 
 def oracle_char(text, num_merges):
-    """SEEDS-SPEC A from its statement: returns (vocab, merges)."""
+    """Worked example A's trainer, from its statement: returns (vocab, merges)."""
     vocab = ["\ufffd"] + sorted(set(text) - {"\ufffd"})
     ids = [vocab.index(c) for c in text]
     merges = []
@@ -276,7 +276,7 @@ B_FIRST_8 = ["Ġ+t", "i+s", "n+i", "o+k", "e+r", "Ġ+a", "T+h", "Th+is"]
 
 
 def word_frequency_bpe(corpus, vocab_size):
-    """SEEDS-SPEC B's trainer, from its statement: words by ``" ?\\S+"`` with Ġ for the
+    """Worked example B's trainer, from its statement: words by ``" ?\\S+"`` with Ġ for the
     space, counted; pairs counted inside words weighted by word count; ties go to
     the pair met first (words in first-seen order, left to right)."""
     words = {}
@@ -411,9 +411,10 @@ def test_c_vocab_is_256_plus_merges_plus_specials():
 def test_c_three_generations(name, count, n_vocab):
     text = "안녕하세요, 토크나이저입니다."
     enc = bytepair.get_encoding(name)
-    assert len(enc.encode(text)) == count
+    assert len(enc.encode(text)) == count and enc.count(text) == count
     assert enc.n_vocab == n_vocab
     assert enc.encode(text) == tiktoken_encoding(name).encode(text)
+    assert enc.decode(enc.encode(text)) == text
 
 
 def test_c_o200k_examples():

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import bytepair
+from hostile_inputs import CASES
 
 # 256 KiB and 2 MiB: both past the CPU caches, so the ratio shows the algorithm
 N = 256 * 1024
@@ -30,18 +31,6 @@ FACTOR = 8
 # factor 2 below quadratic
 MAX_RATIO = 32.0
 BUDGET_S = 120.0
-
-# Each entry builds about n bytes of text; seeded so every run sees the same input.
-CASES = {
-    "x": "'x' * n",
-    "spaces": "' ' * n",
-    "spaces_then_x": "' ' * (n - 1) + 'x'",
-    "base64": "base64.b64encode(random.Random(1).randbytes(n * 3 // 4)).decode()",
-    "korean_word": "(lambda r: ''.join(chr(0xAC00 + r.randrange(11172)) for _ in range(n // 3)))(random.Random(2))",
-    "emoji_word": "'\\U0001F600\\u200d\\U0001F3FB' * (n // 11)",
-    "repetitive": "'ab' * (n // 2)",
-    "punctuation": "'!?' * (n // 2)",
-}
 
 CHILD = textwrap.dedent(
     """

@@ -1,4 +1,4 @@
-"""The Rust trainer against the reference (bytepair.reference), the seeds' worked
+"""The Rust trainer against the reference (bytepair.reference), the worked
 examples, options, determinism and bad input."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def core_merges(texts, num_merges, pattern, specials=(), **kw):
     return [tuple(m) for m in tok.merges]
 
 
-# ---------------------------------------------------------------- seeds' worked examples
+# ---------------------------------------------------------------- worked examples (docs/worked-examples.md)
 
 
 def test_banana_bandana():
@@ -73,7 +73,7 @@ def test_seeds_c_twenty_merges():
 
 
 def test_low_lower_lowest_ties():
-    # SEEDS A (char level) has the same first merges at byte level for ASCII text.
+    # Worked example A (char level, docs/worked-examples.md) has the same first merges at byte level for ASCII text.
     tok = bytepair.train("low lower lowest", 260, pattern=None)
     assert [tok.decode_single_token_bytes(256 + k) for k in range(4)] == [b"lo", b"low", b" low", b" lowe"]
 
