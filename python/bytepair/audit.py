@@ -450,9 +450,9 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
     unreachable not a whole piece (the pre-tokenizer cuts it as 'a| b'); merging its bytes gives 'a| |b'
 
     """
-    from .inspect import _resolve_tokenizer
+    from .inspect import resolve_tokenizer
 
-    tok = _resolve_tokenizer(tokenizer)
+    tok = resolve_tokenizer(tokenizer)
     if not hasattr(tok, "token_bytes_list") or not hasattr(tok, "_core"):
         raise TypeError(f"audit takes a byte-level Tokenizer, got {type(tok).__name__}")
     tokens: list[bytes] = tok.token_bytes_list
@@ -523,9 +523,9 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
 
     corpus = None
     if text is not None:
-        from .inspect import _read_texts
+        from .inspect import read_documents
 
-        docs = _read_texts(text)
+        docs = read_documents(text)
         seen: Counter[int] = Counter()
         n_tokens = 0
         for ids in tok.encode_ordinary_batch(docs, num_threads=num_threads):

@@ -310,9 +310,9 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
     >>> d.shared > 30_000, d.documents[0].tokens_a, d.documents[0].tokens_b
     (True, 6, 3)
     """
-    from .inspect import _read_texts, _resolve_tokenizer
+    from .inspect import read_documents, resolve_tokenizer
 
-    ta, tb = _resolve_tokenizer(a), _resolve_tokenizer(b)
+    ta, tb = resolve_tokenizer(a), resolve_tokenizer(b)
     for t in (ta, tb):
         if not hasattr(t, "token_bytes_list"):
             raise TypeError(f"diff takes byte-level Tokenizers, got {type(t).__name__}")
@@ -338,7 +338,7 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
         pair_changed = [(t, pairs_a[t], pairs_b[t]) for t in multi if pairs_a[t] != pairs_b[t]]
     documents = None
     if text is not None:
-        docs = _read_texts(text)
+        docs = read_documents(text)
         enc_a = ta.encode_ordinary_batch(docs)
         enc_b = tb.encode_ordinary_batch(docs)
         documents = []

@@ -71,7 +71,8 @@ class _PerToken:
 # ---------------------------------------------------------------- input helpers
 
 
-def _read_texts(source: TextSource) -> list[str]:
+def read_documents(source: TextSource) -> list[str]:
+    """The documents of a text, a file path, or an iterable of texts and paths."""
     from .train import iter_documents
 
     return list(iter_documents(source))  # type: ignore[arg-type]
@@ -81,8 +82,9 @@ def _name(tok: Any) -> str:
     return str(getattr(tok, "name", None) or type(tok).__name__)
 
 
-def _resolve_tokenizer(tok: Any) -> Any:
-    """An encoding name, a tokenizer file path, or a tokenizer object."""
+def resolve_tokenizer(tok: Any) -> Any:
+    """The tokenizer meant by ``tok``: a bundled encoding name, a tokenizer file
+    path, or a tokenizer object (returned as it is)."""
     if isinstance(tok, str):
         from .registry import get_encoding, list_encoding_names
 
@@ -224,7 +226,7 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
 
     if not isinstance(num_merges, int) or isinstance(num_merges, bool) or num_merges < 0:
         raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
-    docs = _read_texts(text)
+    docs = read_documents(text)
     pat = _patterns.resolve(pattern)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "the corpus supports only N merges": the trace shows it
@@ -337,7 +339,7 @@ def sweep(
     from .train import train
 
     if isinstance(source, str) and eval_text is not None and not _looks_like_text(source):
-        source = _resolve_tokenizer(source)
+        source = resolve_tokenizer(source)
     tok_given = isinstance(source, Tokenizer) or hasattr(source, "truncate")
     n_special = len(source.special_tokens) if tok_given else len(special_tokens)  # type: ignore[union-attr]
     if (sizes is None) == (merges is None):
@@ -353,13 +355,13 @@ def sweep(
         if eval_text is None:
             raise ValueError("sweeping a tokenizer needs eval_text (the text to count tokens of)")
     else:
-        docs = _read_texts(source)  # type: ignore[arg-type]
+        docs = read_documents(source)  # type: ignore[arg-type]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a small corpus stops early; sizes are clipped below
             base = train(docs, max(wanted), pattern=pattern, special_tokens=special_tokens)
         if eval_text is None:
             eval_text = docs
-    texts = _read_texts(eval_text)
+    texts = read_documents(eval_text)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_chars = sum(len(t) for t in texts)
     rows: list[SweepRow] = []
@@ -432,7 +434,7 @@ def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
     ' lowest'      -    -   |low|e|s|t
     'x'            0  120  x
     """
-    tok = _resolve_tokenizer(tokenizer)
+    tok = resolve_tokenizer(tokenizer)
     if isinstance(words, str):
         raise TypeError("word_ranks takes a list of words, not one str")
     multi_prefix: list[int] | None = None
@@ -557,7 +559,7 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
     >>> [(p.id, p.hex, p.complete) for p in pieces(get_encoding("gpt2"), "한")]
     [(47991, 'ed 95', False), (250, '9c', False)]
     """
-    tok = _resolve_tokenizer(tokenizer)
+    tok = resolve_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"pieces takes str, got {type(text).__name__}")
     if isinstance(tok, Tokenizer):
@@ -667,11 +669,11 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
     if not labelled:
         raise ValueError("compare needs at least one text")
     if isinstance(tokenizers, Mapping):
-        toks = {str(k): _resolve_tokenizer(v) for k, v in tokenizers.items()}
+        toks = {str(k): resolve_tokenizer(v) for k, v in tokenizers.items()}
     else:
         toks = {}
         for t in tokenizers:
-            obj = _resolve_tokenizer(t)
+            obj = resolve_tokenizer(t)
             name = t if isinstance(t, str) else _name(obj)
             while name in toks:
                 name += "'"
@@ -743,8 +745,8 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
     >>> e.tokens, e.byte_fallback
     (7, 6)
     """
-    tok = _resolve_tokenizer(tokenizer)
-    texts = _read_texts(held_out)
+    tok = resolve_tokenizer(tokenizer)
+    texts = read_documents(held_out)
     n_tokens = fallback = unknown = 0
     char_level = _is_char_tokenizer(tok)
     cache: dict[int, bool] = {}
