@@ -12,9 +12,11 @@
 //! Pieces mode: where a cold encode's merge time goes, by piece length (the
 //! first occurrence of each distinct non-token piece, merged without memo):
 //!   cargo run --release --example prof -- cl100k_base pieces ~/.cache/bytepair-data/corpora/en_pydocs.txt
+
 use std::time::Instant;
 
-use bytepair::encode::{cache, CoreBpe};
+use bytepair::core_bpe::CoreBpe;
+use bytepair::encode::cache;
 use bytepair::vocab::Vocab;
 
 fn best_of(reps: usize, f: &dyn Fn() -> usize) -> (f64, usize) {

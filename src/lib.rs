@@ -2,11 +2,11 @@
 //! training, batch work). Pure Rust; the PyO3 bindings live in `py` behind the
 //! `python` feature so `cargo test` links without libpython.
 
+pub mod core_bpe;
 pub mod dataset;
-pub mod decode;
 pub mod encode;
 pub mod error;
-pub mod flat;
+pub mod parallel;
 pub mod pretok;
 pub mod train;
 pub mod vocab;

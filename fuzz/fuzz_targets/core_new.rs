@@ -4,7 +4,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bytepair::encode::CoreBpe;
+use bytepair::core_bpe::CoreBpe;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]

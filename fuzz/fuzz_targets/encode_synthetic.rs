@@ -5,9 +5,9 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
+use bytepair::core_bpe::CoreBpe;
 use bytepair::encode::{
     encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, encode_piece_split,
-    CoreBpe,
 };
 use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;

@@ -6,7 +6,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use bytepair::encode::CoreBpe;
+use bytepair::core_bpe::CoreBpe;
 use bytepair::error::Error;
 use fuzz_oracle::{specials_overlap_free, split_specials, NAMED};
 use libfuzzer_sys::fuzz_target;

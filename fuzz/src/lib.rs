@@ -8,7 +8,7 @@ use std::io::Read;
 use std::sync::OnceLock;
 
 use base64::Engine;
-use bytepair::encode::CoreBpe;
+use bytepair::core_bpe::CoreBpe;
 
 /// tiktoken's `r50k_pat_str` (gpt2), copied from tiktoken, not from the core.
 pub const GPT2: &str =

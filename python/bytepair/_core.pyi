@@ -175,13 +175,13 @@ class ChunkTable:
 # Counts chunks of documents and files in parallel into a ChunkTable.
 @final
 class ChunkCounter:
-    # num_threads 0 = rayon default (all cores); block_size default 1 << 20 (train::DEFAULT_BLOCK).
+    # num_threads None = all cores; block_size default 1 << 20 (train::DEFAULT_BLOCK).
     def __new__(
         cls,
         pattern: Optional[str],
         special_tokens: Sequence[str],
         separator: Optional[str] = None,
-        num_threads: int = 0,
+        num_threads: Optional[int] = None,
         block_size: int = ...,
         stream_block: Optional[int] = None,
     ) -> ChunkCounter: ...

@@ -195,9 +195,9 @@ def _as_path(p: str) -> "os.PathLike[str]":
     return pathlib.Path(p)
 
 
-def _threads(num_threads: Optional[int]) -> int:
+def _threads(num_threads: Optional[int]) -> Optional[int]:
     if num_threads is None:
-        return 0
+        return None
     if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
         raise TrainingError(f"num_threads must be a positive int or None, got {num_threads!r}")
     return num_threads

@@ -18,9 +18,9 @@ use std::sync::{mpsc, Condvar, Mutex};
 use super::read::read_shard;
 use super::write::OutFile;
 use super::{ColumnLoader, Docs, Done, Output, Shard, Width};
-use crate::encode::batch::{pool, resolve_threads};
-use crate::encode::{CoreBpe, SpecialPolicy};
+use crate::core_bpe::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
+use crate::parallel::{pool, resolve_threads};
 use crate::Rank;
 
 /// Settings of one run.
@@ -238,7 +238,7 @@ pub fn encode_shards(
     on_done: &mut dyn FnMut(usize, std::result::Result<Done, String>) -> bool,
 ) -> Result<Collected> {
     let k = resolve_threads(opts.threads)?;
-    let pool = pool(k)?;
+    let pool = pool(Some(k))?;
     let budget = Budget {
         used: Mutex::new(0),
         freed: Condvar::new(),

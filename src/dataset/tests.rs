@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use super::read::parse_line;
 use super::write::npy_header;
 use super::*;
-use crate::encode::CoreBpe;
+use crate::core_bpe::CoreBpe;
 
 fn core() -> CoreBpe {
     let mut v: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();

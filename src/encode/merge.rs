@@ -18,7 +18,7 @@
 //!   byte then stays within ~2x from 10 KB to 10 MB, where the all-pairs heap
 //!   grew 3-5x from cache misses once it outgrew the caches;
 //! - other long pieces are first cut wherever no token can straddle
-//!   ([`super::split`], [`encode_piece_split`]) and each part takes the scan,
+//!   ([`crate::vocab::cuts`], [`encode_piece_split`]) and each part takes the scan,
 //!   queue or heap: one 10 MB word of random Hangul becomes short parts merged
 //!   in cache (10 MB / 10 KB time per byte 0.9-1.5x, was 2.6-4.1x with the
 //!   heap alone).
@@ -72,7 +72,7 @@ pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     merge_by_shape(piece, vocab, out, true);
 }
 
-/// A long piece cut wherever no token can straddle ([`super::split`]), each
+/// A long piece cut wherever no token can straddle ([`crate::vocab::cuts`]), each
 /// part merged on its own by the short scan, or for a long part the queue or
 /// the heap. Exact on any piece; linear when boundaries are frequent (random
 /// Hangul), and the heap's O(n log n) when there are none.

@@ -10,8 +10,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
 use super::errors::to_py;
-use crate::encode::batch::{map_streaming, resolve_threads};
-use crate::encode::{CoreBpe, SpecialPolicy};
+use crate::core_bpe::{CoreBpe, SpecialPolicy};
+use crate::parallel::{map_par, map_streaming, resolve_threads};
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -310,11 +310,7 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let out = py
-            .detach(|| {
-                crate::encode::batch::map_par(&batch, num_threads, |ids| {
-                    self.inner.decode_bytes(ids)
-                })
-            })
+            .detach(|| map_par(&batch, num_threads, |ids| self.inner.decode_bytes(ids)))
             .map_err(to_py)?;
         Ok(out.iter().map(|b| PyBytes::new(py, b)).collect())
     }
@@ -352,7 +348,7 @@ impl PyCoreBpe {
 
     /// The merge list `[(left, right), ...]` for the multi-byte tokens in rank order.
     fn derive_merges(&self, py: Python<'_>) -> PyResult<Vec<(Rank, Rank)>> {
-        py.detach(|| crate::encode::derive_merges(self.inner.vocab()))
+        py.detach(|| crate::vocab::derive_merges(self.inner.vocab()))
             .map_err(to_py)
     }
 

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -16,8 +17,9 @@ use pyo3::types::PyBytes;
 
 use super::errors::to_py;
 use crate::error::Result;
+use crate::parallel;
 use crate::pretok::Pretokenizer;
-use crate::train::{learn_merges, thread_pool, ChunkTable, Control, Counter, MergeOptions};
+use crate::train::{learn_merges, ChunkCounter, ChunkTable, Control, MergeOptions};
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
 /// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
@@ -167,8 +169,8 @@ impl PyChunkTable {
 /// parallel, into a `ChunkTable`.
 #[pyclass(name = "ChunkCounter", module = "bytepair._core")]
 pub(crate) struct PyChunkCounter {
-    counter: Option<Counter>,
-    pool: rayon::ThreadPool,
+    counter: Option<ChunkCounter>,
+    pool: Arc<rayon::ThreadPool>,
 }
 
 fn finished() -> PyErr {
@@ -177,7 +179,7 @@ fn finished() -> PyErr {
 
 impl PyChunkCounter {
     /// The pool and the counter, or the error for a finished counter.
-    fn live(&mut self) -> PyResult<(&rayon::ThreadPool, &mut Counter)> {
+    fn live(&mut self) -> PyResult<(&rayon::ThreadPool, &mut ChunkCounter)> {
         let counter = self.counter.as_mut().ok_or_else(finished)?;
         Ok((&self.pool, counter))
     }
@@ -186,22 +188,22 @@ impl PyChunkCounter {
 #[pymethods]
 impl PyChunkCounter {
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=0, block_size=crate::train::DEFAULT_BLOCK, stream_block=None))]
+    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None))]
     fn new(
         pattern: Option<&str>,
         special_tokens: Vec<String>,
         separator: Option<&str>,
-        num_threads: usize,
+        num_threads: Option<usize>,
         block_size: usize,
         stream_block: Option<usize>,
     ) -> PyResult<Self> {
         let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
         let mut counter =
-            Counter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
+            ChunkCounter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
         if let Some(n) = stream_block {
             counter.set_stream_block(n);
         }
-        let pool = thread_pool(num_threads).map_err(to_py)?;
+        let pool = parallel::pool(num_threads).map_err(to_py)?;
         Ok(Self {
             counter: Some(counter),
             pool,

@@ -32,7 +32,7 @@ use std::sync::atomic::Ordering;
 
 use rustc_hash::FxHashMap;
 
-use super::count::{ChunkTable, Control};
+use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::Rank;
 

@@ -1,6 +1,8 @@
-//! Many texts at once on rayon threads. One pool per requested thread count is
-//! built on first use and kept, so repeated `encode_batch(num_threads=k)` calls
-//! pay no thread start-up.
+//! Every thread pool of the core. A thread count is `Option<usize>`: `None` is
+//! one thread per core, `Some(k)` is `k` threads (`Some(0)` is an error). One
+//! rayon pool per thread count is built on first use and kept, so repeated
+//! batch calls (`encode_batch(num_threads=k)`, counting, vocabulary loads) pay
+//! no thread start-up.
 //!
 //! Fork safety: rayon's global pool is never used. Pools are tagged with the
 //! process id; a child process created by `fork` (whose copy of a pool has no
@@ -14,13 +16,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use super::{CoreBpe, SpecialPolicy};
 use crate::error::{Error, Result};
-use crate::Rank;
 
 type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
 
-pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+fn pool_of(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new())));
     // a poisoned lock only means another thread panicked while inserting; the map is intact
@@ -46,6 +46,12 @@ pub(crate) fn pool(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     Ok(p)
 }
 
+/// The kept pool for `threads` (see [`resolve_threads`]), for callers that
+/// run rayon work themselves (`pool(threads)?.install(..)`).
+pub fn pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
+    pool_of(resolve_threads(threads)?)
+}
+
 /// Runs `f` over `items` in parallel on `threads` threads (`None`: one per
 /// core; `Some(1)` or a single item: the calling thread), keeping the order.
 /// The first error (in input order) wins.
@@ -57,7 +63,7 @@ pub fn map_par<T: Sync, R: Send>(
     match resolve_threads(threads)? {
         1 => items.iter().map(f).collect(),
         // never rayon's global pool: it cannot be rebuilt in a forked child
-        k => pool(k)?.install(|| items.par_iter().map(f).collect()),
+        k => pool_of(k)?.install(|| items.par_iter().map(f).collect()),
     }
 }
 
@@ -102,7 +108,7 @@ pub fn map_streaming<T: Sync, R: Send>(
         }
         return Ok(());
     }
-    let pool = pool(k - 1)?;
+    let pool = pool_of(k - 1)?;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     // only this thread receives; the mutex makes `&rx` sendable to a closure
@@ -141,27 +147,4 @@ pub fn map_streaming<T: Sync, R: Send>(
         }
     });
     Ok(())
-}
-
-impl CoreBpe {
-    /// Encodes every text (see [`CoreBpe::encode`]) on `threads` threads.
-    /// Results are in input order; the first failing text's error is returned.
-    pub fn encode_batch<S: AsRef<str> + Sync>(
-        &self,
-        texts: &[S],
-        policy: &SpecialPolicy,
-        threads: Option<usize>,
-    ) -> Result<Vec<Vec<Rank>>> {
-        map_par(texts, threads, |t| self.encode(t.as_ref(), policy))
-    }
-
-    /// Token counts of every text, in parallel.
-    pub fn count_batch<S: AsRef<str> + Sync>(
-        &self,
-        texts: &[S],
-        policy: &SpecialPolicy,
-        threads: Option<usize>,
-    ) -> Result<Vec<usize>> {
-        map_par(texts, threads, |t| self.count(t.as_ref(), policy))
-    }
 }

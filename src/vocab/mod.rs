@@ -14,10 +14,18 @@ use std::sync::OnceLock;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use crate::encode::split::Cuts;
 use crate::error::{Error, Result};
-use crate::flat::{fold_mul, FlatTable};
+use crate::parallel;
 use crate::Rank;
+
+pub mod cuts;
+pub mod flat;
+mod merges;
+
+pub use cuts::Cuts;
+pub use merges::derive_merges;
+
+use flat::{fold_mul, FlatTable};
 
 /// Token bytes by rank and rank by token bytes.
 #[derive(Debug, Clone)]
@@ -51,7 +59,7 @@ pub struct Vocab {
     /// the length): the common lookup (English pieces are mostly short) touches
     /// one cache line and no arena bytes.
     short: FlatTable,
-    /// Cut contexts for splitting long pieces ([`crate::encode::split`]),
+    /// Cut contexts for splitting long pieces ([`cuts`]),
     /// built on first use: only long non-repetitive pieces need them.
     cuts: OnceLock<Cuts>,
 }
@@ -385,14 +393,8 @@ impl Vocab {
     }
 
     fn build_pairs(&self) -> (FlatTable, Box<[u64]>) {
-        // scoped threads rather than rayon's global pool: nothing outlives the
-        // call, so a process that forks after loading has no missing workers
         let n = self.len();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |k| k.get())
-            .clamp(1, 8);
-        let chunk = n.div_ceil(threads).max(1);
-        let scan = |lo: usize, hi: usize| -> Vec<(u64, Rank)> {
+        let scan = |&(lo, hi): &(usize, usize)| -> Vec<(u64, Rank)> {
             let mut out = Vec::new();
             for r in lo..hi {
                 let t = self.bytes_of(r as Rank);
@@ -404,30 +406,19 @@ impl Vocab {
             }
             out
         };
-        let parts: Vec<Vec<(u64, Rank)>> = if threads == 1 || n < 20_000 {
-            vec![scan(0, n)]
+        // one share per core (at most 8) on the all-cores pool; small
+        // vocabularies on this thread
+        let shares = parallel::resolve_threads(None).unwrap_or(1).clamp(1, 8);
+        let parts: Vec<Vec<(u64, Rank)>> = if shares == 1 || n < 20_000 {
+            vec![scan(&(0, n))]
         } else {
-            std::thread::scope(|s| {
-                let bounds = |k: usize| ((k * chunk).min(n), ((k + 1) * chunk).min(n));
-                let handles: Vec<_> = (0..threads)
-                    .map(|k| {
-                        let (lo, hi) = bounds(k);
-                        s.spawn(move || scan(lo, hi))
-                    })
-                    .collect();
-                // a worker cannot panic (all indexing is in bounds); if one did,
-                // redo its share on this thread rather than lose pairs
-                handles
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, h)| {
-                        h.join().unwrap_or_else(|_| {
-                            let (lo, hi) = bounds(k);
-                            scan(lo, hi)
-                        })
-                    })
-                    .collect()
-            })
+            let chunk = n.div_ceil(shares);
+            let ranges: Vec<(usize, usize)> = (0..shares)
+                .map(|k| ((k * chunk).min(n), ((k + 1) * chunk).min(n)))
+                .collect();
+            // no pool (threads cannot start): the same shares on this thread
+            parallel::map_par(&ranges, None, |r| Ok(scan(r)))
+                .unwrap_or_else(|_| ranges.iter().map(scan).collect())
         };
         let total = parts.iter().map(Vec::len).sum();
         let mut map = FlatTable::with_capacity(total);

@@ -1,6 +1,6 @@
 //! Decoding: ids -> bytes, a table lookup per id.
 
-use crate::encode::CoreBpe;
+use super::CoreBpe;
 use crate::error::Result;
 use crate::Rank;
 
@@ -22,7 +22,7 @@ impl CoreBpe {
 
 #[cfg(test)]
 mod tests {
-    use crate::encode::CoreBpe;
+    use crate::core_bpe::CoreBpe;
     use crate::error::Error;
 
     #[test]

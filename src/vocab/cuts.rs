@@ -25,7 +25,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::vocab::Vocab;
+use super::Vocab;
 
 /// Bytes of context kept on each side of a cut. Two already finds as many
 /// boundaries in random Hangul as three or four (o200k_base: 74% of byte
