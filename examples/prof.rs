@@ -13,6 +13,9 @@
 //! first occurrence of each distinct non-token piece, merged without memo):
 //!   cargo run --release --example prof -- cl100k_base pieces ~/.cache/bytepair-data/corpora/en_pydocs.txt
 
+// a developer tool run by hand: a missing file or bad argument stops it with a message
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::time::Instant;
 
 use bytepair::core_bpe::CoreBpe;
