@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from . import patterns
 from .char import CharTokenizer
-from .conversion import ConversionError, ConvertReport, convert
+from .conversion import ConvertReport, convert
 from .errors import (
     BytepairError,
+    ConversionError,
     DisallowedSpecialError,
     FormatError,
     PatternError,
     TrainingError,
+    UnknownEncodingError,
     UnknownTokenError,
     VocabError,
 )
@@ -38,6 +40,7 @@ __all__ = [
     "PatternError",
     "Tokenizer",
     "TrainingError",
+    "UnknownEncodingError",
     "UnknownTokenError",
     "VocabError",
     "convert",

@@ -26,7 +26,7 @@ from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._io import discard, write_temp
-from .errors import FormatError, UnsupportedComponentError
+from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf
 from .formats import native as _native
@@ -62,10 +62,6 @@ def sample_text() -> str:
     """The default check text: :data:`MULTILINGUAL_SAMPLE` and the bundled sample corpus."""
     bundled = resources.files(__package__).joinpath("data").joinpath("sample.txt").read_text(encoding="utf-8")
     return MULTILINGUAL_SAMPLE + "\n\n" + bundled
-
-
-class ConversionError(FormatError):
-    """The written file does not give the same ids as the source tokenizer."""
 
 
 @dataclass

@@ -68,14 +68,29 @@ class UnsupportedComponentError(FormatError):
     """A tokenizer file uses a component bytepair cannot represent exactly."""
 
 
+class ConversionError(FormatError):
+    """A converted file does not give the same ids as the source tokenizer."""
+
+
+class UsageError(BytepairError, ValueError):
+    """A command-line mistake (no input, a bad option value, a binary file, ...)."""
+
+
+class MissingExtraError(BytepairError, ImportError):
+    """An optional dependency (an "extra" of the bytepair package) is not installed."""
+
+
 __all__ = [
     "BytepairError",
+    "ConversionError",
     "DisallowedSpecialError",
     "FormatError",
+    "MissingExtraError",
     "PatternError",
     "TrainingError",
     "UnknownEncodingError",
     "UnknownTokenError",
     "UnsupportedComponentError",
+    "UsageError",
     "VocabError",
 ]

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import BytepairError
+from .errors import MissingExtraError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .inspect import Comparison, Sweep
@@ -28,10 +28,6 @@ _PREFERRED_FONTS = [
     "AppleGothic", "UnDotum", "Baekmuk Gulim", "Source Han Sans KR", "Noto Sans CJK JP",
     "Noto Sans CJK SC", "Arial Unicode MS",
 ]
-
-
-class MissingExtraError(BytepairError, ImportError):
-    """An optional dependency (an "extra" of the bytepair package) is not installed."""
 
 
 def _require_matplotlib() -> None:

@@ -15,15 +15,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import BytepairError
+from ..errors import UsageError
 from ..render import show_bytes, visible
 
 DEFAULT_ENCODING = "o200k_base"
 BUNDLED = ("gpt2", "cl100k_base", "o200k_base")
-
-
-class UsageError(BytepairError, ValueError):
-    """A command-line mistake (no input, a bad option value, a binary file, ...)."""
 
 
 def add_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int], help: str,
