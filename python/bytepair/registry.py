@@ -1,14 +1,20 @@
-"""The bundled encodings: OpenAI's gpt2 (r50k_base), cl100k_base and o200k_base.
+"""The bundled encodings: tiktoken's whole registry (gpt2, r50k_base, p50k_base,
+p50k_edit, cl100k_base, o200k_base, o200k_harmony) and its model table.
 
 The rank files ship gzipped inside the package (``bytepair/data/``) and are
 checked at load against the sha256 values that tiktoken pins, so no network is
-ever needed. The files are OpenAI's (MIT licence). Loading decompresses the file,
+ever needed. Three encodings need no file of their own: ``p50k_base``'s rank
+file is r50k's (the gpt2 file) plus 24 runs of 2 to 25 spaces at ranks 50257 to
+50280; it is rebuilt from the gpt2 file at load and must hash to tiktoken's pin
+for ``p50k_base.tiktoken``. ``p50k_edit`` is p50k_base with three FIM special
+tokens, ``o200k_harmony`` o200k_base with gpt-oss's chat special tokens. The files are OpenAI's (MIT licence). Loading decompresses the file,
 hashes it, and parses it in Rust (no Python object per token); the result is
 cached per process.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import threading
@@ -30,6 +36,16 @@ class _Spec(NamedTuple):
     sha256: str  # of the uncompressed file, as pinned by tiktoken
     pattern: str
     specials: Dict[str, int]
+    #: the rank file is built from this bundled encoding's file (see _P50K_SPACES)
+    derived_from: Optional[str] = None
+    #: tiktoken's check: mergeable plus special tokens (when tiktoken states it)
+    explicit_n_vocab: Optional[int] = None
+
+
+#: p50k_base adds these tokens to r50k's ranks: runs of 2 to 25 spaces, ranks 50257..50280
+#: (50256 stays <|endoftext|>). The result is checked against tiktoken's p50k_base pin.
+_P50K_SPACES = [b" " * n for n in range(2, 26)]
+_P50K_FIRST_RANK = 50257
 
 
 _GPT2 = _Spec(
@@ -37,50 +53,90 @@ _GPT2 = _Spec(
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
     patterns.GPT2,
     {ENDOFTEXT: 50256},
+    explicit_n_vocab=50257,
 )
+_P50K = _Spec(
+    "gpt2.tiktoken.gz",
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    patterns.GPT2,
+    {ENDOFTEXT: 50256},
+    derived_from="gpt2",
+    explicit_n_vocab=50281,
+)
+_O200K = _Spec(
+    "o200k_base.tiktoken.gz",
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    patterns.O200K,
+    {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+)
+_HARMONY_SPECIALS: Dict[str, int] = {
+    **_O200K.specials,
+    "<|startoftext|>": 199998,
+    "<|reserved_200000|>": 200000,
+    "<|reserved_200001|>": 200001,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|reserved_200004|>": 200004,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|reserved_200009|>": 200009,
+    "<|reserved_200010|>": 200010,
+    "<|reserved_200011|>": 200011,
+    "<|call|>": 200012,
+    **{f"<|reserved_{i}|>": i for i in range(200013, 201088)},
+}
 _SPECS: Dict[str, _Spec] = {
     "gpt2": _GPT2,
     "r50k_base": _GPT2,
+    "p50k_base": _P50K,
+    "p50k_edit": _P50K._replace(
+        specials={ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283},
+        explicit_n_vocab=None,
+    ),
     "cl100k_base": _Spec(
         "cl100k_base.tiktoken.gz",
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
         patterns.CL100K,
         {ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276},
     ),
-    "o200k_base": _Spec(
-        "o200k_base.tiktoken.gz",
-        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        patterns.O200K,
-        {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
-    ),
+    "o200k_base": _O200K,
+    "o200k_harmony": _O200K._replace(specials=_HARMONY_SPECIALS),
 }
 
-# Model names as tiktoken 0.14 maps them, restricted to the bundled encodings.
-# Exact names first, then prefixes (a dated or fine-tuned variant of a model).
+# tiktoken 0.14's model table (tiktoken/model.py), whole: exact names first, then
+# prefixes in tiktoken's order (a dated, fine-tuned or deployment variant of a model).
+_O2, _CL, _R50, _P50, _EDIT = "o200k_base", "cl100k_base", "r50k_base", "p50k_base", "p50k_edit"
 _MODELS: Dict[str, str] = {
-    "o1": "o200k_base", "o3": "o200k_base", "o4-mini": "o200k_base", "gpt-5": "o200k_base",
-    "gpt-4.1": "o200k_base", "gpt-4o": "o200k_base",
-    "gpt-4": "cl100k_base", "gpt-3.5-turbo": "cl100k_base", "gpt-3.5": "cl100k_base",
-    "gpt-35-turbo": "cl100k_base", "davinci-002": "cl100k_base", "babbage-002": "cl100k_base",
-    "text-embedding-ada-002": "cl100k_base", "text-embedding-3-small": "cl100k_base",
-    "text-embedding-3-large": "cl100k_base",
-    "text-davinci-001": "r50k_base", "text-curie-001": "r50k_base", "text-babbage-001": "r50k_base",
-    "text-ada-001": "r50k_base", "davinci": "r50k_base", "curie": "r50k_base",
-    "babbage": "r50k_base", "ada": "r50k_base",
-    "text-similarity-davinci-001": "r50k_base", "text-similarity-curie-001": "r50k_base",
-    "text-similarity-babbage-001": "r50k_base", "text-similarity-ada-001": "r50k_base",
-    "text-search-davinci-doc-001": "r50k_base", "text-search-curie-doc-001": "r50k_base",
-    "text-search-babbage-doc-001": "r50k_base", "text-search-ada-doc-001": "r50k_base",
-    "code-search-babbage-code-001": "r50k_base", "code-search-ada-code-001": "r50k_base",
+    # reasoning and chat
+    "o1": _O2, "o3": _O2, "o4-mini": _O2, "gpt-5": _O2, "gpt-4.1": _O2, "gpt-4o": _O2,
+    "gpt-4": _CL, "gpt-3.5-turbo": _CL, "gpt-3.5": _CL, "gpt-35-turbo": _CL,
+    # base and embeddings
+    "davinci-002": _CL, "babbage-002": _CL,
+    "text-embedding-ada-002": _CL, "text-embedding-3-small": _CL, "text-embedding-3-large": _CL,
+    # deprecated text, code and edit models
+    "text-davinci-003": _P50, "text-davinci-002": _P50, "text-davinci-001": _R50,
+    "text-curie-001": _R50, "text-babbage-001": _R50, "text-ada-001": _R50,
+    "davinci": _R50, "curie": _R50, "babbage": _R50, "ada": _R50,
+    "code-davinci-002": _P50, "code-davinci-001": _P50, "code-cushman-002": _P50,
+    "code-cushman-001": _P50, "davinci-codex": _P50, "cushman-codex": _P50,
+    "text-davinci-edit-001": _EDIT, "code-davinci-edit-001": _EDIT,
+    # deprecated embeddings
+    "text-similarity-davinci-001": _R50, "text-similarity-curie-001": _R50,
+    "text-similarity-babbage-001": _R50, "text-similarity-ada-001": _R50,
+    "text-search-davinci-doc-001": _R50, "text-search-curie-doc-001": _R50,
+    "text-search-babbage-doc-001": _R50, "text-search-ada-doc-001": _R50,
+    "code-search-babbage-code-001": _R50, "code-search-ada-code-001": _R50,
+    # open source
     "gpt2": "gpt2", "gpt-2": "gpt2",
 }
 _MODEL_PREFIXES = [
-    ("o1-", "o200k_base"), ("o3-", "o200k_base"), ("o4-mini-", "o200k_base"), ("gpt-5", "o200k_base"),
-    ("gpt-4.5-", "o200k_base"), ("gpt-4.1-", "o200k_base"), ("chatgpt-4o-", "o200k_base"),
-    ("gpt-4o-", "o200k_base"), ("gpt-4-", "cl100k_base"), ("gpt-3.5-turbo-", "cl100k_base"),
-    ("gpt-35-turbo-", "cl100k_base"), ("ft:gpt-4o", "o200k_base"), ("ft:gpt-4", "cl100k_base"),
-    ("ft:gpt-3.5-turbo", "cl100k_base"), ("ft:davinci-002", "cl100k_base"),
-    ("ft:babbage-002", "cl100k_base"),
+    ("o1-", _O2), ("o3-", _O2), ("o4-mini-", _O2), ("gpt-5", _O2), ("gpt-4.5-", _O2), ("gpt-4.1-", _O2),
+    ("chatgpt-4o-", _O2), ("gpt-4o-", _O2), ("gpt-4-", _CL), ("gpt-3.5-turbo-", _CL), ("gpt-35-turbo-", _CL),
+    ("gpt-oss-", "o200k_harmony"),
+    ("ft:gpt-4o", _O2), ("ft:gpt-4", _CL), ("ft:gpt-3.5-turbo", _CL), ("ft:davinci-002", _CL),
+    ("ft:babbage-002", _CL),
 ]
 
 _cache: Dict[str, Tokenizer] = {}
@@ -92,7 +148,7 @@ def list_encoding_names() -> List[str]:
     """Names accepted by :func:`get_encoding`.
 
     >>> list_encoding_names()
-    ['gpt2', 'r50k_base', 'cl100k_base', 'o200k_base']
+    ['gpt2', 'r50k_base', 'p50k_base', 'p50k_edit', 'cl100k_base', 'o200k_base', 'o200k_harmony']
     """
     return list(_SPECS)
 
@@ -130,8 +186,41 @@ def read_bundled_ranks(name: str) -> bytes:
     """
     spec = _spec(name)
     data = gzip.decompress(resources.files(__package__).joinpath("data").joinpath(spec.file).read_bytes())
-    check_sha256(data, spec.sha256, f"bytepair/data/{spec.file}")
+    where = f"bytepair/data/{spec.file}"
+    if spec.derived_from is not None:
+        check_sha256(data, _SPECS[spec.derived_from].sha256, where)
+        data = p50k_ranks_from_r50k(data)
+        where += f" (+ {name}'s space runs)"
+    check_sha256(data, spec.sha256, where)
     return data
+
+
+def p50k_ranks_from_r50k(r50k: bytes) -> bytes:
+    """p50k_base's rank file from r50k_base's: the same lines plus one line per run of
+    2 to 25 spaces, at ranks 50257 to 50280 (byte-exact: its sha256 is tiktoken's pin).
+
+    >>> import hashlib
+    >>> data = p50k_ranks_from_r50k(read_bundled_ranks("r50k_base"))
+    >>> hashlib.sha256(data).hexdigest() == _SPECS["p50k_base"].sha256
+    True
+    """
+    if not r50k.endswith(b"\n"):
+        r50k += b"\n"
+    extra = b"".join(
+        base64.b64encode(tok) + b" " + str(_P50K_FIRST_RANK + i).encode() + b"\n" for i, tok in enumerate(_P50K_SPACES)
+    )
+    return r50k + extra
+
+
+def _core_input(data: bytes, spec: _Spec) -> bytes:
+    """The rank file as the core reads it: ranks must be dense, so a rank the file
+    leaves out (p50k's 50256) is filled with its special token's text (see
+    ``CoreBPE`` on fillers; such a token is never a whole gpt2-pattern piece)."""
+    if spec.derived_from is None:
+        return data
+    filler = base64.b64encode(ENDOFTEXT.encode()) + b" 50256\n"
+    cut = data.index(b" 50255\n") + len(b" 50255\n")
+    return data[:cut] + filler + data[cut:]
 
 
 def check_sha256(data: bytes, expected: str, path: str) -> None:
@@ -150,7 +239,7 @@ def check_sha256(data: bytes, expected: str, path: str) -> None:
 def load_bundled(name: str, data: bytes) -> Tokenizer:
     """Builds the tokenizer of a bundled encoding from the (checked) rank-file bytes."""
     spec = _spec(name)
-    core = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
+    core = _core.CoreBPE.from_tiktoken(_core_input(data, spec), spec.specials, spec.pattern)
     return Tokenizer._from_core(core, spec.pattern, spec.specials, name=name, bundled=name)
 
 
@@ -165,7 +254,7 @@ def get_encoding(name: str) -> Tokenizer:
     >>> get_encoding("gpt3")
     Traceback (most recent call last):
     ...
-    bytepair.errors.UnknownEncodingError: unknown encoding 'gpt3'; bundled encodings: gpt2, r50k_base, cl100k_base, o200k_base (for a tokenizer file use bytepair.load(path))
+    bytepair.errors.UnknownEncodingError: unknown encoding 'gpt3'; bundled encodings: gpt2, r50k_base, p50k_base, p50k_edit, cl100k_base, o200k_base, o200k_harmony (for a tokenizer file use bytepair.load(path))
     """
     tok = _cache.get(name) if isinstance(name, str) else None
     if tok is not None:

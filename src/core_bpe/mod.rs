@@ -4,9 +4,10 @@
 //! Layout: this file holds the encoder and its text loop; [`special`] the
 //! special-token policy (tiktoken's allowed / disallowed semantics);
 //! [`decode`] ids -> bytes; [`batch`] many texts on the [`crate::parallel`]
-//! pools. One piece -> ids is [`crate::encode`].
+//! pools; [`budget`] counting with a limit, exact truncation and token spans. One piece -> ids is [`crate::encode`].
 
 pub mod batch;
+pub mod budget;
 pub mod decode;
 pub mod special;
 
@@ -110,7 +111,12 @@ impl CoreBpe {
                     "a special token is the empty string".into(),
                 ));
             }
-            if (*r as usize) < vocab.len() {
+            // a rank the rank file leaves out may be filled with the special
+            // token's own text (p50k_base: `<|endoftext|>` is rank 50256, between
+            // mergeable ranks); such a filler is never a whole piece for the
+            // tokenizers that use it, so merging never produces it
+            let filler = vocab.token(*r) == Some(s.as_bytes());
+            if (*r as usize) < vocab.len() && !filler {
                 return Err(Error::InvalidVocab(format!(
                     "special token {s:?} has id {r}, which is a mergeable token's id"
                 )));
@@ -120,9 +126,12 @@ impl CoreBpe {
                     "special token {s:?} is listed twice"
                 )));
             }
-            if special_decoder.insert(*r, s.as_bytes().to_vec()).is_some() {
-                return Err(Error::InvalidVocab(format!("special id {r} is used twice")));
-            }
+            // two names may share an id (o200k_harmony: `<|endofprompt|>` and
+            // `<|reserved_200018|>`, as tiktoken allows); decoding gives the first
+            // in the given order (rank, then name)
+            special_decoder
+                .entry(*r)
+                .or_insert_with(|| s.as_bytes().to_vec());
         }
         let special_names: Vec<String> = specials.iter().map(|(s, _)| s.clone()).collect();
         let special_ids: Vec<Rank> = specials.iter().map(|(_, r)| *r).collect();

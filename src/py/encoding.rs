@@ -45,7 +45,7 @@ fn ne_bytes<'py, const W: usize>(
 
 fn specials_sorted(special_tokens: HashMap<String, Rank>) -> Vec<(String, Rank)> {
     let mut specials: Vec<(String, Rank)> = special_tokens.into_iter().collect();
-    specials.sort_by_key(|(_, r)| *r);
+    specials.sort_by(|(a, r), (b, q)| r.cmp(q).then_with(|| a.cmp(b)));
     specials
 }
 
@@ -75,7 +75,7 @@ impl PyCoreBpe {
         }
     }
 
-    fn to_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
+    pub(super) fn to_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
         let ints = self.ints.get_or_init(py, || {
             (0..self.inner.n_vocab() as Rank)
                 .map(|i| i.into_pyobject(py).map(|o| o.into_any().unbind()))

@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod budget;
 mod dataset;
 mod encoding;
 mod errors;
@@ -17,6 +18,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pretok::register(m)?;
     encoding::register(m)?;
     dataset::register(m)?;
+    budget::register(m)?;
     trainer::register(m)?;
     Ok(())
 }

@@ -1,0 +1,154 @@
+//! Bindings for budgets and offsets: functions over a `CoreBPE` (see
+//! `crate::core_bpe::budget`), and `Spans`, the compact sequence of token spans
+//! that `encode_with_offsets` returns.
+
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyList, PySlice, PyTuple};
+
+use super::encoding::PyCoreBpe;
+use super::errors::to_py;
+use crate::core_bpe::budget::Unit;
+
+/// The `(start, end)` span of each token, stored as pairs of u32 (8 bytes a
+/// token) and turned into tuples only when read: building a tuple of two ints
+/// per token would cost about as much as the encode itself.
+#[pyclass(name = "Spans", module = "bytepair._core", frozen, sequence)]
+pub struct PySpans {
+    spans: Vec<[u32; 2]>,
+}
+
+fn pair<'py>(py: Python<'py>, s: [u32; 2]) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, [s[0], s[1]])
+}
+
+#[pymethods]
+impl PySpans {
+    fn __len__(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let ind = slice.indices(self.spans.len() as isize)?;
+            let mut out = Vec::with_capacity(ind.slicelength);
+            let mut i = ind.start;
+            for _ in 0..ind.slicelength {
+                out.push(pair(py, self.spans[i as usize])?);
+                i += ind.step;
+            }
+            return Ok(PyList::new(py, out)?.into_any().unbind());
+        }
+        let i: isize = index.extract()?;
+        let n = self.spans.len() as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(PyIndexError::new_err("span index out of range"));
+        }
+        Ok(pair(py, self.spans[j as usize])?.into_any().unbind())
+    }
+
+    /// The spans as a list of `(start, end)` tuples.
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let items = self
+            .spans
+            .iter()
+            .map(|&s| pair(py, s))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// The start of each span.
+    fn starts(&self) -> Vec<u32> {
+        self.spans.iter().map(|s| s[0]).collect()
+    }
+
+    /// The end of each span.
+    fn ends(&self) -> Vec<u32> {
+        self.spans.iter().map(|s| s[1]).collect()
+    }
+}
+
+/// `(ids, spans)`; `unit` is "char" or "byte".
+#[pyfunction]
+#[pyo3(signature = (core, text, unit, allowed_special=None, disallowed_special=None))]
+fn encode_with_spans<'py>(
+    py: Python<'py>,
+    core: &PyCoreBpe,
+    text: PyBackedStr,
+    unit: &str,
+    allowed_special: Option<Vec<PyBackedStr>>,
+    disallowed_special: Option<Vec<PyBackedStr>>,
+) -> PyResult<(Bound<'py, PyList>, PySpans)> {
+    let unit = match unit {
+        "char" => Unit::Char,
+        "byte" => Unit::Byte,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unit must be 'char' or 'byte', not {other:?}"
+            )))
+        }
+    };
+    if text.len() > u32::MAX as usize {
+        return Err(PyValueError::new_err(
+            "text too long for offsets (at most 4 GiB of UTF-8)",
+        ));
+    }
+    let policy = core.policy(allowed_special, disallowed_special);
+    let (ids, spans) = py
+        .detach(|| core.inner.encode_with_spans(&text, &policy, unit))
+        .map_err(to_py)?;
+    Ok((core.to_list(py, &ids)?, PySpans { spans }))
+}
+
+/// The token count, but at most `limit + 1`.
+#[pyfunction]
+#[pyo3(signature = (core, text, limit, allowed_special=None, disallowed_special=None))]
+fn count_until(
+    py: Python<'_>,
+    core: &PyCoreBpe,
+    text: PyBackedStr,
+    limit: usize,
+    allowed_special: Option<Vec<PyBackedStr>>,
+    disallowed_special: Option<Vec<PyBackedStr>>,
+) -> PyResult<usize> {
+    let policy = core.policy(allowed_special, disallowed_special);
+    py.detach(|| core.inner.count_until(&text, &policy, limit))
+        .map_err(to_py)
+}
+
+/// Where to cut, as a number of characters: the length of the longest fitting
+/// prefix (`from_start`) or of the longest fitting suffix.
+#[pyfunction]
+#[pyo3(signature = (core, text, max_tokens, from_start, allowed_special=None, disallowed_special=None))]
+fn truncate_at(
+    py: Python<'_>,
+    core: &PyCoreBpe,
+    text: PyBackedStr,
+    max_tokens: usize,
+    from_start: bool,
+    allowed_special: Option<Vec<PyBackedStr>>,
+    disallowed_special: Option<Vec<PyBackedStr>>,
+) -> PyResult<usize> {
+    let policy = core.policy(allowed_special, disallowed_special);
+    py.detach(|| {
+        let t: &str = &text;
+        if from_start {
+            let k = core.inner.truncate_prefix(t, &policy, max_tokens)?;
+            Ok(t.get(..k).map_or(0, |s| s.chars().count()))
+        } else {
+            let k = core.inner.truncate_suffix(t, &policy, max_tokens)?;
+            Ok(t.get(k..).map_or(0, |s| s.chars().count()))
+        }
+    })
+    .map_err(to_py)
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySpans>()?;
+    m.add_function(wrap_pyfunction!(encode_with_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(count_until, m)?)?;
+    m.add_function(wrap_pyfunction!(truncate_at, m)?)?;
+    Ok(())
+}
