@@ -11,19 +11,23 @@ arguments); the classes cannot be subclassed (``@final``, which also covers
 """
 
 import os
-from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final
+from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final, overload
 
 __all__ = [
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
+    "Spans",
     "__version__",
     "clear_piece_memo",
+    "count_until",
     "encode_shards",
+    "encode_with_spans",
     "learn_merges",
     "pretokenize",
     "pretokenize_count",
     "pretokenize_spans",
+    "truncate_at",
 ]
 
 __version__: str
@@ -74,6 +78,31 @@ def encode_shards(
     chunk_bytes: Optional[int] = None,
     max_inflight_bytes: Optional[int] = None,
 ) -> Tuple[bytes, bytes]: ...
+# budgets and offsets (src/py/budget.rs)
+@final
+class Spans:
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: int, /) -> Tuple[int, int]: ...
+    @overload
+    def __getitem__(self, key: slice, /) -> List[Tuple[int, int]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def tolist(self) -> List[Tuple[int, int]]: ...
+    def starts(self) -> List[int]: ...
+    def ends(self) -> List[int]: ...
+
+def encode_with_spans(
+    core: CoreBPE, text: str, unit: str,
+    allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
+) -> Tuple[List[int], Spans]: ...
+def count_until(
+    core: CoreBPE, text: str, limit: int,
+    allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
+) -> int: ...
+def truncate_at(
+    core: CoreBPE, text: str, max_tokens: int, from_start: bool,
+    allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
+) -> int: ...
 
 @final
 class CoreBPE:

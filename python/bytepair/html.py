@@ -56,10 +56,8 @@ def pieces_html(p: Pieces, *, title: str | None = None) -> str:
     boundary is still visible.
     """
     n_partial = sum(1 for piece in p.pieces if not piece.complete)
-    # byte offset -> the character covering it, to name the character a partial token belongs to
-    owner: list[str] = []
-    for ch in p.text:
-        owner.extend([ch] * len(ch.encode("utf-8")))
+    # the text, to name the characters a partial token belongs to (from its character span)
+    owner = p.text
     out: list[str] = []
     for group in _groups(p.pieces):
         if len(group) == 1 and group[0].complete:
@@ -108,22 +106,25 @@ def _text(s: str) -> str:
     return _html.escape(s).replace("\n", '<span class="nl">↵</span>\n')
 
 
-def _span(piece: Piece, owner: list[str]) -> str:
+def _span(piece: Piece, owner: str) -> str:
     classes = ["t", f"c{piece.index % 5}"]
     if piece.special:
         classes.append("s")
     if not piece.complete:
         classes.append("p")
-    tip = (f"#{piece.index} id {piece.id} · bytes {piece.bytes.hex(' ')} · offset {piece.start}"
+    where = (f"characters {piece.chars[0]}-{piece.chars[1]}" if piece.chars is not None
+             else f"offset {piece.start}")
+    tip = (f"#{piece.index} id {piece.id} · bytes {piece.bytes.hex(' ')} · {where}"
            + (" · special" if piece.special else "")
-           + ("" if piece.complete else " · partial UTF-8: part of a character"
-              + _part_of(owner, piece.start, len(piece.bytes))))
+           + ("" if piece.complete else " · partial UTF-8: part of a character" + _part_of(owner, piece)))
     body = _text(piece.text) if piece.complete else _html.escape(show_bytes(piece.bytes))
     return f'<span class="{" ".join(classes)}" title="{_html.escape(tip, quote=True)}">{body}</span>'
 
 
-def _part_of(owner: list[str], start: int, n: int) -> str:
-    chars = "".join(dict.fromkeys(owner[start : start + n]))
+def _part_of(text: str, piece: Piece) -> str:
+    if piece.chars is None:
+        return ""
+    chars = text[piece.chars[0] : piece.chars[1]]
     return f" ({chars})" if chars else ""
 
 

@@ -482,6 +482,9 @@ class Piece:
         bytes: the token's bytes.
         start: byte offset of the token in the UTF-8 text.
         special: True for a special token.
+        chars: the ``(start, end)`` character span the token covers, from
+            :meth:`Tokenizer.encode_with_offsets` (a token inside a multi-byte
+            character covers that character); None for tokenizers without it.
     """
 
     index: int
@@ -489,6 +492,7 @@ class Piece:
     bytes: bytes
     start: int
     special: bool = False
+    chars: "tuple[int, int] | None" = None
 
     @property
     def complete(self) -> bool:
@@ -545,6 +549,7 @@ class Pieces(TableResult):
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "tokens": len(self.pieces), "pieces": [
             {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": p.text, "start": p.start,
+             "chars": list(p.chars) if p.chars is not None else None,
              "complete": p.complete, "special": p.special} for p in self.pieces]}
 
 
@@ -564,16 +569,19 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
         raise TypeError(f"pieces takes str, got {type(text).__name__}")
     if isinstance(tok, Tokenizer):
         allowed = "all" if allowed_special == "all" else set(allowed_special)
-        ids = tok.encode(text, allowed_special=allowed, disallowed_special=())  # type: ignore[arg-type]
+        ids, spans = tok.encode_with_offsets(text, allowed_special=allowed,  # type: ignore[arg-type]
+                                             disallowed_special=())
         special_ids = set(tok.special_tokens.values())
+        chars: list = spans.tolist() if hasattr(spans, "tolist") else list(spans)
     else:
         ids = _encode(tok, text)
         special_ids = set()
+        chars = [None] * len(ids)
     out: list[Piece] = []
     pos = 0
     for k, i in enumerate(ids):
         b = _token_bytes(tok, i)
-        out.append(Piece(k, i, b, pos, i in special_ids))
+        out.append(Piece(k, i, b, pos, i in special_ids, chars[k]))
         pos += len(b)
     return Pieces(_name(tok), text, out)
 

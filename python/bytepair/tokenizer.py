@@ -43,6 +43,7 @@ from .errors import DisallowedSpecialError, UnknownTokenError, VocabError
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
+    from . import budget
     from .stream import StreamDecoder
 
 ENDOFTEXT = "<|endoftext|>"
@@ -180,7 +181,13 @@ class Tokenizer:
     def mergeable_ranks(self) -> Dict[bytes, int]:
         """Token bytes to rank for every mergeable token."""
         if self._ranks is None:
-            self._ranks = {t: i for i, t in enumerate(self._tokens)}
+            ranks = {t: i for i, t in enumerate(self._tokens)}
+            # a rank the rank file leaves to a special token (p50k_base's 50256)
+            # holds that token's text in the core; it is not mergeable
+            for s, i in self._special_tokens.items():
+                if i < len(self._tokens) and self._tokens[i] == s.encode("utf-8"):
+                    del ranks[self._tokens[i]]
+            self._ranks = ranks
         return dict(self._ranks)
 
     @property
@@ -301,16 +308,29 @@ class Tokenizer:
         self,
         text: str,
         *,
+        limit: Optional[int] = None,
         allowed_special: AllowedSpecial = _NO_SPECIALS,
         disallowed_special: DisallowedSpecial = None,
     ) -> int:
         """The number of ids :meth:`encode` would return, computed without
         building the list (memory stays small for huge texts).
 
+        With ``limit``, counting stops as soon as the count exceeds it and the
+        result is ``limit + 1`` (read it as "over the limit"); the work is then
+        proportional to the part of the text read (see :mod:`bytepair.budget`).
+
         >>> import bytepair
-        >>> bytepair.get_encoding("o200k_base").count("안녕하세요, 토크나이저입니다.")
+        >>> enc = bytepair.get_encoding("o200k_base")
+        >>> enc.count("안녕하세요, 토크나이저입니다.")
         10
+        >>> enc.count("안녕하세요, 토크나이저입니다.", limit=3)
+        4
         """
+        if limit is not None:
+            from . import budget
+
+            return budget.count(self, text, limit=limit, allowed_special=allowed_special,
+                                disallowed_special=disallowed_special)
         text = _check_text(text)
         pol = self._policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
@@ -319,6 +339,76 @@ class Tokenizer:
             return self._core.count(text, *pol)
         except UnicodeEncodeError:
             return self._core.count(_fix_surrogates(text), *pol)
+
+    def truncate_text(
+        self,
+        text: str,
+        max_tokens: int,
+        *,
+        side: "budget.Side" = "end",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> str:
+        """The longest prefix (``side="end"``) or suffix (``side="start"``) of
+        ``text``, cut at a character boundary, whose encoding has at most
+        ``max_tokens`` tokens; exact (see :func:`bytepair.budget.truncate_text`:
+        why this is not ``decode(encode(text)[:n])``).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("o200k_base").truncate_text("Tokenizers count, cut and chunk.", 3)
+        'Tokenizers count'
+        """
+        from . import budget
+
+        return budget.truncate_text(self, text, max_tokens, side=side, allowed_special=allowed_special,
+                                    disallowed_special=disallowed_special)
+
+    def chunk_text(
+        self,
+        text: str,
+        max_tokens: int,
+        *,
+        overlap: int = 0,
+        boundary: "budget.Boundary" = "token",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> List[str]:
+        """Chunks of at most ``max_tokens`` tokens that concatenate (minus the
+        ``overlap``-token overlaps) to ``text``, cut at the last line or paragraph
+        break inside the budget when ``boundary`` asks for it (see
+        :func:`bytepair.budget.chunk_text`).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").chunk_text("a b c d e", 2)
+        ['a b', ' c d', ' e']
+        """
+        from . import budget
+
+        return budget.chunk_text(self, text, max_tokens, overlap=overlap, boundary=boundary,
+                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        unit: "budget.Unit" = "char",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = None,
+    ) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
+        """``(ids, offsets)``: :meth:`encode`'s ids and the ``(start, end)`` span of
+        each, in characters (``unit="char"``; a token inside a multi-byte
+        character covers that whole character) or bytes (see
+        :func:`bytepair.budget.encode_with_offsets`).
+
+        >>> import bytepair
+        >>> ids, offsets = bytepair.get_encoding("o200k_base").encode_with_offsets("hello world")
+        >>> offsets.tolist()
+        [(0, 5), (5, 11)]
+        """
+        from . import budget
+
+        return budget.encode_with_offsets(self, text, unit=unit, allowed_special=allowed_special,
+                                          disallowed_special=disallowed_special)
 
     def encode_to_numpy(
         self,
@@ -640,7 +730,104 @@ class Tokenizer:
             and self._tokens == other._tokens
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        # consistent with __eq__: equal tokenizers have the same pattern, special
+        # tokens and vocabulary size (cheap: no pass over the tokens)
+        return hash((self._pattern, frozenset(self._special_tokens.items()), self._core.n_vocab))
+
+    # ------------------------------------------------------------ tiktoken's names
+
+    @property
+    def _mergeable_ranks(self) -> Dict[bytes, int]:
+        """tiktoken's attribute: mergeable token bytes to rank (a copy). Ranks that
+        the rank file leaves to a special token (p50k_base's 50256) are not in it."""
+        return self.mergeable_ranks
+
+    @property
+    def _pat_str(self) -> Optional[str]:
+        """tiktoken's attribute: the pre-tokenization regex (None for no splitting)."""
+        return self._pattern
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether an id is a special token's (tiktoken's name).
+
+        >>> import bytepair
+        >>> enc = bytepair.get_encoding("cl100k_base")
+        >>> enc.is_special_token(100257), enc.is_special_token(15339)
+        (True, False)
+        """
+        if not isinstance(token, int):
+            raise TypeError(f"token must be an int, not {type(token).__name__}")
+        return token in self._special_ids
+
+    @property
+    def _special_ids(self) -> AbstractSet[int]:
+        ids = self.__dict__.get("_special_id_set")
+        if ids is None or len(ids) > len(self._special_tokens):
+            ids = frozenset(self._special_tokens.values())
+            self.__dict__["_special_id_set"] = ids
+        return ids
+
+    def token_byte_values(self) -> List[bytes]:
+        """Every mergeable token's bytes, sorted (tiktoken's ``token_byte_values``).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").token_byte_values()[-1]
+        b'\\xff'
+        >>> len(bytepair.get_encoding("gpt2").token_byte_values())
+        50256
+        """
+        return sorted(self._mergeable_ranks)
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
+        """``(text, offsets)``: the decoded text and, per token, the index of the
+        character holding its first byte (tiktoken's semantics; invalid UTF-8
+        raises ``UnicodeDecodeError`` as there).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").decode_with_offsets([15339, 1917])
+        ('hello world', [0, 5])
+        """
+        parts = self.decode_tokens_bytes(tokens)
+        offsets = []
+        chars = 0
+        for b in parts:
+            offsets.append(max(0, chars - (1 if b and 0x80 <= b[0] < 0xC0 else 0)))
+            chars += sum(1 for c in b if not 0x80 <= c < 0xC0)
+        return b"".join(parts).decode("utf-8", errors="strict"), offsets
+
+    def _encode_bytes(self, data: bytes) -> List[int]:
+        """tiktoken's ``_encode_bytes``: encodes bytes that need not be UTF-8 (see
+        :func:`bytepair.budget.encode_bytes`).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base")._encode_bytes(b" \\xec\\x8b\\xa4\\xed")
+        [62085]
+        """
+        from . import budget
+
+        return budget.encode_bytes(self, data)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Tuple[List[int], List[List[int]]]:
+        """tiktoken's ``encode_with_unstable``: the tokens that no continuation of
+        ``text`` can change, and the possible token sequences for the rest (see
+        :func:`bytepair.budget.encode_with_unstable`).
+
+        >>> import bytepair
+        >>> stable, completions = bytepair.get_encoding("gpt2").encode_with_unstable("hello fanta")
+        >>> stable, [31373, 277, 4910] in [stable + c for c in completions]
+        ([31373], True)
+        """
+        from . import budget
+
+        return budget.encode_with_unstable(self, text, allowed_special=allowed_special,
+                                           disallowed_special=disallowed_special)
 
     def __reduce__(self):
         # bundled encodings pickle by name (a few bytes); others by their tokens

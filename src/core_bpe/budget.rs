@@ -108,7 +108,9 @@ impl<'a> Plan<'a> {
         // infallible for the named patterns; a custom regex that gives up is
         // counted as if the cut were not there (the caller's final check of
         // the result, an encode, reports the error)
-        self.core.count(&self.text[a..b], &self.policy).unwrap_or(usize::MAX / 4)
+        self.core
+            .count(&self.text[a..b], &self.policy)
+            .unwrap_or(usize::MAX / 4)
     }
 
     /// Whether `q` lies strictly inside an allowed special match.
@@ -237,7 +239,10 @@ impl<'a> Plan<'a> {
                 r1 += n.len_utf8();
             }
             // one character before the run may open its piece
-            let region0 = t[..r0].chars().next_back().map_or(r0, |p| r0 - p.len_utf8());
+            let region0 = t[..r0]
+                .chars()
+                .next_back()
+                .map_or(r0, |p| r0 - p.len_utf8());
             let region = &b[region0..r1];
             for q in (r0 + 1).max(lo + 1)..r1.min(hi) {
                 if t.is_char_boundary(q) && cuts.is_boundary(region, q - region0) {
@@ -621,11 +626,19 @@ mod tests {
                     .rev()
                     .find(|&k| bpe.count(&text[..k], &pol).unwrap() <= max)
                     .unwrap();
-                assert_eq!(bpe.truncate_prefix(text, &pol, max).unwrap(), want, "{text} {max}");
+                assert_eq!(
+                    bpe.truncate_prefix(text, &pol, max).unwrap(),
+                    want,
+                    "{text} {max}"
+                );
                 let want_s = (0..=text.len())
                     .find(|&k| bpe.count(&text[k..], &pol).unwrap() <= max)
                     .unwrap();
-                assert_eq!(bpe.truncate_suffix(text, &pol, max).unwrap(), want_s, "{text} {max}");
+                assert_eq!(
+                    bpe.truncate_suffix(text, &pol, max).unwrap(),
+                    want_s,
+                    "{text} {max}"
+                );
             }
         }
         assert_eq!(bpe.count("ab", &pol).unwrap(), 2);
@@ -638,6 +651,9 @@ mod tests {
         let pol = bpe.policy::<&str>(&[], &[]);
         let text = "ab cd ".repeat(1000);
         assert_eq!(bpe.count_until(&text, &pol, 10).unwrap(), 11);
-        assert_eq!(bpe.count_until(&text, &pol, 1 << 20).unwrap(), bpe.count(&text, &pol).unwrap());
+        assert_eq!(
+            bpe.count_until(&text, &pol, 1 << 20).unwrap(),
+            bpe.count(&text, &pol).unwrap()
+        );
     }
 }

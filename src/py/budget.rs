@@ -49,6 +49,37 @@ impl PySpans {
         Ok(pair(py, self.spans[j as usize])?.into_any().unbind())
     }
 
+    fn __repr__(&self) -> String {
+        let head: Vec<String> = self
+            .spans
+            .iter()
+            .take(8)
+            .map(|s| format!("({}, {})", s[0], s[1]))
+            .collect();
+        let more = if self.spans.len() > 8 { ", ..." } else { "" };
+        format!(
+            "Spans([{}{more}], len={})",
+            head.join(", "),
+            self.spans.len()
+        )
+    }
+
+    /// Equal to another `Spans` or to any sequence of the same `(start, end)` pairs.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        if let Ok(o) = other.cast::<PySpans>() {
+            return o.get().spans == self.spans;
+        }
+        match other.extract::<Vec<(u32, u32)>>() {
+            Ok(v) => {
+                v.len() == self.spans.len()
+                    && v.iter()
+                        .zip(&self.spans)
+                        .all(|(a, b)| a.0 == b[0] && a.1 == b[1])
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The spans as a list of `(start, end)` tuples.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let items = self

@@ -75,7 +75,11 @@ impl PyCoreBpe {
         }
     }
 
-    pub(super) fn to_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
+    pub(super) fn to_list<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &[Rank],
+    ) -> PyResult<Bound<'py, PyList>> {
         let ints = self.ints.get_or_init(py, || {
             (0..self.inner.n_vocab() as Rank)
                 .map(|i| i.into_pyobject(py).map(|o| o.into_any().unbind()))

@@ -29,18 +29,20 @@ import sys
 
 from .. import __version__
 from ..errors import BytepairError
-from . import analysis, bench, convert, dataset, encode, serve, train, vocab
+from . import analysis, bench, budget, convert, dataset, encode, serve, train, vocab
 from .common import UsageError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
-COMMAND_MODULES = (train, encode, analysis, vocab, convert, bench, dataset, serve)
+COMMAND_MODULES = (train, encode, budget, analysis, vocab, convert, bench, dataset, serve)
 
 _EPILOG = """\
 examples:
   bytepair train                                   train on the bundled sample
   bytepair count -e gpt2 -e o200k_base README.md   count tokens
+  bytepair truncate -e o200k_base --max-tokens 8000 FILE
+  bytepair chunk -e cl100k_base --max-tokens 512 --overlap 64 FILE -o chunks.jsonl
   bytepair pieces -e gpt2 --text "토큰"             see every token's bytes
   bytepair trace --text "low lower lowest" --merges 4
   bytepair compare --text "Hello" --text "안녕하세요" --plot compare.png

@@ -212,6 +212,19 @@ def cmd_count(args: argparse.Namespace) -> int:
     text = read_joined_text(args)
     toks = load_tokenizers(args)
     counts = []
+    if args.limit is not None:
+        if args.limit < 0:
+            raise UsageError(f"--limit must be at least 0, got {args.limit}")
+        # stops reading as soon as the count exceeds the limit; prints LIMIT+1 then
+        counts = [(name, tok.count(text, limit=args.limit, disallowed_special=())) for name, tok in toks]
+        over = {name: n > args.limit for name, n in counts}
+        if args.json:
+            emit_json({name: {"tokens": n, "over_limit": over[name]} for name, n in counts})
+            return 0
+        for name, n in counts:
+            shown = f">{args.limit}" if over[name] else str(n)
+            emit(shown if len(counts) == 1 else f"{shown}\t{name}")
+        return 1 if any(over.values()) else 0
     for name, tok in toks:
         blocks = _blocks_with_progress(tok, text, args)
         counts.append((name, count_tokens(tok, text) if blocks is None else sum(count_tokens(tok, b) for b in blocks)))
@@ -245,3 +258,5 @@ def add_parsers(subparsers: Any) -> None:
                     "Count the tokens of the input under one or more tokenizers (no ids are kept).")
     add_tokenizer_options(c, many=True)
     add_input_options(c, what="text to count")
+    c.add_argument("--limit", type=int, metavar="N",
+                   help="stop once the count exceeds N: prints the count, or >N (exit status 1) when over")

@@ -1,0 +1,429 @@
+"""Token budgets and offsets for applications: count with a limit, cut a text to
+a budget at a character boundary, split it into chunks, and say which characters
+each token covers.
+
+The loops run in the Rust core (``bytepair._core``: ``count_until``,
+``truncate_at``, ``encode_with_spans``); this module owns argument checks and
+policy. The :class:`~bytepair.tokenizer.Tokenizer` methods of the same names call
+these functions.
+
+Why truncation is not ``decode(encode(text)[:n])``: the n-th token may end inside
+a character (decoding then yields U+FFFD or drops bytes), and BPE of a prefix is
+not always a prefix of the BPE, so the re-encoded cut text can have *more* than
+``n`` tokens. :func:`truncate_text` returns the longest prefix cut at a character
+boundary whose own encoding fits, exactly; how the core finds it without
+encoding every prefix is explained in ``src/core_bpe/budget.rs`` (restart points
+where the encoding provably starts afresh, and an exhaustive search of the one
+segment between two of them that holds the answer).
+
+Special tokens and lone surrogates follow :meth:`Tokenizer.encode`'s policy:
+disallowed special-token text raises, allowed special tokens count as one
+token, and lone surrogates are repaired as tiktoken does (offsets and cuts then
+still index the text you passed).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+from typing import TYPE_CHECKING, Iterator, List, Literal, Optional, Sequence, Tuple, cast
+
+from . import _core
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tokenizer import AllowedSpecial, DisallowedSpecial, Tokenizer
+
+# the offsets type behaves as a read-only sequence of (start, end) tuples
+collections.abc.Sequence.register(_core.Spans)
+
+Side = Literal["end", "start"]
+Boundary = Literal["token", "line", "paragraph"]
+Unit = Literal["char", "byte"]
+
+
+def _positive(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return value
+
+
+class _Prepared:
+    """The text as the core sees it (lone surrogates repaired) and the core's
+    special-token arguments, plus the index map back to the caller's text."""
+
+    def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial"):
+        from .tokenizer import _check_text, _fix_surrogates
+
+        text = _check_text(text)
+        pol = tok._policy(allowed, disallowed) or ([], [])
+        if disallowed:
+            tok._check_foreign_disallowed(text, disallowed)
+        self.original = text
+        self.text = _fix_surrogates(text)
+        self.policy = pol
+        self.core = tok._core
+        # repaired index -> original index (only when a surrogate pair became one char)
+        self._map: Optional[List[int]] = None
+        if len(self.text) != len(text):
+            m, i = [], 0
+            for ch in self.text:
+                m.append(i)
+                i += 2 if ord(ch) > 0xFFFF and ord(text[i]) < 0x10000 else 1
+            m.append(i)
+            self._map = m
+
+    def orig(self, i: int) -> int:
+        return i if self._map is None else self._map[i]
+
+
+def count(
+    tok: "Tokenizer",
+    text: str,
+    *,
+    limit: Optional[int] = None,
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = None,
+) -> int:
+    """Tokens of ``text``; with ``limit``, at most ``limit + 1``: the core stops as
+    soon as the count exceeds ``limit`` (the sentinel ``limit + 1`` means "over"), so
+    the work is proportional to the part read, not the whole text.
+
+    >>> import bytepair
+    >>> enc = bytepair.get_encoding("o200k_base")
+    >>> enc.count("hello world " * 1000), enc.count("hello world " * 1000, limit=10)
+    (2001, 11)
+    """
+    if limit is None:
+        return tok.count(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
+    if limit < 0:
+        raise ValueError(f"limit must be at least 0, got {limit}")
+    p = _Prepared(tok, text, allowed_special, disallowed_special)
+    return _core.count_until(p.core, p.text, limit, *p.policy)
+
+
+def truncate_text(
+    tok: "Tokenizer",
+    text: str,
+    max_tokens: int,
+    *,
+    side: Side = "end",
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = None,
+) -> str:
+    """The longest prefix (``side="end"``: the end is cut) or suffix
+    (``side="start"``) of ``text``, cut at a character boundary, whose encoding
+    has at most ``max_tokens`` tokens. Exact: no longer cut fits, even where the
+    count of a prefix is not monotone in its length (then "longest" is still the
+    maximum over every character boundary; tests check it against encoding every
+    prefix). May be ``""`` when the first character alone needs more tokens.
+
+    >>> import bytepair
+    >>> enc = bytepair.get_encoding("cl100k_base")
+    >>> enc.truncate_text("The quick brown fox jumps over the lazy dog.", 4)
+    'The quick brown fox'
+    >>> enc.truncate_text("The quick brown fox jumps over the lazy dog.", 3, side="start")
+    ' lazy dog.'
+    """
+    _positive("max_tokens", max_tokens)
+    if side not in ("end", "start"):
+        raise ValueError(f"side must be 'end' or 'start', not {side!r}")
+    p = _Prepared(tok, text, allowed_special, disallowed_special)
+    n = _core.truncate_at(p.core, p.text, max_tokens, side == "end", *p.policy)
+    if side == "end":
+        return p.original[: p.orig(n)]
+    return p.original[p.orig(len(p.text) - n):]
+
+
+def _cut_prefix(p: _Prepared, start: int, max_tokens: int) -> int:
+    """The end (index into the repaired text) of the longest fitting chunk from ``start``."""
+    return start + _core.truncate_at(p.core, p.text[start:], max_tokens, True, *p.policy)
+
+
+def _preferred_cut(text: str, start: int, end: int, boundary: Boundary, floor: int) -> int:
+    """The last preferred boundary in ``(floor, end]`` (a chunk then ends just after
+    a newline or a blank line), else ``end``."""
+    if end >= len(text) or boundary == "token":
+        return end
+    window = text[start:end]
+    if boundary == "paragraph":
+        i = window.rfind("\n\n")
+        if i >= 0 and start + i + 2 > floor:
+            j = start + i + 2
+            while j < end and text[j] == "\n":
+                j += 1
+            return j
+    i = window.rfind("\n")
+    if i >= 0 and start + i + 1 > floor:
+        return start + i + 1
+    return end
+
+
+def chunk_spans(
+    tok: "Tokenizer",
+    text: str,
+    max_tokens: int,
+    *,
+    overlap: int = 0,
+    boundary: Boundary = "token",
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = None,
+) -> List[Tuple[int, int]]:
+    """The ``(start, end)`` character spans of :func:`chunk_text`'s chunks."""
+    return list(_chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special))
+
+
+def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special) -> Iterator[Tuple[int, int]]:
+    _positive("max_tokens", max_tokens)
+    if not isinstance(overlap, int) or isinstance(overlap, bool):
+        raise TypeError(f"overlap must be an int, not {type(overlap).__name__}")
+    if overlap < 0:
+        raise ValueError(f"overlap must be at least 0, got {overlap}")
+    if overlap >= max_tokens:
+        raise ValueError(f"overlap ({overlap}) must be smaller than max_tokens ({max_tokens})")
+    if boundary not in ("token", "line", "paragraph"):
+        raise ValueError(f"boundary must be 'token', 'line' or 'paragraph', not {boundary!r}")
+    p = _Prepared(tok, text, allowed_special, disallowed_special)
+    t = p.text
+    start = 0
+    prev_end = 0
+    while start < len(t):
+        end = _cut_prefix(p, start, max_tokens)
+        if end <= start or end <= prev_end:
+            # not even the next character fits (or nothing new would be covered)
+            at = max(start, prev_end)
+            ch = t[at]
+            need = _core.count_until(p.core, ch, max_tokens, *p.policy)
+            raise ValueError(
+                f"max_tokens={max_tokens} is smaller than the {need} tokens that the character {ch!r}"
+                f" at offset {p.orig(at)} needs on its own; raise max_tokens"
+            )
+        # a preferred boundary must leave the chunk longer than its overlap part
+        end = _preferred_cut(t, start, end, boundary, max(prev_end, start))
+        yield p.orig(start), p.orig(end)
+        if end >= len(t):
+            return
+        prev_end = end
+        if overlap:
+            back = _core.truncate_at(p.core, t[start:end], overlap, False, *p.policy)
+            start = max(end - back, start + 1)
+        else:
+            start = end
+
+
+def chunk_text(
+    tok: "Tokenizer",
+    text: str,
+    max_tokens: int,
+    *,
+    overlap: int = 0,
+    boundary: Boundary = "token",
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = None,
+) -> List[str]:
+    """Splits ``text`` into chunks of at most ``max_tokens`` tokens each (each chunk
+    counted on its own). Chunk ``i + 1`` starts with the last ``overlap`` tokens'
+    worth of chunk ``i`` (its longest suffix of at most ``overlap`` tokens), so the
+    chunks with those overlaps removed concatenate to ``text`` exactly.
+
+    ``boundary="token"`` makes every chunk as long as the budget allows;
+    ``"line"`` ends a chunk after the last newline inside the budget, and
+    ``"paragraph"`` after the last blank line (else the last newline), when
+    there is one beyond the overlap; otherwise the chunk is cut where the budget
+    ends.
+
+    Raises ``ValueError`` for ``max_tokens < 1``, a negative ``overlap``, an
+    ``overlap`` not smaller than ``max_tokens``, and a budget smaller than the
+    tokens one character of the text needs.
+
+    >>> import bytepair
+    >>> enc = bytepair.get_encoding("cl100k_base")
+    >>> enc.chunk_text("one two three four five six", 3)
+    ['one two three', ' four five six']
+    >>> enc.chunk_text("one two three four five six", 3, overlap=1)
+    ['one two three', ' three four five', ' five six']
+    """
+    spans = _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special)
+    return [text[a:b] for a, b in spans]
+
+
+def encode_with_offsets(
+    tok: "Tokenizer",
+    text: str,
+    *,
+    unit: Unit = "char",
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = None,
+) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
+    """``encode`` plus the span of text each token covers: ``offsets[i]`` is the
+    ``(start, end)`` of token ``i``, in characters of ``text`` (``unit="char"``)
+    or bytes of its UTF-8 (``unit="byte"``).
+
+    The rule for tokens inside a multi-byte character: a token covers every
+    character it has a byte of. A Korean syllable split over three tokens gives
+    all three the syllable's span, and ``start`` is the character holding the
+    token's first byte, as tiktoken's ``decode_with_offsets`` reports it. Byte
+    spans are exact and tile the text.
+
+    ``offsets`` is a compact read-only sequence (indexing gives tuples;
+    ``offsets.tolist()`` a list of them; ``offsets.starts()`` / ``ends()``).
+
+    >>> import bytepair
+    >>> enc = bytepair.get_encoding("gpt2")
+    >>> ids, offs = enc.encode_with_offsets("hi 한")
+    >>> ids, offs.tolist()
+    ([5303, 220, 47991, 250], [(0, 2), (2, 3), (3, 4), (3, 4)])
+    >>> enc.encode_with_offsets("hi 한", unit="byte")[1].tolist()
+    [(0, 2), (2, 3), (3, 5), (5, 6)]
+    """
+    if unit not in ("char", "byte"):
+        raise ValueError(f"unit must be 'char' or 'byte', not {unit!r}")
+    p = _Prepared(tok, text, allowed_special, disallowed_special)
+    ids, spans = _core.encode_with_spans(p.core, p.text, unit, *p.policy)
+    if p._map is not None and unit == "char":
+        return ids, [(p.orig(a), p.orig(b)) for a, b in spans.tolist()]
+    return ids, cast("Sequence[Tuple[int, int]]", spans)
+
+
+_WHITE_SPACE = frozenset(
+    [*range(0x9, 0xE), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
+)
+
+
+def _last_char(b: bytes) -> Tuple[Optional[str], int]:
+    """The last character of ``b`` and its length in bytes, or ``(None, 1)``."""
+    for n in range(1, min(4, len(b)) + 1):
+        try:
+            ch = b[-n:].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(ch) == 1:
+            return ch, n
+    return None, 1
+
+
+def encode_with_unstable(
+    tok: "Tokenizer",
+    text: str,
+    *,
+    allowed_special: "AllowedSpecial" = frozenset(),
+    disallowed_special: "DisallowedSpecial" = "all",
+) -> Tuple[List[int], List[List[int]]]:
+    """tiktoken's ``encode_with_unstable``, with its semantics: ``(stable, completions)``
+    where ``stable`` encodes a prefix of ``text`` that no continuation can change
+    (all but the last pre-token piece, and before a trailing run of whitespace
+    tokens) and each completion is a token sequence that, after ``stable``, starts
+    with the rest of the text's bytes. tiktoken calls this API unstable too.
+
+    The candidates are built as tiktoken builds them: every token that starts with
+    the unstable bytes; for every split of those bytes into a prefix and a suffix,
+    the encoding of the prefix followed by each token starting with the suffix, cut
+    after it covers the unstable bytes; and, when they end in whitespace, the
+    unstable bytes encoded as two pieces split before that character.
+    """
+    from .tokenizer import _check_text, _fix_surrogates
+
+    text = _fix_surrogates(_check_text(text))
+    specials = tok._special_tokens
+    allowed = set(specials) if allowed_special == "all" else set(allowed_special) & specials.keys()
+    if disallowed_special == "all":
+        disallowed = set(specials) - allowed
+    else:
+        disallowed = set(disallowed_special or ())
+    ids = tok.encode(text, allowed_special=allowed, disallowed_special=disallowed or ())
+    ids, unstable = _split_unstable(tok, text, ids, allowed)
+    return ids, _completions(tok, unstable)
+
+
+def _split_unstable(tok: "Tokenizer", text: str, ids: List[int], allowed: set) -> Tuple[List[int], bytes]:
+    """``ids`` (the encoding of ``text``) cut before its unstable end, and the
+    bytes of that end: the last pre-token piece (none after a special token),
+    extended back over whitespace-only tokens when it is whitespace itself."""
+    # the text after the last allowed special token; its last piece is unstable
+    tail = text
+    if allowed:
+        _, spans = encode_with_offsets(tok, text, allowed_special=allowed, disallowed_special=())
+        for i in range(len(ids) - 1, -1, -1):
+            if ids[i] in tok._special_ids and text[spans[i][0]:spans[i][1]] in allowed:
+                tail = text[spans[i][1]:]
+                break
+    pieces = _core.pretokenize(tok._pattern, tail) if tail else []
+    n_last = tok.count(pieces[-1], disallowed_special=()) if pieces else 0
+    if n_last == 0:
+        return ids, b""
+
+    def all_space(i: int) -> bool:
+        return all(c in b" \n\t" for c in tok.decode_single_token_bytes(i))
+
+    if all_space(ids[len(ids) - n_last]):
+        while n_last < len(ids) and all_space(ids[len(ids) - n_last - 1]):
+            n_last += 1
+    return ids[: len(ids) - n_last], tok.decode_bytes(ids[len(ids) - n_last:])
+
+
+def encode_bytes(tok: "Tokenizer", data: bytes) -> List[int]:
+    """tiktoken's ``_encode_bytes``: bytes that need not be UTF-8. The valid UTF-8
+    prefix is encoded as text (special-token text as plain text); its unstable
+    end and the invalid rest are then merged as one piece."""
+    data = bytes(data)
+    try:
+        return tok.encode_ordinary(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        valid = e.start
+    text = data[:valid].decode("utf-8")
+    ids, unstable = _split_unstable(tok, text, tok.encode_ordinary(text), set())
+    rest = unstable + data[valid:]
+    return ids + tok._core.encode_piece_with(rest) if rest else ids
+
+
+def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
+    if not unstable:
+        return []
+    ranks = tok._mergeable_ranks
+    sorted_bytes = tok.token_byte_values()
+    import bisect
+
+    seen: set = set()
+    out: List[List[int]] = []
+
+    def add(seq: List[int]) -> None:
+        key = tuple(seq)
+        if key not in seen:
+            seen.add(key)
+            out.append(list(seq))
+
+    def starting_with(prefix: bytes) -> Iterator[bytes]:
+        i = bisect.bisect_left(sorted_bytes, prefix)
+        while i < len(sorted_bytes) and sorted_bytes[i].startswith(prefix):
+            yield sorted_bytes[i]
+            i += 1
+
+    for t in starting_with(unstable):
+        add([ranks[t]])
+    for i in range(1, len(unstable)):
+        prefix, suffix = unstable[:i], unstable[i:]
+        for t in starting_with(suffix):
+            possibility = prefix + t
+            try:
+                enc = tok.encode_ordinary(possibility.decode("utf-8"))
+            except UnicodeDecodeError:
+                enc = tok._core.encode_piece_with(possibility)
+            seq: List[int] = []
+            covered = 0
+            for r in enc:
+                seq.append(r)
+                covered += len(tok.decode_single_token_bytes(r))
+                if covered >= len(unstable):
+                    break
+            add(seq)
+    if len(unstable) > 1:
+        ch, n = _last_char(unstable)
+        if len(unstable) - n > 0 and ch is not None and ord(ch) in _WHITE_SPACE:
+            re = tok._core.encode_piece_with(unstable[:-n]) + tok._core.encode_piece_with(unstable[-n:])
+            add(re)
+    return out
+
+
+__all__ = ["chunk_spans", "chunk_text", "count", "encode_with_offsets", "encode_with_unstable", "truncate_text"]
