@@ -281,11 +281,11 @@ def tiktoken_encoding(name: str) -> Any:
     with _lock:
         enc = _tiktoken_cache.get(name)
         if enc is None:
-            from .formats.tiktoken_ranks import parse_ranks
-
-            tokens = parse_ranks(read_bundled_ranks(name), path=f"bytepair/data/{spec.file}")
-            enc = tiktoken.Encoding(name=f"{name}-offline", pat_str=spec.pattern,
-                                    mergeable_ranks={t: i for i, t in enumerate(tokens)},
+            # tiktoken's own reading of a rank file: "base64 rank" lines, ranks as
+            # written (p50k_base's skip 50256, which is <|endoftext|>)
+            ranks = {base64.b64decode(tok): int(rank)
+                     for tok, rank in (line.split() for line in read_bundled_ranks(name).splitlines() if line)}
+            enc = tiktoken.Encoding(name=f"{name}-offline", pat_str=spec.pattern, mergeable_ranks=ranks,
                                     special_tokens=dict(spec.specials))
             _tiktoken_cache[name] = enc
         return enc
