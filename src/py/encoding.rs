@@ -258,19 +258,21 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let policy = self.policy(allowed_special, disallowed_special);
-        let all = py
-            .detach(|| self.inner.encode_batch(&texts, &policy, num_threads))
+        // one flat buffer per run of texts, copied once into the result
+        let flat = py
+            .detach(|| self.inner.encode_batch_flat(&texts, &policy, num_threads))
             .map_err(to_py)?;
-        let total: usize = all.iter().map(Vec::len).sum();
-        let ids = ne_bytes(py, total, all.iter().flatten().map(|id| id.to_ne_bytes()))?;
-        let ends = all.iter().scan(0i64, |at, ids| {
-            *at += ids.len() as i64;
-            Some(*at)
-        });
+        let ids = ne_bytes(
+            py,
+            flat.len(),
+            flat.runs.iter().flatten().map(|id| id.to_ne_bytes()),
+        )?;
         let offsets = ne_bytes(
             py,
-            all.len() + 1,
-            std::iter::once(0i64).chain(ends).map(i64::to_ne_bytes),
+            flat.ends.len() + 1,
+            std::iter::once(0i64)
+                .chain(flat.ends.iter().map(|&e| e as i64))
+                .map(i64::to_ne_bytes),
         )?;
         Ok((ids, offsets))
     }
