@@ -14,6 +14,7 @@ import os
 from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final, overload
 
 __all__ = [
+    "NAMED_PATTERNS",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -43,6 +44,10 @@ def pretokenize(pattern: Optional[str], text: str) -> List[str]: ...
 # (start, end) byte offsets of each piece in the UTF-8 encoding of `text`.
 def pretokenize_spans(pattern: Optional[str], text: str) -> List[Tuple[int, int]]: ...
 def pretokenize_count(pattern: Optional[str], text: str) -> int: ...
+
+# The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
+# which the core runs on hand-written scanners.
+NAMED_PATTERNS: Dict[str, str]
 
 # Private (scripts/gen-unicode16.py, tests): a class's (first, last) code-point
 # ranges as regex-syntax (Unicode 16.0) reads it, and its simple case folding.

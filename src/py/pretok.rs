@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
 
 use super::errors::to_py;
-use crate::pretok::Pretokenizer;
+use crate::pretok::{Pretokenizer, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN};
 
 /// Splits `text` into pre-tokenization pieces with the named or custom pattern
 /// (`None`: the whole text is one piece).
@@ -105,5 +105,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pretokenize_count, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_class, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_case_folds, m)?)?;
+    // The named patterns are defined once, in `crate::pretok`; `bytepair.patterns` reads them here.
+    let named = pyo3::types::PyDict::new(m.py());
+    named.set_item("gpt2", GPT2_PATTERN)?;
+    named.set_item("cl100k", CL100K_PATTERN)?;
+    named.set_item("o200k", O200K_PATTERN)?;
+    m.add("NAMED_PATTERNS", named)?;
     Ok(())
 }
