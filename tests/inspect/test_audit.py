@@ -154,10 +154,19 @@ def test_duplicates_known_counts():
     assert sorted(d.largest[0].texts) == sorted(["the", " the", "The", " The", "THE"])
 
 
+_AUDITS: dict = {}
+
+
+def bundled_audit(name):
+    if name not in _AUDITS:
+        _AUDITS[name] = audit(get_encoding(name))
+    return _AUDITS[name]
+
+
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_bundled_encodings(name):
     t = get_encoding(name)
-    a = audit(t)
+    a = bundled_audit(name)
     assert len(a.tokens) == len(t.token_bytes_list)
     impossible = {i for i, b in enumerate(t.token_bytes_list) if not _in_utf8_text(b)}
     # the only tokens never produced are the byte values that UTF-8 never uses
@@ -190,3 +199,30 @@ def test_bad_input():
         audit(object())
     with pytest.raises(ValueError, match="unknown encoding"):
         audit("no-such-encoding")
+
+
+def test_readme_table_is_true():
+    """The README's table of the bundled encodings (all rows but the corpus one)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in readme.splitlines():
+        if line.startswith("| ") and line.count("|") == 5:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells[1:]
+    for k, name in enumerate(["gpt2", "cl100k_base", "o200k_base"]):
+        a = bundled_audit(name)
+        c, d = a.counts(), a.duplicates
+        want = {
+            "mergeable tokens": f"{a.n_mergeable:,}",
+            "produced as a whole piece": f"{c['whole-piece']:,}",
+            "produced only inside longer pieces": f"{c['merges']:,}",
+            "unreachable": f"{c['unreachable']:,}",
+            "undecided": f"{c['undecided']:,}",
+            "tokens with a leading-space twin": f"{d.space_pairs:,}",
+            "case-variant groups (tokens in them)": f"{d.case_groups:,} ({d.case_tokens:,})",
+            "tokens beyond the first of each spelling group": f"{d.redundant:,}",
+        }
+        for row, value in want.items():
+            assert rows[row][k] == value, (name, row)
