@@ -1,0 +1,120 @@
+"""The merge paths against each other and the reference: whole-token lookup,
+short scan, queue, split and heap give the same ids on every piece (real text,
+random bytes, long words); the piece memo stays exact at its size limits; long
+hostile runs stay exact and far from quadratic."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import bytepair
+from bytepair import reference
+from conftest import ENCODINGS, tiktoken_encoding
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_long_words_match_tiktoken(name, corpora):
+    """Long pieces that are not repetitive are cut where no token can straddle
+    and merged part by part: the ids must still be tiktoken's, and those of the
+    uncut heap path. Random Hangul (the hostile case the cut is for), Korean
+    prose with its spaces removed (real words running together) and random
+    letters from the multilingual corpus."""
+    ours, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
+    rng = random.Random(5)
+    hangul = "".join(chr(0xAC00 + rng.randrange(11172)) for _ in range(3000))
+    joined = "".join(corpora["ko_prose.txt"].split())[:9000]
+    letters = [c for c in corpora["multi_unicode.txt"] if c.isalpha()]
+    mixed = "".join(rng.choice(letters) for _ in range(3000))
+    for text in (hangul, joined, mixed):
+        want = ref.encode_ordinary(text)
+        assert ours.encode_ordinary(text) == want
+        for piece in set(bytepair._core.pretokenize(ours.pattern, text)):
+            if len(piece.encode()) > 128:
+                b = piece.encode()
+                assert ours._core.encode_piece_with(b, "split") == ours._core.encode_piece_with(b, "heap")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_remembered_long_pieces_stay_exact(name):
+    """Pieces of up to 256 bytes are kept in the per-thread memo (table
+    borders, separator lines): the first encode merges them, the repeats read
+    the memo. Both must give tiktoken's ids, at and around the size limits."""
+    ours, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
+    rng = random.Random(11)
+    pieces = [
+        "+" + "-" * 30 + "+" + "-" * 57 + "+",  # a table border, 90 bytes
+        " " + "=" * 63,  # 64 bytes
+        " " + "=" * 64,
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(255)),
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(256)),
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(257)),
+        "가나다라" * 21,  # 252 bytes of Hangul
+    ]
+    text = "\n".join(pieces)
+    want = ref.encode_ordinary(text)
+    bytepair._core.clear_piece_memo()
+    assert ours.encode_ordinary(text) == want  # merged, then remembered
+    assert ours.encode_ordinary(text) == want  # from the memo
+    assert ours.encode_batch([text] * 8, num_threads=2) == [want] * 8
+    for p in pieces:
+        assert ours.encode_ordinary(p) == ref.encode_ordinary(p)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_merge_paths_agree_with_reference(name, corpora):
+    """Every internal path (auto, short scan, heap) against reference.encode_piece."""
+    enc = bytepair.get_encoding(name)
+    ranks = enc.mergeable_ranks
+    rng = random.Random(1234)
+    text = corpora["multi_unicode.txt"] + corpora["ko_prose.txt"]
+    pieces = set(bytepair._core.pretokenize(enc.pattern, text))
+    chosen = sorted(pieces)[:: max(1, len(pieces) // 400)]
+    # plus longer byte strings that are not pieces at all
+    for _ in range(40):
+        start = rng.randrange(len(text) - 400)
+        chosen.append(text[start:start + rng.randrange(1, 400)])
+    for p in chosen:
+        b = p.encode("utf-8")
+        want = reference.encode_piece(b, ranks)
+        for path in ("auto", "scan", "heap", "queue", "split"):
+            assert enc._core.encode_piece_with(b, path) == want, (path, p)
+
+
+def test_merge_paths_on_random_bytes():
+    enc = bytepair.get_encoding("cl100k_base")
+    ranks = enc.mergeable_ranks
+    seed = 99
+    rng = random.Random(seed)
+    alphabet = b"aeinst \x00\xe1\xbc"
+    for _ in range(200):
+        b = bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
+        want = reference.encode_piece(b, ranks)
+        for path in ("scan", "heap", "queue", "split"):
+            assert enc._core.encode_piece_with(b, path) == want, (seed, path, b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_hostile_inputs_are_exact_and_not_quadratic(name):
+    """Exact on long runs; 8x the input costs well under the 64x of a quadratic path.
+
+    Timing is only a sanity bound (CPU time, generous factor), not a benchmark."""
+    import time
+
+    enc = bytepair.get_encoding(name)
+    ranks = enc.mergeable_ranks
+    rng = random.Random(7)
+    b64 = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") for _ in range(80_000))
+    for make in (lambda n: "x" * n, lambda n: " " * n + "x", lambda n: b64[:n], lambda n: "가나다라" * (n // 4)):
+        small = make(300)
+        assert enc.encode_ordinary(small) == [t for p in reference.pretokenize(small, enc.pattern)
+                                                for t in reference.encode_piece(p.encode(), ranks)]
+        times = []
+        for n in (10_000, 80_000):
+            text = make(n)
+            t = time.process_time()
+            enc.count(text)
+            times.append(max(time.process_time() - t, 1e-3))
+        assert times[1] / times[0] < 8 * 4, times  # quadratic would be 64x
