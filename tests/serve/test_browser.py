@@ -220,6 +220,42 @@ def test_train_tab_steps_equal_inspect_trace(page, artifacts):
     assert new and all(b == want.steps[6].token for b in new)
 
 
+def test_train_upload_and_download(page, tmp_path):
+    from bytepair import load
+
+    tab(page, "train")
+    corpus_file = tmp_path / "corpus.txt"
+    text = "banana bandana 바나나 반다나 " * 3
+    corpus_file.write_text(text, encoding="utf-8")
+    one(page, "#train-file").send_keys(str(corpus_file))
+    end = time.monotonic() + 10
+    while one(page, "#train-text").get_attribute("value") != text and time.monotonic() < end:
+        time.sleep(0.05)
+    assert one(page, "#train-text").get_attribute("value") == text
+    from selenium.webdriver.support.ui import Select
+
+    Select(one(page, "#train-pattern")).select_by_value("o200k")
+    merges = one(page, "#train-merges")
+    merges.clear()
+    merges.send_keys("8")
+    one(page, "#train-run").click()
+    wait_idle(page)
+    want = trace(text, 8, pattern="o200k")
+    assert [bytes.fromhex(x.get_attribute("data-hex")) for x in css(page, "#train-view span.tok")] == \
+        want.steps[-1].tokens
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    page.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    one(page, "#train-download").click()
+    target = folder / "tokenizer.bytepair.json"
+    end = time.monotonic() + 15
+    while not target.exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    assert target.exists(), list(folder.iterdir())
+    tok = load(target)
+    assert [tok.decode_single_token_bytes(256 + k) for k in range(8)] == [s.token for s in want.steps]
+
+
 def test_compare_tab_bars(page, artifacts):
     tab(page, "compare")
     one(page, "#compare-run").click()
