@@ -262,3 +262,18 @@ def test_missing_extra_is_one_line(monkeypatch, capsys):
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'bytepair[serve]'" in err and err.count("\n") == 1
+
+
+def test_a_character_level_tokenizer_file_is_served(tmp_path):
+    from bytepair import CharTokenizer
+
+    char = CharTokenizer.train("hello world, 안녕 세상", 6)
+    char.save(tmp_path / "char.json")
+    with Server({"char.json": load(tmp_path / "char.json"), "gpt2": get_encoding("gpt2")}) as s:
+        status, info = api(s, "/api/info")
+        assert status == 200 and info["tokenizers"][0] == {"name": "char.json", "n_vocab": len(char.vocab),
+                                                           "pattern": "character-level"}
+        status, data = api(s, "/api/encode", {"text": "hello 안녕", "tokenizers": ["char.json"]})
+        assert status == 200 and [t["id"] for t in data["results"][0]["tokens"]] == char.encode("hello 안녕")
+        status, data = api(s, "/api/compare", {"texts": [{"label": "a", "text": "hello"}]})
+        assert status == 200 and {r["tokenizer"] for r in data["rows"]} == {"char.json", "gpt2"}

@@ -189,9 +189,14 @@ class App:
     async def info(self, request: Request) -> Response:
         from .. import patterns
 
-        toks = [{"name": name, "n_vocab": t.n_vocab,
-                 "pattern": patterns.name_of(t.pattern) or ("none" if t.pattern is None else "custom")}
-                for name, t in self.tokenizers.items()]
+        toks = []
+        for name, t in self.tokenizers.items():
+            if hasattr(t, "pattern"):
+                pat = patterns.name_of(t.pattern) or ("none" if t.pattern is None else "custom")
+            else:
+                pat = "character-level"
+            n_vocab = getattr(t, "n_vocab", None) or len(getattr(t, "vocab", ()))
+            toks.append({"name": name, "n_vocab": int(n_vocab), "pattern": pat})
         return JSONResponse({"version": __version__, "tokenizers": toks, "patterns": list(PATTERNS),
                              "limits": LIMITS})
 
