@@ -387,7 +387,7 @@ def merge_without_shortcut(tok: Any, b: bytes) -> list[int]:
     >>> merge_without_shortcut(tok, b"abcd"), tok.encode("abcd"), tok.encode("abcde")
     ([97, 256, 100], [257], [97, 256, 100, 101])
     """
-    return list(tok._core.encode_piece_with(bytes(b), "scan"))
+    return list(tok.core.encode_piece_with(bytes(b), "scan"))
 
 
 def _candidates(b: bytes) -> list[str]:

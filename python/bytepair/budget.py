@@ -56,13 +56,13 @@ class _Prepared:
         from .tokenizer import _check_text, _fix_surrogates
 
         text = _check_text(text)
-        pol = tok._policy(allowed, disallowed) or ([], [])
+        pol = tok.special_policy(allowed, disallowed) or ([], [])
         if disallowed:
             tok._check_foreign_disallowed(text, disallowed)
         self.original = text
         self.text = _fix_surrogates(text)
         self.policy = pol
-        self.core = tok._core
+        self.core = tok.core
         # repaired index -> original index (only when a surrogate pair became one char)
         self._map: Optional[List[int]] = None
         if len(self.text) != len(text):
@@ -375,7 +375,7 @@ def encode_bytes(tok: "Tokenizer", data: bytes) -> List[int]:
     text = data[:valid].decode("utf-8")
     ids, unstable = _split_unstable(tok, text, tok.encode_ordinary(text), set())
     rest = unstable + data[valid:]
-    return ids + tok._core.encode_piece_with(rest) if rest else ids
+    return ids + tok.core.encode_piece_with(rest) if rest else ids
 
 
 def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
@@ -409,7 +409,7 @@ def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
             try:
                 enc = tok.encode_ordinary(possibility.decode("utf-8"))
             except UnicodeDecodeError:
-                enc = tok._core.encode_piece_with(possibility)
+                enc = tok.core.encode_piece_with(possibility)
             seq: List[int] = []
             covered = 0
             for r in enc:
@@ -421,7 +421,7 @@ def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
     if len(unstable) > 1:
         ch, n = _last_char(unstable)
         if len(unstable) - n > 0 and ch is not None and ord(ch) in _WHITE_SPACE:
-            re = tok._core.encode_piece_with(unstable[:-n]) + tok._core.encode_piece_with(unstable[-n:])
+            re = tok.core.encode_piece_with(unstable[:-n]) + tok.core.encode_piece_with(unstable[-n:])
             add(re)
     return out
 

@@ -54,10 +54,16 @@ class ChunkCounts:
             self._table.add_items(items)
 
     @classmethod
-    def _wrap(cls, table: "_core.ChunkTable", pattern: Optional[str], special_tokens: Sequence[str]) -> "ChunkCounts":
+    def from_table(cls, table: "_core.ChunkTable", pattern: Optional[str], special_tokens: Sequence[str]) -> "ChunkCounts":
+        """Wraps a table counted by the core (``bytepair._core.ChunkTable``)."""
         out = cls(pattern=pattern, special_tokens=special_tokens)
         out._table = table
         return out
+
+    @property
+    def table(self) -> "_core.ChunkTable":
+        """The core's table behind these counts (what the trainer reads)."""
+        return self._table
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], *, pattern: Optional[str] = "o200k",
@@ -166,7 +172,7 @@ class ChunkCounts:
             table = _core.ChunkTable.from_body(raw[nl + 1:], entries)
         except TrainingError as e:
             raise FormatError(str(e).replace("invalid training arguments: ", ""), path=path) from None
-        return cls._wrap(table, pattern, specials)
+        return cls.from_table(table, pattern, specials)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChunkCounts):
@@ -302,4 +308,4 @@ def count(
                 raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
         if batch:
             feed_texts(batch, size)
-    return ChunkCounts._wrap(counter.finish(), pat, list(special_tokens))
+    return ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))

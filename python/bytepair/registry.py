@@ -240,7 +240,7 @@ def load_bundled(name: str, data: bytes) -> Tokenizer:
     """Builds the tokenizer of a bundled encoding from the (checked) rank-file bytes."""
     spec = _spec(name)
     core = _core.CoreBPE.from_tiktoken(_core_input(data, spec), spec.specials, spec.pattern)
-    return Tokenizer._from_core(core, spec.pattern, spec.specials, name=name, bundled=name)
+    return Tokenizer.from_core(core, spec.pattern, spec.specials, name=name, bundled=name)
 
 
 def get_encoding(name: str) -> Tokenizer:

@@ -100,7 +100,7 @@ class Tokenizer:
         self._tokens_cache: Optional[List[bytes]] = tokens
 
     @classmethod
-    def _from_core(
+    def from_core(
         cls,
         core: "_core.CoreBPE",
         pattern: Optional[str],
@@ -110,7 +110,8 @@ class Tokenizer:
         bundled: Optional[str] = None,
         special_text: SpecialText = "raise",
     ) -> "Tokenizer":
-        """Wraps an already built core (the bundled encodings load this way)."""
+        """Wraps an already built ``bytepair._core.CoreBPE`` (the bundled encodings
+        and the trainer build theirs in Rust and load this way)."""
         self = cls.__new__(cls)
         self._setup(core, pattern, dict(special_tokens), name, None, special_text)
         self._tokens_cache = None
@@ -130,6 +131,14 @@ class Tokenizer:
         self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
+
+    @property
+    def core(self) -> "_core.CoreBPE":
+        """The Rust encoder behind this tokenizer, for bytepair's own tools that
+        call the core directly (audit, budgets, the shard pipeline, the merge-path
+        tests). Its methods take the core's arguments, not tiktoken's: see
+        :meth:`special_policy`."""
+        return self._core
 
     @property
     def _tokens(self) -> List[bytes]:
@@ -205,7 +214,7 @@ class Tokenizer:
 
     # ------------------------------------------------------------ encoding
 
-    def _policy(
+    def special_policy(
         self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
     ) -> Optional[Tuple[Optional[List[str]], Optional[List[str]]]]:
         """Normalises tiktoken's arguments to the core's ``(allowed, disallowed)``
@@ -278,7 +287,7 @@ class Tokenizer:
             except UnicodeEncodeError:
                 pass  # lone surrogates: the general path repairs them
         text = _check_text(text)
-        pol = self._policy(allowed_special, disallowed_special)
+        pol = self.special_policy(allowed_special, disallowed_special)
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
@@ -332,7 +341,7 @@ class Tokenizer:
             return budget.count(self, text, limit=limit, allowed_special=allowed_special,
                                 disallowed_special=disallowed_special)
         text = _check_text(text)
-        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
@@ -427,7 +436,7 @@ class Tokenizer:
         import numpy as np
 
         text = _check_text(text)
-        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
@@ -548,7 +557,7 @@ class Tokenizer:
         policy, and tiktoken's lone-surrogate repair only when the fast path refuses."""
         texts = _check_texts(texts)
         threads = _check_threads(num_threads)
-        pol = self._policy(allowed_special, disallowed_special) or ([], [])
+        pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             for t in texts:
                 self._check_foreign_disallowed(t, disallowed_special)
@@ -710,7 +719,7 @@ class Tokenizer:
         >>> bytepair.get_encoding("gpt2").with_special_text("text").encode("<|endoftext|>")
         [27, 91, 437, 1659, 5239, 91, 29]
         """
-        tok = Tokenizer._from_core(self._core, self._pattern, self._special_tokens, name=self.name,
+        tok = Tokenizer.from_core(self._core, self._pattern, self._special_tokens, name=self.name,
                                    bundled=self._bundled, special_text=special_text)
         tok._tokens_cache = self._tokens_cache
         tok._merges = self._merges

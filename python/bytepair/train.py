@@ -148,12 +148,12 @@ def train(
     try:
         if counts is not None:
             pat = counts.pattern
-            table = counts._table
+            table = counts.table
         else:
             assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
-                          documents=documents, progress=bars)._table
+                          documents=documents, progress=bars).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         num_merges = vocab_size - 256 - len(specials)

@@ -37,7 +37,7 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     a special token: the Python path searches every text for it)."""
     if disallowed and not isinstance(disallowed, str) and any(s not in tok.special_tokens for s in disallowed):
         return None
-    pol = tok._policy(allowed, disallowed)
+    pol = tok.special_policy(allowed, disallowed)
     if pol is None:
         return ([], [])
     a, d = pol
@@ -102,7 +102,7 @@ def run(
     input order. Returns the collected ids and offsets (bytes)."""
     jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
     return _core.encode_shards(
-        tok._core,
+        tok.core,
         jobs,
         column=text_column,
         eot=eot,
