@@ -277,3 +277,13 @@ def test_a_character_level_tokenizer_file_is_served(tmp_path):
         assert status == 200 and [t["id"] for t in data["results"][0]["tokens"]] == char.encode("hello 안녕")
         status, data = api(s, "/api/compare", {"texts": [{"label": "a", "text": "hello"}]})
         assert status == 200 and {r["tokenizer"] for r in data["rows"]} == {"char.json", "gpt2"}
+
+
+def test_requests_from_other_sites_are_refused(server):
+    got, data = api(server, "/api/encode", {"text": "x"}, headers={"Content-Type": "text/plain"})
+    assert got == 415 and "application/json" in data["error"]
+    got, data = api(server, "/api/encode", {"text": "x"}, headers={"Origin": "https://evil.example"})
+    assert got == 403 and "https://evil.example" in data["error"]
+    host = server.url.split("//")[1].rstrip("/")
+    got, data = api(server, "/api/encode", {"text": "x"}, headers={"Origin": f"http://{host}"})
+    assert got == 200

@@ -47,6 +47,9 @@ examples:
   bytepair trace --text "low lower lowest" --merges 4
   bytepair compare --text "Hello" --text "안녕하세요" --plot compare.png
   bytepair decode -e gpt2 --stream 169 228 254 169 223 108
+  bytepair audit -e gpt2                           tokens no text can produce, duplicate spellings
+  bytepair diff cl100k_base o200k_base --text FILE what two tokenizers disagree on
+  bytepair serve --open                            the web page: tokens as you type, training, comparisons
 
 Run 'bytepair COMMAND --help' for a command's options.
 """

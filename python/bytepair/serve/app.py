@@ -105,6 +105,14 @@ class _Headers:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
+    # another site's page in the same browser may send requests here: a JSON content type makes the browser
+    # ask first (CORS), which this server never allows, and an Origin naming another site is refused outright
+    origin = request.headers.get("origin")
+    if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host", ""):
+        raise ApiError(403, f"requests from {origin} are not accepted; open the page from this server")
+    ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, f"the body must be sent as application/json, not {ctype or 'no content type'}")
     limit = LIMITS["body"]
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
