@@ -53,14 +53,14 @@ class _Prepared:
     special-token arguments, plus the index map back to the caller's text."""
 
     def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial"):
-        from .tokenizer import _check_text, _fix_surrogates
+        from .tokenizer import check_text, fix_surrogates
 
-        text = _check_text(text)
+        text = check_text(text)
         pol = tok.special_policy(allowed, disallowed) or ([], [])
         if disallowed:
             tok._check_foreign_disallowed(text, disallowed)
         self.original = text
-        self.text = _fix_surrogates(text)
+        self.text = fix_surrogates(text)
         self.policy = pol
         self.core = tok.core
         # repaired index -> original index (only when a surrogate pair became one char)
@@ -323,9 +323,9 @@ def encode_with_unstable(
     after it covers the unstable bytes; and, when they end in whitespace, the
     unstable bytes encoded as two pieces split before that character.
     """
-    from .tokenizer import _check_text, _fix_surrogates
+    from .tokenizer import check_text, fix_surrogates
 
-    text = _fix_surrogates(_check_text(text))
+    text = fix_surrogates(check_text(text))
     specials = tok._special_tokens
     allowed = set(specials) if allowed_special == "all" else set(allowed_special) & specials.keys()
     if disallowed_special == "all":

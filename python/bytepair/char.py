@@ -30,7 +30,7 @@ import os
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import reference
-from ._io import atomic_write_text
+from .atomic import atomic_write_text
 from .errors import FormatError, TrainingError, UnknownTokenError, VocabError
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._io import discard, write_temp
+from .atomic import discard, write_temp
 from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_json as _hf
 from .formats import native as _native
 from .formats import tiktoken_ranks as _tiktoken
-from .formats._bpe import UNSET
+from .formats.common import UNSET
 from .tokenizer import Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -125,7 +125,7 @@ class ChunkCounts:
         "pattern": ..., "special_tokens": [...], "entries": N}`` then, per chunk in
         first-seen order, a LEB128 byte length, the bytes, and a LEB128 count.
         """
-        from ._io import atomic_write_bytes
+        from .atomic import atomic_write_bytes
 
         atomic_write_bytes(path, self.to_bytes())
 

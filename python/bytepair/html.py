@@ -130,7 +130,7 @@ def _part_of(text: str, piece: Piece) -> str:
 
 def write_pieces_html(p: Pieces, path: PathLike, *, title: str | None = None) -> None:
     """Writes :func:`pieces_html` to ``path`` (atomic)."""
-    from ._io import atomic_write_text
+    from .atomic import atomic_write_text
 
     atomic_write_text(path, pieces_html(p, title=title))
 

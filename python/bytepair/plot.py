@@ -49,7 +49,7 @@ def _new_figure(width: float, height: float):
 
 
 def _save(fig, path: PathLike) -> None:
-    from ._io import atomic_write_bytes
+    from .atomic import atomic_write_bytes
 
     fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
     buf = io.BytesIO()

@@ -286,7 +286,7 @@ class Tokenizer:
                 return self._core.encode(text)
             except UnicodeEncodeError:
                 pass  # lone surrogates: the general path repairs them
-        text = _check_text(text)
+        text = check_text(text)
         pol = self.special_policy(allowed_special, disallowed_special)
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
@@ -295,7 +295,7 @@ class Tokenizer:
                 return self._core.encode_ordinary(text)
             return self._core.encode(text, *pol)
         except UnicodeEncodeError:
-            text = _fix_surrogates(text)
+            text = fix_surrogates(text)
             if pol is None:
                 return self._core.encode_ordinary(text)
             return self._core.encode(text, *pol)
@@ -307,11 +307,11 @@ class Tokenizer:
         >>> bytepair.get_encoding("o200k_base").encode_ordinary("strawberry")
         [302, 1618, 19772]
         """
-        text = _check_text(text)
+        text = check_text(text)
         try:
             return self._core.encode_ordinary(text)
         except UnicodeEncodeError:
-            return self._core.encode_ordinary(_fix_surrogates(text))
+            return self._core.encode_ordinary(fix_surrogates(text))
 
     def count(
         self,
@@ -340,14 +340,14 @@ class Tokenizer:
 
             return budget.count(self, text, limit=limit, allowed_special=allowed_special,
                                 disallowed_special=disallowed_special)
-        text = _check_text(text)
+        text = check_text(text)
         pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
             return self._core.count(text, *pol)
         except UnicodeEncodeError:
-            return self._core.count(_fix_surrogates(text), *pol)
+            return self._core.count(fix_surrogates(text), *pol)
 
     def truncate_text(
         self,
@@ -435,14 +435,14 @@ class Tokenizer:
         """
         import numpy as np
 
-        text = _check_text(text)
+        text = check_text(text)
         pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
             buf = self._core.encode_to_bytes(text, *pol)
         except UnicodeEncodeError:
-            buf = self._core.encode_to_bytes(_fix_surrogates(text), *pol)
+            buf = self._core.encode_to_bytes(fix_surrogates(text), *pol)
         return np.frombuffer(buf, dtype=np.uint32)
 
     def encode_batch(
@@ -564,7 +564,7 @@ class Tokenizer:
         try:
             return run(texts, *pol, threads)
         except UnicodeEncodeError:
-            return run([_fix_surrogates(t) for t in texts], *pol, threads)
+            return run([fix_surrogates(t) for t in texts], *pol, threads)
 
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of text (or bytes) that is exactly one token, special tokens included.
@@ -887,7 +887,8 @@ def _check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, in
     return specials
 
 
-def _check_text(text: object) -> str:
+def check_text(text: object) -> str:
+    """``text`` itself when it is a str; a TypeError saying so otherwise."""
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}; decode bytes first")
     return text
@@ -898,7 +899,7 @@ def _check_texts(texts: object) -> List[str]:
         raise TypeError("expected a list of str; for one text use encode()")
     out = list(texts)  # type: ignore[call-overload]
     for t in out:
-        _check_text(t)
+        check_text(t)
     return out
 
 
@@ -910,10 +911,10 @@ def _check_threads(num_threads: object) -> Optional[int]:
     return num_threads
 
 
-def _fix_surrogates(text: str) -> str:
+def fix_surrogates(text: str) -> str:
     """Replaces lone surrogates with U+FFFD and joins surrogate pairs, as tiktoken does.
 
-    >>> _fix_surrogates("a" + chr(0xD800) + "b" + chr(0xD83D) + chr(0xDE00)) == "a\ufffdb\U0001f600"
+    >>> fix_surrogates("a" + chr(0xD800) + "b" + chr(0xD83D) + chr(0xDE00)) == "a\ufffdb\U0001f600"
     True
     """
     try:

@@ -58,7 +58,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                                  "text": chunk}, ensure_ascii=False))
     body = "".join(line + "\n" for line in lines)
     if args.output:
-        from .._io import atomic_write_text
+        from ..atomic import atomic_write_text
 
         atomic_write_text(args.output, body)
         if args.json:

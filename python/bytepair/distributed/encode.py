@@ -50,7 +50,7 @@ import sys
 import tempfile
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .._io import atomic_write_text
+from ..atomic import atomic_write_text
 from ..tokenizer import Tokenizer
 from . import native
 from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths

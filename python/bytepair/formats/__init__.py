@@ -27,7 +27,7 @@ from typing import Any, Dict, Optional, Union
 
 from ..errors import FormatError
 from . import char, gpt2, hf_json, native, tiktoken_ranks
-from ._bpe import UNSET
+from .common import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -38,7 +38,7 @@ _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
 
 def _sniff_json(path: str, data: bytes) -> str:
-    from ._bpe import read_json
+    from .common import read_json
 
     d = read_json(path, data)
     if isinstance(d, dict):

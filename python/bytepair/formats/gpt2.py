@@ -27,12 +27,12 @@ import json
 import os
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-from .._io import atomic_write_bytes
+from ..atomic import atomic_write_bytes
 from ..errors import FormatError
 from ..patterns import GPT2 as GPT2_PATTERN
 from ..tokenizer import Tokenizer
-from . import _bpe
-from ._bpe import UNSET
+from . import common as _common
+from .common import UNSET
 from .native import str_to_token
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -48,10 +48,10 @@ def dumps(tok: Tokenizer, *, merges: str = "all") -> Tuple[bytes, bytes]:
 
     Args:
         merges: ``"all"`` lists every split of every token (exact under the
-            merge-list semantics; see :mod:`bytepair.formats._bpe`), ``"minimal"``
+            merge-list semantics; see :mod:`bytepair.formats.common`), ``"minimal"``
             one split per token (GPT-2's original size).
     """
-    strs = _bpe.vocab_strings(tok)
+    strs = _common.vocab_strings(tok)
     vocab: Dict[str, int] = {s: i for i, s in enumerate(strs)}
     for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):
         if s in vocab:
@@ -60,7 +60,7 @@ def dumps(tok: Tokenizer, *, merges: str = "all") -> Tuple[bytes, bytes]:
                 "the GPT-2 format cannot hold both"
             )
         vocab[s] = i
-    lines = [HEADER] + [f"{strs[a]} {strs[b]}" for a, b in _bpe.merge_pairs(tok, merges)]
+    lines = [HEADER] + [f"{strs[a]} {strs[b]}" for a, b in _common.merge_pairs(tok, merges)]
     vocab_bytes = json.dumps(vocab, ensure_ascii=False).encode("utf-8") + b"\n"
     return vocab_bytes, ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -135,7 +135,7 @@ def loads(
             ``vocab.json`` (multi-byte entries after the mergeable ids that no
             merge makes).
     """
-    vocab = _bpe.read_json(vocab_path, vocab_data)
+    vocab = _common.read_json(vocab_path, vocab_data)
     if not isinstance(vocab, dict):
         raise FormatError("vocab.json must be a JSON object of token -> id", path=vocab_path)
     merges, lines = parse_merges(merges_data, path=merges_path)
@@ -156,7 +156,7 @@ def loads(
     for s, i in candidates.items():
         if isinstance(i, int) and i > top:
             specials[s] = i
-    return _bpe.build(
+    return _common.build(
         vocab, merges, specials, GPT2_PATTERN if pattern is UNSET else pattern,  # type: ignore[arg-type]
         name=name, path=os.path.dirname(str(vocab_path)) or "." if vocab_path is not None else None,
         vocab_where=lambda s: f"{VOCAB_FILE} key {s!r}",

@@ -34,10 +34,10 @@ import re
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import patterns as _patterns
-from .._io import atomic_write_text
+from ..atomic import atomic_write_text
 from ..errors import FormatError, UnsupportedComponentError
 from ..tokenizer import Tokenizer
-from . import _bpe
+from . import common as _common
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -113,7 +113,7 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
     """
     if merge_style not in ("string", "pair"):
         raise ValueError(f"merge_style must be 'string' or 'pair', not {merge_style!r}")
-    strs = _bpe.vocab_strings(tok)
+    strs = _common.vocab_strings(tok)
     vocab: Dict[str, int] = {s: i for i, s in enumerate(strs)}
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     for s, i in specials:
@@ -123,7 +123,7 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
                 "tokenizer.json keys the model vocab by that string and cannot hold both"
             )
         vocab[s] = i
-    pairs = _bpe.merge_pairs(tok, merges)
+    pairs = _common.merge_pairs(tok, merges)
     merge_list: List[Any]
     if merge_style == "string":
         merge_list = [f"{strs[a]} {strs[b]}" for a, b in pairs]
@@ -349,7 +349,7 @@ def from_dict(
     pattern = _pattern_of(d, path)
     specials = _specials(d, model, path)
     merges = _merges(model, path)
-    return _bpe.build(
+    return _common.build(
         model["vocab"], merges, specials, pattern,
         name=name or "tokenizer.json", path=path,
         vocab_where=lambda s: f"$.model.vocab[{json.dumps(s, ensure_ascii=False)}]",
@@ -360,7 +360,7 @@ def from_dict(
 def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
           name: Optional[str] = None) -> Tokenizer:
     """Reads ``tokenizer.json`` bytes."""
-    return from_dict(_bpe.read_json(path, data), path=path, ignore_normalizer=ignore_normalizer, name=name)
+    return from_dict(_common.read_json(path, data), path=path, ignore_normalizer=ignore_normalizer, name=name)
 
 
 def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None) -> Tokenizer:

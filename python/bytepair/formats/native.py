@@ -23,7 +23,7 @@ import json
 import os
 from typing import Any, Dict, List, Union
 
-from .._io import atomic_write_text
+from ..atomic import atomic_write_text
 from ..byte_table import bytes_to_unicode
 from ..errors import FormatError
 from ..tokenizer import Tokenizer

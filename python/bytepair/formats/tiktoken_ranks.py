@@ -26,10 +26,10 @@ import os
 import re
 from typing import Dict, List, Mapping, Optional, Union
 
-from .._io import atomic_write_bytes
+from ..atomic import atomic_write_bytes
 from ..errors import FormatError, VocabError
 from ..tokenizer import Tokenizer
-from ._bpe import UNSET
+from .common import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
 
