@@ -4,9 +4,9 @@
 //! The reader reads the shards in order and cuts them into chunks; a chunk
 //! enters the pipeline only when the text in flight (read, not yet written)
 //! stays within [`Options::max_inflight_bytes`], or when nothing is in flight.
-//! Encoder threads take chunks from a shared queue; they are the threads of
-//! the persistent `encode_batch` pool, so their piece memos stay warm from one
-//! call to the next. The writer handles chunks in input order (shard, then
+//! Each chunk is encoded as one job on the kept pool of `threads` threads
+//! (`crate::parallel`, the pools of the batch calls), so the threads' piece
+//! memos stay warm from one call to the next. The writer handles chunks in input order (shard, then
 //! chunk), writes or collects their ids, and completes a shard when its end
 //! marker arrives, reporting it through `on_done` before the next shard's
 //! chunks are handled.
@@ -102,13 +102,6 @@ impl Budget {
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
-}
-
-/// A chunk on its way to an encoder.
-struct Work {
-    shard: usize,
-    seq: usize,
-    docs: Docs,
 }
 
 /// What the writer receives, in any order; it restores (shard, seq) order.
@@ -237,83 +230,71 @@ pub fn encode_shards(
     opts: &Options,
     on_done: &mut dyn FnMut(usize, std::result::Result<Done, String>) -> bool,
 ) -> Result<Collected> {
-    let k = resolve_threads(opts.threads)?;
-    let pool = pool(Some(k))?;
+    let pool = pool(opts.threads)?;
     let budget = Budget {
         used: Mutex::new(0),
         freed: Condvar::new(),
         max: opts.max_inflight_bytes.max(1),
         stop: AtomicBool::new(false),
     };
-    let (work_tx, work_rx) = mpsc::channel::<Work>();
-    let work_rx = Mutex::new(work_rx);
     let (ready_tx, ready_rx) = mpsc::channel::<Ready>();
     let mut collected = Collected {
         ids: Vec::new(),
         offsets: vec![0],
     };
-    std::thread::scope(|threads| {
-        let (budget, ready) = (&budget, ready_tx.clone());
-        threads.spawn(move || {
-            for (i, shard) in shards.iter().enumerate() {
-                if budget.stopped() {
-                    break;
-                }
-                let mut seq = 0;
-                let end = read_shard(
-                    &shard.input,
-                    &opts.column,
-                    loader,
-                    opts.chunk_bytes,
-                    &mut |docs| {
-                        if !budget.acquire(docs.text_bytes()) {
-                            return false;
-                        }
-                        let w = Work {
-                            shard: i,
-                            seq,
-                            docs,
-                        };
-                        seq += 1;
-                        work_tx.send(w).is_ok()
-                    },
-                );
-                let end = Ready {
-                    shard: i,
-                    seq,
-                    bytes: 0,
-                    body: Body::End(end),
-                };
-                if ready.send(end).is_err() {
-                    break;
-                }
-            }
-            // dropping work_tx lets the encoders finish
-        });
-        pool.in_place_scope(|scope| {
-            for _ in 0..k {
-                let (ready, work_rx, budget) = (ready_tx.clone(), &work_rx, &budget);
-                scope.spawn(move |_| loop {
-                    let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok(w) = next else { break };
-                    let bytes = w.docs.text_bytes();
-                    let ids = if budget.stopped() {
-                        Err("stopped".to_string())
-                    } else {
-                        encode_docs(core, policy, &w.docs, opts.eot)
-                    };
-                    drop(w.docs);
-                    let r = Ready {
-                        shard: w.shard,
-                        seq: w.seq,
-                        bytes,
-                        body: Body::Ids(ids),
-                    };
-                    if ready.send(r).is_err() {
+    // Each chunk is one job on the pool: no pool thread ever waits for work,
+    // so other batch calls sharing the pool interleave with this run instead
+    // of queueing behind blocked workers.
+    pool.in_place_scope(|scope| {
+        std::thread::scope(|threads| {
+            let (budget, ready) = (&budget, ready_tx.clone());
+            threads.spawn(move || {
+                for (i, shard) in shards.iter().enumerate() {
+                    if budget.stopped() {
                         break;
                     }
-                });
-            }
+                    let mut seq = 0;
+                    let end = read_shard(
+                        &shard.input,
+                        &opts.column,
+                        loader,
+                        opts.chunk_bytes,
+                        &mut |docs| {
+                            if !budget.acquire(docs.text_bytes()) {
+                                return false;
+                            }
+                            let ready = ready.clone();
+                            let at = seq;
+                            seq += 1;
+                            scope.spawn(move |_| {
+                                let bytes = docs.text_bytes();
+                                let ids = if budget.stopped() {
+                                    Err("stopped".to_string())
+                                } else {
+                                    encode_docs(core, policy, &docs, opts.eot)
+                                };
+                                drop(docs);
+                                let _ = ready.send(Ready {
+                                    shard: i,
+                                    seq: at,
+                                    bytes,
+                                    body: Body::Ids(ids),
+                                });
+                            });
+                            true
+                        },
+                    );
+                    let end = Ready {
+                        shard: i,
+                        seq,
+                        bytes: 0,
+                        body: Body::End(end),
+                    };
+                    if ready.send(end).is_err() {
+                        break;
+                    }
+                }
+            });
             drop(ready_tx);
             write_all(shards, opts, budget, &ready_rx, &mut collected, on_done);
             // unblock a reader waiting for room, if the run stopped early

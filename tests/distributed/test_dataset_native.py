@@ -222,3 +222,44 @@ def test_encode_files_equals_encode_batch_to_numpy(tmp_path):
     nan.write_bytes(b'{"text": "x y", "v": NaN}\n')
     tok = bytepair.get_encoding("gpt2")
     assert tok.encode_files(nan)[0].tolist() == tok.encode("x y")
+
+
+def test_fallback_and_concurrent_batches_never_wait_on_each_other(tmp_path, monkeypatch):
+    # one thread for the pipeline, a Python-path shard among native ones, and
+    # another thread running batch calls on the same pools meanwhile
+    import threading
+
+    paths, _ = make_shards(tmp_path / "in", 4, seed=30)
+    nan = tmp_path / "in" / "nan.jsonl"
+    nan.write_bytes(b'{"text": "x", "v": NaN}\n' * 50)
+    paths = [paths[0], nan, *paths[1:]]
+    ref = python_outputs(monkeypatch, paths, tmp_path / "ref", tokenizer="gpt2", workers=1)
+    tok = bytepair.get_encoding("gpt2")
+    docs = real_documents()
+    want = tok.encode_batch(docs[:200], num_threads=2)
+    errors: List[BaseException] = []
+
+    def batches() -> None:
+        try:
+            for _ in range(3):
+                assert tok.encode_batch(docs[:200], num_threads=2) == want
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    def dataset() -> None:
+        try:
+            encode_dataset(paths, tmp_path / "got", tokenizer=tok, workers=1)
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (dataset, batches)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(180)
+        assert not t.is_alive(), "a run waited forever"
+    assert errors == []
+    got = files(tmp_path / "got")
+    for name in ref:
+        if name != "manifest.json":
+            assert got[name] == ref[name], name

@@ -446,15 +446,19 @@ def _run_in_threads(
         except Exception as e:  # noqa: BLE001 - any error of a shard is that shard's failure
             return Outcome(False, error=describe_error(e))
 
+    redo = [i for i in range(len(args)) if i not in stamps]
+
     def done(k: int, counts: Optional[Dict[str, int]]) -> None:
         i = jobs[k]
-        finished(i, Outcome(True, {**counts, **stamps[i]}) if counts is not None else python_path(i))
+        if counts is None:
+            redo.append(i)  # after the run: the pipeline keeps going meanwhile
+        else:
+            finished(i, Outcome(True, {**counts, **stamps[i]}))
 
     if jobs:
         _native_shards(tok, pol, [args[i] for i in jobs], shared, threads, done)
-    for i in range(len(args)):
-        if i not in stamps:
-            finished(i, python_path(i))
+    for i in sorted(redo):
+        finished(i, python_path(i))
 
 
 # ---------------------------------------------------------------- public
