@@ -62,7 +62,10 @@ def url_of(sock: socket.socket, host: str) -> str:
 def _uvicorn_server(app: Any) -> Any:
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    # plain HTTP/1.1 on asyncio; no websockets (the page uses none), no proxy headers trusted, logging left as it is
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
+                            http="h11", ws="none", loop="asyncio", interface="asgi3", proxy_headers=False,
+                            log_config=None)
     return uvicorn.Server(config)
 
 
