@@ -25,7 +25,7 @@ still index the text you passed).
 from __future__ import annotations
 
 import collections.abc
-from typing import TYPE_CHECKING, Iterator, List, Literal, Optional, Sequence, Tuple, cast
+from typing import TYPE_CHECKING, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, cast
 
 from . import _core
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # the offsets type behaves as a read-only sequence of (start, end) tuples
 collections.abc.Sequence.register(_core.Spans)
 
+T = TypeVar("T")
 Side = Literal["end", "start"]
 Boundary = Literal["token", "line", "paragraph"]
 Unit = Literal["char", "byte"]
@@ -49,22 +50,33 @@ def _positive(name: str, value: object) -> int:
 
 
 class _Prepared:
-    """The text as the core sees it (lone surrogates repaired) and the core's
-    special-token arguments, plus the index map back to the caller's text."""
+    """The text as the core sees it (lone surrogates repaired as ``encode`` does)
+    and the core's special-token arguments, plus the index map back to the
+    caller's text. ``eager=False`` defers the repair to the first core call that
+    refuses the text (the hot paths then pay no UTF-8 check of their own)."""
 
-    def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial"):
-        from .tokenizer import check_text, fix_surrogates
+    def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial",
+                 *, eager: bool = True):
+        from .tokenizer import check_text
 
         text = check_text(text)
         pol = tok.special_policy(allowed, disallowed) or ([], [])
         if disallowed:
             tok._check_foreign_disallowed(text, disallowed)
         self.original = text
-        self.text = fix_surrogates(text)
+        self.text = text
         self.policy = pol
         self.core = tok.core
         # repaired index -> original index (only when a surrogate pair became one char)
         self._map: Optional[List[int]] = None
+        if eager and not text.isascii():
+            self._repair()
+
+    def _repair(self) -> None:
+        from .tokenizer import fix_surrogates
+
+        text = self.original
+        self.text = fix_surrogates(text)
         if len(self.text) != len(text):
             m, i = [], 0
             for ch in self.text:
@@ -72,6 +84,16 @@ class _Prepared:
                 i += 2 if ord(ch) > 0xFFFF and ord(text[i]) < 0x10000 else 1
             m.append(i)
             self._map = m
+
+    def call(self, fn: Callable[..., T], *args: object) -> T:
+        """``fn(core, text, *args, allowed, disallowed)``, repairing the text first if the core refuses it."""
+        try:
+            return fn(self.core, self.text, *args, *self.policy)
+        except UnicodeEncodeError:
+            if self.text is not self.original:
+                raise
+            self._repair()
+            return fn(self.core, self.text, *args, *self.policy)
 
     def orig(self, i: int) -> int:
         return i if self._map is None else self._map[i]
@@ -100,8 +122,8 @@ def count(
         raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
     if limit < 0:
         raise ValueError(f"limit must be at least 0, got {limit}")
-    p = _Prepared(tok, text, allowed_special, disallowed_special)
-    return _core.count_until(p.core, p.text, limit, *p.policy)
+    p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
+    return p.call(_core.count_until, limit)
 
 
 def truncate_text(
@@ -280,8 +302,8 @@ def encode_with_offsets(
     """
     if unit not in ("char", "byte"):
         raise ValueError(f"unit must be 'char' or 'byte', not {unit!r}")
-    p = _Prepared(tok, text, allowed_special, disallowed_special)
-    ids, spans = _core.encode_with_spans(p.core, p.text, unit, *p.policy)
+    p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
+    ids, spans = p.call(_core.encode_with_spans, unit)
     if p._map is not None and unit == "char":
         return ids, [(p.orig(a), p.orig(b)) for a, b in spans.tolist()]
     return ids, cast("Sequence[Tuple[int, int]]", spans)
@@ -349,7 +371,7 @@ def _split_unstable(tok: "Tokenizer", text: str, ids: List[int], allowed: set) -
             if ids[i] in tok._special_ids and text[spans[i][0]:spans[i][1]] in allowed:
                 tail = text[spans[i][1]:]
                 break
-    pieces = _core.pretokenize(tok._pattern, tail) if tail else []
+    pieces = _core.pretokenize(tok.pattern, tail) if tail else []
     n_last = tok.count(pieces[-1], disallowed_special=()) if pieces else 0
     if n_last == 0:
         return ids, b""

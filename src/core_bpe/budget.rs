@@ -566,7 +566,9 @@ impl CoreBpe {
     /// token's first byte, as tiktoken's `decode_with_offsets` reports it.
     ///
     /// Cost: the encode, one pass over the ids for their lengths and, for
-    /// characters, one pass over the bytes.
+    /// characters of non-ASCII text, one pass over the bytes building a bit
+    /// mask of UTF-8 continuation bytes per 64-byte block with running counts,
+    /// after which each offset is converted in O(1) (a popcount).
     pub fn encode_with_spans(
         &self,
         text: &str,
@@ -575,28 +577,96 @@ impl CoreBpe {
     ) -> Result<(Vec<Rank>, Vec<[u32; 2]>)> {
         let ids = self.encode(text, policy)?;
         let mut spans = Vec::with_capacity(ids.len());
-        let b = text.as_bytes();
+        let len = text.len();
         let mut at = 0usize;
-        let mut chars = 0usize; // char starts in b[..at]
+        let lens = self.token_lens.get_or_init(|| {
+            self.vocab
+                .tokens()
+                .map(|t| u8::try_from(t.len()).unwrap_or(u8::MAX))
+                .collect()
+        });
         for &id in &ids {
-            let n = match self.vocab.token(id) {
-                Some(t) => t.len(),
-                None => self.special_decoder.get(&id).map_or(0, Vec::len),
+            let n = match lens.get(id as usize) {
+                Some(&n) if n < u8::MAX => n as usize,
+                _ => match self.vocab.token(id) {
+                    Some(t) => t.len(),
+                    None => self.special_decoder.get(&id).map_or(0, Vec::len),
+                },
             };
-            let end = (at + n).min(b.len());
-            match unit {
-                Unit::Byte => spans.push([at as u32, end as u32]),
-                Unit::Char => {
-                    let first_cont = b.get(at).is_some_and(|&c| is_cont(c));
-                    let start = chars - usize::from(first_cont && chars > 0);
-                    chars += b[at..end].iter().filter(|&&c| !is_cont(c)).count();
-                    spans.push([start as u32, chars as u32]);
-                }
-            }
+            let end = (at + n).min(len);
+            spans.push([at as u32, end as u32]);
             at = end;
+        }
+        if unit == Unit::Char && !text.is_ascii() {
+            let idx = CharIndex::new(text.as_bytes());
+            for s in &mut spans {
+                let (a, e) = (s[0] as usize, s[1] as usize);
+                // the character holding byte `a`, and one past the one holding byte `e - 1`
+                let start = if a < len {
+                    idx.starts_before(a + 1) - 1
+                } else {
+                    idx.starts_before(a)
+                };
+                *s = [start as u32, idx.starts_before(e) as u32];
+            }
         }
         Ok((ids, spans))
     }
+}
+
+/// Counts of character starts before any byte offset, in O(1) per query: one
+/// bit per UTF-8 continuation byte, 64 to a word, with the count of
+/// continuation bytes before each word.
+struct CharIndex {
+    masks: Vec<u64>,
+    before: Vec<u32>,
+}
+
+impl CharIndex {
+    fn new(b: &[u8]) -> Self {
+        let words = b.len() / 64 + 1;
+        let mut masks = Vec::with_capacity(words);
+        let mut before = Vec::with_capacity(words);
+        let mut total = 0u32;
+        let mut chunks = b.chunks_exact(64);
+        for chunk in &mut chunks {
+            let mut m = 0u64;
+            for (w, word) in chunk.chunks_exact(8).enumerate() {
+                let mut x = [0u8; 8];
+                x.copy_from_slice(word);
+                m |= cont_bits(u64::from_le_bytes(x)) << (8 * w);
+            }
+            masks.push(m);
+            before.push(total);
+            total += m.count_ones();
+        }
+        let mut m = 0u64;
+        for (i, &c) in chunks.remainder().iter().enumerate() {
+            m |= u64::from(is_cont(c)) << i;
+        }
+        masks.push(m);
+        before.push(total);
+        CharIndex { masks, before }
+    }
+
+    /// Character starts in `b[..p]` (`p <= b.len()`).
+    #[inline]
+    fn starts_before(&self, p: usize) -> usize {
+        let (w, bit) = (p / 64, p % 64);
+        let below = self.masks[w] & ((1u64 << bit) - 1);
+        p - (self.before[w] + below.count_ones()) as usize
+    }
+}
+
+/// The continuation bytes (`10xxxxxx`) of eight little-endian bytes as eight
+/// bits (bit k for byte k): the top bit of each byte without the next one,
+/// gathered into the top byte by a multiplication whose partial products
+/// never collide.
+#[inline(always)]
+fn cont_bits(x: u64) -> u64 {
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let c = x & !(x << 1) & HI;
+    (c >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 #[inline(always)]
@@ -643,6 +713,31 @@ mod tests {
         }
         assert_eq!(bpe.count("ab", &pol).unwrap(), 2);
         assert_eq!(bpe.truncate_prefix("abc", &pol, 1).unwrap(), 3);
+    }
+
+    #[test]
+    fn cont_bits_match_bytes() {
+        let mut seed = 12345u64;
+        for _ in 0..10_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let bytes = seed.to_le_bytes();
+            let want = bytes
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &b)| m | (u64::from(is_cont(b)) << i));
+            assert_eq!(cont_bits(seed), want, "{bytes:?}");
+        }
+        let text = "a한b😀 é".repeat(30);
+        let idx = CharIndex::new(text.as_bytes());
+        for p in 0..=text.len() {
+            let want = text.as_bytes()[..p]
+                .iter()
+                .filter(|&&c| !is_cont(c))
+                .count();
+            assert_eq!(idx.starts_before(p), want);
+        }
     }
 
     #[test]

@@ -82,6 +82,10 @@ pub struct CoreBpe {
     special_decoder: FxHashMap<Rank, Vec<u8>>,
     /// Tag for the per-thread piece memo (see [`cache`]).
     owner: u64,
+    /// Byte length of every mergeable token (255: look it up), built on first
+    /// use by [`budget`]'s spans: a 200 KB table stays in cache where the
+    /// vocabulary's offsets do not.
+    token_lens: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl CoreBpe {
@@ -157,6 +161,7 @@ impl CoreBpe {
             special_overlap,
             special_decoder,
             owner: cache::next_owner(),
+            token_lens: std::sync::OnceLock::new(),
         })
     }
 
