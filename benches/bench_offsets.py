@@ -86,8 +86,8 @@ def main() -> None:
                 order = order[1:] + order[:1]
                 t = {k: cpu(calls[k]) for k in order}
                 base_times.append(t["encode"])
-                for k in ratios:
-                    ratios[k].append(t[k] / t["encode"])
+                for k, r in ratios.items():
+                    r.append(t[k] / t["encode"])
             py = cpu(python_spans, enc, text) / min(base_times)
             mbps = len(raw) / 1e6 / statistics.median(base_times)
 
