@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 from .atomic import discard, write_temp
 from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
+from .formats import hf_folder as _hf_folder
 from .formats import hf_json as _hf
 from .formats import native as _native
 from .formats import tiktoken_ranks as _tiktoken
@@ -36,8 +37,11 @@ from .tokenizer import Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: Target formats of :func:`convert` (``hf`` = Hugging Face ``tokenizer.json``).
-TARGETS = ("bytepair", "tiktoken", "hf", "gpt2")
+#: Target formats of :func:`convert` (``hf`` = Hugging Face ``tokenizer.json``;
+#: ``transformers`` = a folder that ``transformers``' ``from_pretrained`` loads).
+TARGETS = ("bytepair", "tiktoken", "hf", "gpt2", "transformers")
+#: Targets that are folders of files.
+FOLDER_TARGETS = ("gpt2", "transformers")
 
 #: A short text that exercises the pre-tokenizers: several scripts, emoji
 #: (including joiner sequences), code, digit runs, contractions, CamelCase,
@@ -159,8 +163,11 @@ def _resolve_source(
 # ---------------------------------------------------------------- writing
 
 
-def _payload(tok: Tokenizer, to: str, merges: str) -> Dict[str, bytes]:
+def _payload(tok: Tokenizer, to: str, merges: str, roles: Optional[Mapping[str, Optional[str]]] = None,
+             model_max_length: Optional[int] = None) -> Dict[str, bytes]:
     """File name suffix -> bytes."""
+    if to == "transformers":
+        return _hf_folder.folder_files(tok, merges=merges, model_max_length=model_max_length, **(roles or {}))
     if to == "bytepair":
         text = json.dumps(_native.to_dict(tok), ensure_ascii=False, indent=1) + "\n"
         return {"": text.encode("utf-8")}
@@ -179,6 +186,8 @@ def _reload(tok: Tokenizer, to: str, tmp: Dict[str, str]) -> Tokenizer:
         return _tiktoken.load(tmp[""], pattern=tok.pattern, special_tokens=tok.special_tokens, name=tok.name)
     if to == "hf":
         return _hf.load(tmp[""], name=tok.name)
+    if to == "transformers":
+        return _hf.load(tmp[_hf_folder.TOKENIZER_FILE], name=tok.name)
     with open(tmp[_gpt2.VOCAB_FILE], "rb") as f:
         vocab = f.read()
     with open(tmp[_gpt2.MERGES_FILE], "rb") as f:
@@ -201,6 +210,29 @@ def _peer_encoder(tok: Tokenizer, to: str, tmp: Dict[str, str]) -> Optional[Tupl
         enc = tiktoken.Encoding(name=f"{tok.name}-check", pat_str=tok.pattern, mergeable_ranks=ranks,
                                 special_tokens=tok.special_tokens)
         return f"tiktoken {tiktoken.__version__}", lambda ps: _flat(enc.encode_batch(ps, allowed_special="all"))
+    if to == "transformers":
+        try:
+            import transformers
+        except ImportError:
+            return None
+        import tempfile
+
+        # from_pretrained reads the files by their names: a private copy of the folder
+        with tempfile.TemporaryDirectory(prefix="bytepair-transformers-") as d:
+            for name, path in tmp.items():
+                shutil.copyfile(path, os.path.join(d, name))
+            fast = transformers.PreTrainedTokenizerFast.from_pretrained(d, local_files_only=True)
+            auto = transformers.AutoTokenizer.from_pretrained(d, local_files_only=True)
+
+        def both(ps: List[str]) -> List[int]:
+            ids = _flat(fast(ps)["input_ids"])
+            other = _flat(auto(ps)["input_ids"])
+            if other != ids:
+                raise ConversionError("transformers' AutoTokenizer and PreTrainedTokenizerFast disagree on the "
+                                      "written folder; nothing was written")
+            return ids
+
+        return f"transformers {transformers.__version__}", both
     if to in ("hf", "gpt2"):
         try:
             import tokenizers
@@ -248,6 +280,10 @@ def convert(
     preset: Optional[str] = None,
     merges: str = "all",
     check_peer: bool = True,
+    bos_token: Optional[str] = None,
+    eos_token: Optional[str] = None,
+    pad_token: Optional[str] = None,
+    model_max_length: Optional[int] = None,
 ) -> ConvertReport:
     """Writes ``source`` as ``to`` at ``destination`` and proves the result.
 
@@ -265,8 +301,13 @@ def convert(
         preset: for ``.tiktoken`` sources: a bundled encoding's pattern and specials.
         merges: for ``hf`` / ``gpt2``: ``"all"`` (every split of every token,
             exact) or ``"minimal"`` (one per token).
-        check_peer: also load the file with ``tokenizers`` / ``tiktoken`` when
-            installed.
+        check_peer: also load the file with ``tokenizers`` / ``tiktoken`` (and,
+            for ``transformers``, with ``transformers``' ``PreTrainedTokenizerFast``
+            and ``AutoTokenizer``) when installed.
+        bos_token, eos_token, pad_token: for ``transformers``: the special
+            tokens that play these roles (each must be a special token).
+        model_max_length: for ``transformers``: the model's context length
+            (default: transformers' "no limit").
 
     Returns:
         A :class:`ConvertReport`.
@@ -284,15 +325,18 @@ def convert(
         pattern = UNSET
     elif pattern == "none":
         pattern = None
+    roles = {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token}
+    if to != "transformers" and any(v is not None for v in roles.values()):
+        raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
-    files = _payload(tok, to, merges)
+    files = _payload(tok, to, merges, roles, model_max_length)
 
     dest = os.fspath(destination)
-    if to == "gpt2":
+    if to in FOLDER_TARGETS:
         folder = dest
         made_folder = not os.path.isdir(folder)
         if os.path.exists(folder) and not os.path.isdir(folder):
-            raise FormatError("the gpt2 target is a folder (for vocab.json and merges.txt), but a file "
+            raise FormatError(f"the {to} target is a folder (for {', '.join(files)}), but a file "
                               "of that name exists", path=folder)
         os.makedirs(folder, exist_ok=True)
         finals = {k: os.path.join(folder, k) for k in files}
@@ -319,9 +363,9 @@ def convert(
         raise
 
     n_merges = 0
-    if to in ("hf", "gpt2"):
+    if to in ("hf", "gpt2", "transformers"):
         n_merges = len(_gpt2.parse_merges(files[_gpt2.MERGES_FILE])[0]) if to == "gpt2" else \
-            len(json.loads(files[""])["model"]["merges"])
+            len(json.loads(files["" if to == "hf" else _hf_folder.TOKENIZER_FILE])["model"]["merges"])
     elif to == "bytepair":
         n_merges = len(tok.merges)
     notes = []

@@ -32,6 +32,16 @@ def cmd_convert(args: argparse.Namespace) -> int:
                 raise UsageError(f"--special takes TOKEN=ID, got {item!r}")
             specials[tok] = int(num)
         kw["special_tokens"] = specials
+    for role in ("bos", "eos", "pad"):
+        value = getattr(args, role)
+        if value is not None:
+            if args.to != "transformers":
+                raise UsageError(f"--{role} applies to --to transformers only")
+            kw[f"{role}_token"] = value
+    if args.model_max_length is not None:
+        if args.to != "transformers":
+            raise UsageError("--model-max-length applies to --to transformers only")
+        kw["model_max_length"] = args.model_max_length
     report = convert(args.source, args.destination, to=args.to, **kw)
     emit(report.summary())
     return 0
@@ -43,7 +53,9 @@ def add_parsers(subparsers: Any) -> None:
                      "it gives the same ids.", json_out=False)
     cv.add_argument("source", metavar="IN", help="a tokenizer file or a bundled encoding name")
     cv.add_argument("destination", metavar="OUT")
-    cv.add_argument("--to", required=True, choices=["bytepair", "tiktoken", "hf", "gpt2"], help="output format")
+    cv.add_argument("--to", required=True, choices=["bytepair", "tiktoken", "hf", "gpt2", "transformers"],
+                    help="output format (transformers: a folder with tokenizer.json, tokenizer_config.json and "
+                         "special_tokens_map.json for from_pretrained)")
     cv.add_argument("--check-text", metavar="FILE", help="text to verify the conversion on")
     cv.add_argument("--pattern", help="pre-tokenization pattern for a .tiktoken input that is not a bundled file "
                     "(gpt2 | cl100k | o200k | none | a regex)")
@@ -51,3 +63,7 @@ def add_parsers(subparsers: Any) -> None:
                     help="take pattern and special tokens of a bundled encoding (for a .tiktoken input)")
     cv.add_argument("--special", action="append", metavar="TOKEN=ID",
                     help="a special token of a .tiktoken input (repeatable)")
+    for role in ("bos", "eos", "pad"):
+        cv.add_argument(f"--{role}", metavar="TOKEN",
+                        help=f"transformers: the special token used as {role}_token")
+    cv.add_argument("--model-max-length", type=int, metavar="N", help="transformers: the model's context length")

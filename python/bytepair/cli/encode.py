@@ -220,7 +220,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         over = {name: n > args.limit for name, n in counts}
         if args.json:
             emit_json({name: {"tokens": n, "over_limit": over[name]} for name, n in counts})
-            return 0
+            return 1 if any(over.values()) else 0
         for name, n in counts:
             shown = f">{args.limit}" if over[name] else str(n)
             emit(shown if len(counts) == 1 else f"{shown}\t{name}")
