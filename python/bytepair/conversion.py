@@ -211,28 +211,7 @@ def _peer_encoder(tok: Tokenizer, to: str, tmp: Dict[str, str]) -> Optional[Tupl
                                 special_tokens=tok.special_tokens)
         return f"tiktoken {tiktoken.__version__}", lambda ps: _flat(enc.encode_batch(ps, allowed_special="all"))
     if to == "transformers":
-        try:
-            import transformers
-        except ImportError:
-            return None
-        import tempfile
-
-        # from_pretrained reads the files by their names: a private copy of the folder
-        with tempfile.TemporaryDirectory(prefix="bytepair-transformers-") as d:
-            for name, path in tmp.items():
-                shutil.copyfile(path, os.path.join(d, name))
-            fast = transformers.PreTrainedTokenizerFast.from_pretrained(d, local_files_only=True)
-            auto = transformers.AutoTokenizer.from_pretrained(d, local_files_only=True)
-
-        def both(ps: List[str]) -> List[int]:
-            ids = _flat(fast(ps)["input_ids"])
-            other = _flat(auto(ps)["input_ids"])
-            if other != ids:
-                raise ConversionError("transformers' AutoTokenizer and PreTrainedTokenizerFast disagree on the "
-                                      "written folder; nothing was written")
-            return ids
-
-        return f"transformers {transformers.__version__}", both
+        return _transformers_peer(tmp)
     if to in ("hf", "gpt2"):
         try:
             import tokenizers
@@ -256,6 +235,32 @@ def _peer_encoder(tok: Tokenizer, to: str, tmp: Dict[str, str]) -> Optional[Tupl
         return f"tokenizers {tokenizers.__version__}", lambda ps: _flat(
             e.ids for e in hf.encode_batch(ps, add_special_tokens=False))
     return None
+
+
+def _transformers_peer(tmp: Dict[str, str]) -> Optional[Tuple[str, Callable[[List[str]], List[int]]]]:
+    """transformers' PreTrainedTokenizerFast and AutoTokenizer loading the written folder."""
+    try:
+        import transformers
+    except ImportError:
+        return None
+    import tempfile
+
+    # from_pretrained reads the files by their names: a private copy of the folder
+    with tempfile.TemporaryDirectory(prefix="bytepair-transformers-") as copy:
+        for name, path in tmp.items():
+            shutil.copyfile(path, os.path.join(copy, name))
+        fast = transformers.PreTrainedTokenizerFast.from_pretrained(copy, local_files_only=True)
+        auto = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
+
+    def both(ps: List[str]) -> List[int]:
+        ids = _flat(fast(ps)["input_ids"])
+        other = _flat(auto(ps)["input_ids"])
+        if other != ids:
+            raise ConversionError("transformers' AutoTokenizer and PreTrainedTokenizerFast disagree on the "
+                                  "written folder; nothing was written")
+        return ids
+
+    return f"transformers {transformers.__version__}", both
 
 
 def _flat(lists: Iterable[List[int]]) -> List[int]:

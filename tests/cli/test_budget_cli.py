@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
-
-from conftest import DATA, corpus
 
 import bytepair
 from bytepair.cli import main
+from conftest import DATA, corpus
 
 
 def run(argv):
@@ -58,7 +58,7 @@ def test_chunk_jsonl(tmp_path):
     assert [r["index"] for r in rows] == list(range(len(rows)))
     assert all(r["text"] == text[r["start"]:r["end"]] and r["tokens"] == enc.count(r["text"]) <= 512 for r in rows)
     assert rows[0]["start"] == 0 and rows[-1]["end"] == len(text)
-    assert all(b["start"] < a["end"] for a, b in zip(rows, rows[1:]))  # overlapping
+    assert all(b["start"] < a["end"] for a, b in itertools.pairwise(rows))  # overlapping
     # to stdout without -o
     code, out, _ = run(["chunk", "--max-tokens", "2", "--text", "a b c d e"])
     assert [json.loads(x)["text"] for x in out.splitlines()] == bytepair.get_encoding("o200k_base").chunk_text(

@@ -9,10 +9,10 @@ import json
 import os
 
 import pytest
-from conftest import CORPORA, corpus
 
 import bytepair
 from bytepair.cli import main
+from conftest import CORPORA, corpus
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # no network, ever
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
