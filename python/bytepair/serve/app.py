@@ -44,6 +44,8 @@ LIMITS: dict[str, int] = {
     "trace_text": 256 * 1024,
     "trace_view": TRACE_TOKENS_LIMIT,  # texts up to this size show the text after every merge
     "merges": 2000,
+    # with pattern "none" the whole text is one chunk, replayed merge by merge: bytes x merges bounds the work
+    "trace_work_unsplit": 16_000_000,
     "compare_texts": 16,
     "compare_text": 64 * 1024,
 }
@@ -234,7 +236,13 @@ class App:
         pattern = data.get("pattern", "none")
         if pattern not in PATTERNS:
             raise ApiError(422, f"'pattern' must be one of {', '.join(PATTERNS)}, got {pattern!r}")
-        return text, merges, None if pattern == "none" else pattern
+        if pattern == "none":
+            work = len(text.encode("utf-8")) * merges
+            if work > LIMITS["trace_work_unsplit"]:
+                raise ApiError(413, f"with pattern none the text is one chunk: bytes x merges is {work:,}, over the "
+                                    f"limit of {LIMITS['trace_work_unsplit']:,}; pick a pattern or fewer merges")
+            return text, merges, None
+        return text, merges, pattern
 
     async def trace(self, request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
