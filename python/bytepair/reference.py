@@ -73,8 +73,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import regex
 
-from . import _unicode16
 from . import patterns as _patterns
+from . import unicode16
 from .byte_table import bytes_to_unicode  # noqa: F401 - part of the spec, re-exported
 
 Pair = Tuple[int, int]
@@ -459,7 +459,7 @@ def pretokenize(text: str, pattern: Optional[str]) -> List[str]:
 #   bracketed class becomes explicit Unicode 16.0 code-point ranges, and ``(?i)``
 #   uses Unicode 16.0 simple case folding, both from ``data/unicode16.json``, a
 #   table generated from the core's own ``regex-syntax`` (see
-#   ``bytepair._unicode16``); so no ``regex`` release changes how this splits.
+#   ``bytepair.unicode16``); so no ``regex`` release changes how this splits.
 #   tests/reference/test_unicode16.py checks every class on all code points.
 
 
@@ -476,7 +476,7 @@ def compile_pattern(pattern: Optional[str]):
     pat = _patterns.resolve(pattern)
     if pat is None:
         return None
-    return regex.compile(_unicode16.rewrite(pat))
+    return regex.compile(unicode16.rewrite(pat))
 
 
 # ---------------------------------------------------------------- Plumbing: GPT-2's byte table

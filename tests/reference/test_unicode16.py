@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 import regex
 
-from bytepair import _core, _unicode16
+from bytepair import _core, unicode16
 from bytepair import reference as R
 from bytepair.patterns import CL100K, GPT2, O200K
 
 ALL = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-CLASSES = list(_unicode16._data()["classes"])
+CLASSES = list(unicode16._data()["classes"])
 
 
 def core_chars(expr: str) -> str:
@@ -30,12 +30,12 @@ def expr_of(name: str) -> str:
 def test_table_is_the_cores(name):
     """The shipped table is what the core's regex-syntax gives today (a stale file
     after a change of the regex-syntax pin fails here: rerun scripts/gen-unicode16.py)."""
-    assert list(_unicode16.class_ranges(name)) == _core._unicode_class(expr_of(name))
+    assert list(unicode16.class_ranges(name)) == _core._unicode_class(expr_of(name))
 
 
 def test_case_folds_are_the_cores():
     groups = {tuple(m) for _, m in _core._unicode_case_folds()}
-    assert set(_unicode16.case_fold_groups()) == groups
+    assert set(unicode16.case_fold_groups()) == groups
     assert len(groups) > 1000
 
 
@@ -50,7 +50,7 @@ def test_every_code_point_through_regex(name, negated):
     expr = expr_of(name)
     if negated:
         expr = expr.upper() if name in ("s", "d", "w") else expr.replace("\\p", "\\P")
-    got = "".join(regex.findall(_unicode16.rewrite(expr), ALL))
+    got = "".join(regex.findall(unicode16.rewrite(expr), ALL))
     assert got == core_chars(expr)
 
 
@@ -68,17 +68,17 @@ def test_bracketed_negation_and_case_folding_on_every_code_point():
         r"(?i:ǅ)",
         "(?i)\u212a",
     ):
-        assert "".join(regex.findall(_unicode16.rewrite(expr), ALL)) == core_chars(expr), expr
+        assert "".join(regex.findall(unicode16.rewrite(expr), ALL)) == core_chars(expr), expr
 
 
 def test_case_folding_of_every_cased_code_point():
     """(?i) on each character that has case partners matches exactly its Unicode 16.0
     partners among every code point that has any (regex's own folding is not used)."""
-    cased = sorted({c for g in _unicode16.case_fold_groups() for c in g})
+    cased = sorted({c for g in unicode16.case_fold_groups() for c in g})
     text = "".join(map(chr, cased))
     for cp in cased[::3]:
         expr = f"(?i)\\x{{{cp:X}}}"
-        assert "".join(regex.findall(_unicode16.rewrite(expr), text)) == core_chars(expr), hex(cp)
+        assert "".join(regex.findall(unicode16.rewrite(expr), text)) == core_chars(expr), hex(cp)
 
 
 @pytest.mark.parametrize("pattern", [GPT2, CL100K, O200K], ids=["gpt2", "cl100k", "o200k"])

@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
-from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from .driver import PathLike, Progress, Reader, check_input_format, normalize_paths
 from .engines import Engine, RayEngine, get_engine, in_order
 from .errors import ShardsFailedError
 from .readers import iter_documents

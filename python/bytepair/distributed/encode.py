@@ -53,7 +53,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 from ..atomic import atomic_write_text
 from ..tokenizer import Tokenizer
 from . import native
-from ._driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from .driver import PathLike, Progress, Reader, check_input_format, normalize_paths
 from .engines import Engine, Outcome, get_engine
 from .engines.base import describe_error
 from .errors import OutputDirError, ShardsFailedError

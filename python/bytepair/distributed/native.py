@@ -128,7 +128,7 @@ def encode_files(
     """See :meth:`bytepair.Tokenizer.encode_files`."""
     import numpy as np
 
-    from ._driver import check_input_format, normalize_paths
+    from .driver import check_input_format, normalize_paths
 
     files = normalize_paths(paths)
     check_input_format(format)
