@@ -49,9 +49,15 @@
 //!
 //! Cost: counting galloping blocks of growing size between restart points (the
 //! part read plus a logarithmic binary search in the last block), then the
-//! final segment, whose exhaustive search is quadratic in the segment length
-//! in the worst case (a long run without any restart point, e.g. `"x" * 10**5`
-//! under o200k_base, or any text under a custom pattern, which has none).
+//! final segment. Its exhaustive search skips every cut whose *tiling floor*
+//! (the fewest vocabulary tokens that can tile it, a lower bound on any
+//! encoding's count, by dynamic programming over token ends) is already over
+//! the budget, so only cuts that could fit are encoded; on runs without
+//! restart points (`"x" * 10**5`, one long Korean word under o200k_base) BPE is
+//! close to the fewest tokens and few cuts remain. The worst case is still
+//! quadratic in the segment length (a long segment where BPE needs many more
+//! tokens than the fewest possible), and any text under a custom pattern is
+//! one segment (no restart points are claimed for an arbitrary regex).
 
 use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
@@ -200,6 +206,49 @@ impl<'a> Plan<'a> {
             }
             w = w.saturating_mul(4);
         }
+    }
+
+    /// Lower bounds on the token count of the segment's prefixes (`left`:
+    /// `out[k - a]` bounds `count(a..k)`) or suffixes (`out[k - a]` bounds
+    /// `count(k..b)`): the fewest vocabulary tokens that tile those bytes, by
+    /// dynamic programming over token ends. Any encoding is such a tiling, so
+    /// a cut whose bound is over the budget need not be encoded. `None` when a
+    /// special match meets the segment or the segment is short.
+    fn tiling_floor(&self, a: usize, b: usize, left: bool) -> Option<Vec<u32>> {
+        if b - a < 64 || self.specials.iter().any(|&(s, e)| s < b && e > a) {
+            return None;
+        }
+        let vocab = &self.core.vocab;
+        let maxlen = vocab.tokens().map(<[u8]>::len).max().unwrap_or(1);
+        let bytes = self.text.as_bytes();
+        let n = b - a;
+        let mut m = vec![u32::MAX; n + 1];
+        if left {
+            m[0] = 0;
+            for p in 1..=n {
+                let mut best = u32::MAX;
+                for l in 1..=maxlen.min(p) {
+                    let prev = m[p - l];
+                    if prev < best && vocab.rank_at(bytes, a + p - l, a + p).is_some() {
+                        best = prev + 1;
+                    }
+                }
+                m[p] = best;
+            }
+        } else {
+            m[n] = 0;
+            for p in (0..n).rev() {
+                let mut best = u32::MAX;
+                for l in 1..=maxlen.min(n - p) {
+                    let next = m[p + l];
+                    if next < best && vocab.rank_at(bytes, a + p, a + p + l).is_some() {
+                        best = next + 1;
+                    }
+                }
+                m[p] = best;
+            }
+        }
+        Some(m)
     }
 
     /// Restart points inside one segment `(lo, hi)` that has none of the
@@ -443,6 +492,7 @@ impl CoreBpe {
                 return self.search_prefix(plan, a, b2, fa, max, false);
             }
         }
+        let floor = plan.tiling_floor(a, b, true);
         let mut k = b;
         while k > a {
             k -= 1;
@@ -451,6 +501,12 @@ impl CoreBpe {
             }
             if k == a {
                 break;
+            }
+            if floor
+                .as_ref()
+                .is_some_and(|m| fa.saturating_add(m[k - a] as usize) > max)
+            {
+                continue;
             }
             if fa + plan.count(a, k) <= max {
                 return k;
@@ -543,6 +599,7 @@ impl CoreBpe {
                 return self.search_suffix(plan, a2, b, hb, max, false);
             }
         }
+        let floor = plan.tiling_floor(a, b, false);
         let mut k = a;
         while k < b {
             k += 1;
@@ -551,6 +608,12 @@ impl CoreBpe {
             }
             if k == b {
                 break;
+            }
+            if floor
+                .as_ref()
+                .is_some_and(|m| hb.saturating_add(m[k - a] as usize) > max)
+            {
+                continue;
             }
             if hb + plan.count(k, b) <= max {
                 return k;

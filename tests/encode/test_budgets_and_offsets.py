@@ -308,3 +308,24 @@ def test_pieces_and_html_use_offsets():
     assert [x.chars for x in p.pieces] == [(0, 1), (1, 2), (2, 3), (2, 3)]
     page = pieces_html(p)
     assert "characters 2-3" in page and "(한)" in page
+
+
+@pytest.mark.parametrize("name", ENCS)
+def test_long_runs_without_restart_points(name):
+    import time
+
+    enc = bytepair.get_encoding(name)
+    # exhaustive on small instances of the hard shapes ...
+    for unit in ["x", "한", "ab", "12", " "]:
+        s = unit * 150
+        for n in (1, 7, 30):
+            assert enc.truncate_text(s, n) == s[:longest_prefix(enc, s, n)], (unit, n)
+            assert enc.truncate_text(s, n, side="start") == s[longest_suffix(enc, s, n):], (unit, n)
+    # ... and fast on large ones (the tiling floor skips the cuts that cannot fit)
+    for s in ["x" * 50_000, "뷁" * 10_000, "7" * 30_000]:
+        t0 = time.process_time()
+        head = enc.truncate_text(s, 100)
+        tail = enc.truncate_text(s, 100, side="start")
+        assert time.process_time() - t0 < 20
+        assert enc.count(head) <= 100 < enc.count(s[:len(head) + 1])
+        assert enc.count(tail) <= 100 < enc.count(s[len(s) - len(tail) - 1:])
