@@ -11,7 +11,7 @@ arguments); the classes cannot be subclassed (``@final``, which also covers
 """
 
 import os
-from typing import Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final, overload
+from typing import Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final, overload
 
 __all__ = [
     "NAMED_PATTERNS",
@@ -63,8 +63,8 @@ def clear_piece_memo() -> None: ...
 _ShardJob: TypeAlias = Tuple[str, str, bool, str, Optional[str]]
 # on_done(index, documents, tokens, ids, offsets, error): ids/offsets for "memory" outputs
 _ShardDone: TypeAlias = Callable[[int, int, int, Optional[bytes], Optional[bytes], Optional[str]], object]
-# loader(path) -> [(offsets, wide, data)]: Arrow string arrays of a Parquet shard
-_ColumnLoader: TypeAlias = Callable[[str], Sequence[Tuple[bytes, bool, bytes]]]
+# loader(path) -> iterable of (offsets, wide, data): Arrow string arrays of a Parquet shard, a batch of rows each
+_ColumnLoader: TypeAlias = Callable[[str], Iterable[Tuple[bytes, bool, bytes]]]
 
 # The native shard pipeline (src/dataset); returns the "collect" outputs'
 # ids (uint32) and offsets (int64) as native-endian bytes.

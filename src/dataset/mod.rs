@@ -13,8 +13,8 @@
 //! Memory: the text of chunks that are read but not yet written is bounded by
 //! [`Options::max_inflight_bytes`] (a chunk larger than that, i.e. one huge
 //! document, is admitted alone), plus, per chunk in flight, its ids (about as
-//! many bytes as its text); a column shard is held whole while it is cut into
-//! chunks. Nothing scales with the number of shards.
+//! many bytes as its text); of a column shard, one batch of rows (as the
+//! loader hands them over) is held while it is cut into chunks. Nothing scales with the number of shards.
 //!
 //! Failures are per shard: the shard's temporary file is removed and its
 //! reason (a short description, not the user-facing message) goes to the
@@ -98,10 +98,19 @@ pub struct Column {
     pub data: Vec<u8>,
 }
 
-/// Loads the string columns of a [`Input::Columns`] shard (called on the
-/// reader thread, one shard at a time). An `Err` fails that shard.
+/// A callback that takes one [`Column`] of a shard and returns whether to
+/// go on (`Ok(false)`: stop reading), or an error that fails the shard.
+pub type ColumnSink<'a> = dyn FnMut(Column) -> std::result::Result<bool, String> + 'a;
+
+/// Loads the string columns of a [`Input::Columns`] shard, a batch of rows
+/// at a time, handing each to `sink` (called on the reader thread, one shard
+/// at a time, so one batch is held at once). An `Err` fails that shard.
 pub trait ColumnLoader: Sync {
-    fn load(&self, path: &std::path::Path) -> std::result::Result<Vec<Column>, String>;
+    fn load(
+        &self,
+        path: &std::path::Path,
+        sink: &mut ColumnSink<'_>,
+    ) -> std::result::Result<(), String>;
 }
 
 /// Whole documents of one shard, in order.

@@ -48,7 +48,7 @@ pub(crate) fn read_shard(
         }
         Input::Columns { path } => {
             let loader = loader.ok_or("no column loader given for a column shard")?;
-            for col in loader.load(path)? {
+            loader.load(path, &mut |col| {
                 let col = Arc::new(validate(col)?);
                 let n = col.offsets.len().saturating_sub(1);
                 let mut first = 0;
@@ -64,12 +64,12 @@ pub(crate) fn read_shard(
                         last,
                     };
                     if !emit(docs) {
-                        return Ok(());
+                        return Ok(false);
                     }
                     first = last;
                 }
-            }
-            Ok(())
+                Ok(true)
+            })
         }
     }
 }

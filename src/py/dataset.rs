@@ -12,48 +12,64 @@ use pyo3::types::PyBytes;
 
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
-use crate::dataset::{self, Column, ColumnLoader, Done, Input, Options, Output, Shard, Width};
+use crate::dataset::{
+    self, Column, ColumnLoader, ColumnSink, Done, Input, Options, Output, Shard, Width,
+};
 use crate::Rank;
 
-/// Calls a Python `loader(path) -> [(offsets: bytes, wide: bool, data: bytes), ...]`
-/// (Arrow string arrays: native-endian int32 or, when `wide`, int64 offsets).
+/// Calls a Python `loader(path)`, an iterator of Arrow string arrays
+/// `(offsets: bytes, wide: bool, data: bytes)` (native-endian int32 or, when
+/// `wide`, int64 offsets). The GIL is held only to take and copy one array,
+/// never while the pipeline waits for room.
 struct PyLoader(Py<PyAny>);
 
+fn to_column(offsets: &[u8], wide: bool, data: &[u8]) -> Result<Column, String> {
+    let offsets: Option<Vec<usize>> = if wide {
+        offsets
+            .chunks_exact(8)
+            .map(|b| usize::try_from(i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).ok())
+            .collect()
+    } else {
+        offsets
+            .chunks_exact(4)
+            .map(|b| usize::try_from(i32::from_ne_bytes(b.try_into().unwrap_or([0; 4]))).ok())
+            .collect()
+    };
+    Ok(Column {
+        offsets: offsets.ok_or("damaged string column (negative offset)")?,
+        data: data.to_vec(),
+    })
+}
+
 impl ColumnLoader for PyLoader {
-    fn load(&self, path: &Path) -> Result<Vec<Column>, String> {
-        Python::attach(|py| {
-            let arrays = self
-                .0
+    fn load(&self, path: &Path, sink: &mut ColumnSink<'_>) -> Result<(), String> {
+        let iter = Python::attach(|py| {
+            self.0
                 .call1(py, (path.to_string_lossy().into_owned(),))
-                .map_err(|e| e.to_string())?;
-            let arrays: Vec<(Bound<'_, PyBytes>, bool, Bound<'_, PyBytes>)> =
-                arrays.extract(py).map_err(|e: PyErr| e.to_string())?;
-            arrays
-                .iter()
-                .map(|(offsets, wide, data)| {
-                    let raw = offsets.as_bytes();
-                    let offsets: Option<Vec<usize>> = if *wide {
-                        raw.chunks_exact(8)
-                            .map(|b| {
-                                let v = i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]));
-                                usize::try_from(v).ok()
-                            })
-                            .collect()
-                    } else {
-                        raw.chunks_exact(4)
-                            .map(|b| {
-                                let v = i32::from_ne_bytes(b.try_into().unwrap_or([0; 4]));
-                                usize::try_from(v).ok()
-                            })
-                            .collect()
-                    };
-                    Ok(Column {
-                        offsets: offsets.ok_or("damaged string column (negative offset)")?,
-                        data: data.as_bytes().to_vec(),
-                    })
-                })
-                .collect()
-        })
+                .and_then(|it| it.bind(py).try_iter().map(|i| i.unbind()))
+                .map_err(|e| e.to_string())
+        })?;
+        loop {
+            let next = Python::attach(|py| -> Result<Option<Column>, String> {
+                match iter.bind(py).clone().next() {
+                    None => Ok(None),
+                    Some(item) => {
+                        let (offsets, wide, data): (Bound<'_, PyBytes>, bool, Bound<'_, PyBytes>) =
+                            item.and_then(|i| i.extract())
+                                .map_err(|e: PyErr| e.to_string())?;
+                        to_column(offsets.as_bytes(), wide, data.as_bytes()).map(Some)
+                    }
+                }
+            })?;
+            match next {
+                None => return Ok(()),
+                Some(col) => {
+                    if !sink(col)? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -263,3 +263,26 @@ def test_fallback_and_concurrent_batches_never_wait_on_each_other(tmp_path, monk
     for name in ref:
         if name != "manifest.json":
             assert got[name] == ref[name], name
+
+
+def test_parquet_batches_dictionary_and_large_strings(tmp_path, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    docs = [d for d in real_documents() if len(d) < 400][:3000] * 7  # > one batch of 8192 rows
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"text": docs}), tmp_path / "in" / "many.parquet", row_group_size=5000)
+    pq.write_table(pa.table({"text": pa.array(docs[:500]).dictionary_encode()}), tmp_path / "in" / "dict.parquet")
+    pq.write_table(pa.table({"text": pa.array(docs[:500], type=pa.large_string())}), tmp_path / "in" / "large.parquet")
+    paths = sorted((tmp_path / "in").iterdir())
+    ref = python_outputs(monkeypatch, paths, tmp_path / "ref", tokenizer="cl100k_base", workers=1)
+    calls = count_python_path(monkeypatch)
+    encode_dataset(paths, tmp_path / "got", tokenizer="cl100k_base", workers=2)
+    assert calls == []
+    got = files(tmp_path / "got")
+    for name in ref:
+        if name != "manifest.json":
+            assert got[name] == ref[name], name
+    # a null row: the Python reader's report, by row
+    pq.write_table(pa.table({"text": ["a", None, "b"]}), tmp_path / "null.parquet")
+    with pytest.raises(ShardsFailedError, match=r"row 1: 'text' is null"):
+        encode_dataset([tmp_path / "null.parquet"], tmp_path / "out2", tokenizer="gpt2")

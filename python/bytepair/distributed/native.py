@@ -7,8 +7,9 @@ encoder threads (their piece caches stay warm across calls) and writes ``bin``
 / ``npy`` files from the flat id buffers (temporary file, fsync, rename), with
 reading, encoding and writing overlapped and the GIL released for the whole
 run. At most ``4 * threads + 2`` MiB of text is in flight (read but not
-written), plus one shard's Parquet column while it is handed over, whatever
-the number of shards.
+written), plus one batch of Parquet rows while it is handed over, whatever
+the number and size of the shards (a single document larger than that is
+admitted alone).
 
 The native readers accept a subset of what the Python readers
 (:mod:`bytepair.distributed.readers`) accept, with identical documents; a shard
@@ -21,13 +22,15 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import _core
 from ..tokenizer import Tokenizer
 from .readers import iter_documents, shard_format
 
 Policy = Tuple[List[str], List[str]]
+#: Rows of a Parquet shard handed to the pipeline at a time (bounds its memory).
+PARQUET_BATCH_ROWS = 8192
 
 
 def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Policy]:
@@ -44,10 +47,11 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     return (list(a or []), list(d or []))
 
 
-def parquet_columns(text_column: str, path: str) -> List[Tuple[bytes, bool, bytes]]:
+def parquet_columns(text_column: str, path: str) -> Iterator[Tuple[bytes, bool, bytes]]:
     """The string column ``text_column`` of a Parquet file as Arrow arrays
-    ``(offsets, wide, data)``; raises on anything the Python reader would
-    refuse (the native run then reports the shard as not done)."""
+    ``(offsets, wide, data)``, one batch of rows at a time; raises on anything
+    the Python reader would refuse (the native run then reports the shard as
+    not done)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -60,8 +64,8 @@ def parquet_columns(text_column: str, path: str) -> List[Tuple[bytes, bool, byte
         kind = kind.value_type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise ValueError(f"column {text_column!r} is not a string column")
-    out = []
-    for arr in pf.read(columns=[text_column]).column(0).chunks:
+    for batch in pf.iter_batches(columns=[text_column], batch_size=PARQUET_BATCH_ROWS):
+        arr = batch.column(0)
         if pa.types.is_dictionary(arr.type):
             arr = arr.dictionary_decode()
         if not len(arr):
@@ -74,8 +78,7 @@ def parquet_columns(text_column: str, path: str) -> List[Tuple[bytes, bool, byte
         _, offsets, data = arr.buffers()
         w = 8 if wide else 4
         offs = offsets.slice(arr.offset * w, (len(arr) + 1) * w).to_pybytes()
-        out.append((offs, wide, data.to_pybytes() if data is not None else b""))
-    return out
+        yield offs, wide, data.to_pybytes() if data is not None else b""
 
 
 def shard_kind(path: str, input_format: Optional[str]) -> Tuple[str, bool]:
