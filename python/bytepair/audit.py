@@ -33,9 +33,12 @@ So a mergeable token ``t`` can appear in an encoding in exactly two ways:
   inside some longer piece).
 
 Every "whole-piece" and "merges" verdict carries its witness text, checked by
-encoding it. "Is it emitted as a piece" is tested on the token's text alone
-and followed or preceded by one probe character (space, letter, capital,
-digit, punctuation, newline, Hangul): a piece depends on the text after it
+encoding it. The candidate texts: the token's text alone, then followed or
+preceded by one probe character (:data:`PROBES`: space, letters, digits,
+punctuation, newline, Hangul); for a token holding parts of characters, those
+characters completed in many ways; and for the tokens still without a witness
+(at most :data:`WIDE_MAX_TOKENS`), any printable ASCII character or one of a
+few others (:data:`WIDE_CONTEXT`) on each side. A piece depends on the text after it
 only through greedy matching (which text alone never extends) and the
 lookaheads ``(?!\\S)`` / ``$`` (which the probes satisfy and fail); the
 bundled patterns have no lookbehind. Special tokens are not audited (they
@@ -73,6 +76,12 @@ PROBES = ("", " ", "x", "X", "0", "!", ".", ",", ";", ")", "}", "\n", "가", "s"
 
 #: Most texts tried per token when completing the partial characters at its ends.
 MAX_COMPLETIONS = 96
+
+#: The second round, for tokens the probes did not settle: a character on each side, from these.
+WIDE_CONTEXT = tuple(chr(c) for c in range(0x20, 0x7F)) + ("\n", "\t", "\u00a0", "\u3000", "é", "ß", "가", "")
+
+#: Tokens the second round takes at most (each costs about 10,000 short encodes).
+WIDE_MAX_TOKENS = 200
 
 #: Examples kept per group in the duplicate-spelling summary.
 EXAMPLES = 8
@@ -413,6 +422,16 @@ def _candidates(b: bytes) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
+def _wide_candidates(b: bytes) -> list[str]:
+    """The second round: the token's text (or each completion of its partial
+    characters) with one character of :data:`WIDE_CONTEXT` on each side."""
+    try:
+        cores = [b.decode("utf-8")]
+    except UnicodeDecodeError:
+        cores = [c for c in _candidates(b) if not c.startswith(" ")][:8]
+    return list(dict.fromkeys(a + core + z for core in cores for a in WIDE_CONTEXT for z in WIDE_CONTEXT))
+
+
 def _spans(tok: Any, text: str) -> list[tuple[int, int]]:
     from . import _core
 
@@ -489,18 +508,23 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
                                    f"{_tokens_text(tok, merge_without_shortcut(tok, b))}")
         else:
             pending.append(i)
-    cands = {i: _candidates(tokens[i]) for i in pending}
-    flat = [(i, c) for i in pending for c in cands[i]]
-    encoded = tok.encode_ordinary_batch([c for _, c in flat], num_threads=num_threads) if flat else []
     found_whole: dict[int, str] = {}
     found_inside: dict[int, str] = {}
-    for (i, c), ids in zip(flat, encoded):
-        if i in found_whole or i not in ids:
-            continue
-        if i in texts and _is_whole_piece(tok, c, tokens[i]):
-            found_whole[i] = c
-        else:
-            found_inside.setdefault(i, c)
+
+    def look(cands: dict[int, list[str]]) -> None:
+        flat = [(i, c) for i, cs in cands.items() for c in cs]
+        encoded = tok.encode_ordinary_batch([c for _, c in flat], num_threads=num_threads) if flat else []
+        for (i, c), ids in zip(flat, encoded):
+            if i in found_whole or i not in ids:
+                continue
+            if i in texts and _is_whole_piece(tok, c, tokens[i]):
+                found_whole[i] = c
+            else:
+                found_inside.setdefault(i, c)
+
+    look({i: _candidates(tokens[i]) for i in pending})
+    left = [i for i in pending if i not in found_whole and i not in found_inside]
+    look({i: _wide_candidates(tokens[i]) for i in left[:WIDE_MAX_TOKENS]})
     for i in pending:
         b = tokens[i]
         if i in found_whole:
@@ -513,7 +537,9 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
             if rebuilt[i]:
                 result[i] = TokenAudit(i, b, "undecided", False, True, None,
                                        f"not a whole piece ({whole_why}); merging its bytes rebuilds it, but no "
-                                       "text tried produces it inside a longer piece")
+                                       "text tried produces it inside a longer piece"
+                                       + ("" if i in left[:WIDE_MAX_TOKENS] else " (the second round was skipped: "
+                                          f"over {WIDE_MAX_TOKENS} tokens were left)"))
             else:
                 merged = _tokens_text(tok, merge_without_shortcut(tok, b))
                 result[i] = TokenAudit(i, b, "unreachable", False, False, None,
@@ -573,7 +599,7 @@ def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:
     )
 
 
-__all__ = ["PROBES", "Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit", "duplicates",
+__all__ = ["PROBES", "WIDE_CONTEXT", "Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit", "duplicates",
            "merge_without_shortcut"]
 
 

@@ -226,3 +226,13 @@ def test_readme_table_is_true():
         }
         for row, value in want.items():
             assert rows[row][k] == value, (name, row)
+
+
+def test_second_round_finds_tokens_that_need_a_character_on_each_side():
+    t = get_encoding("o200k_base")
+    x = bundled_audit("o200k_base").token(t.encode_single_token("\n//"))
+    # "\n//" is cut as "\n|//" alone; inside "#\n//0"-like text it is one of the final parts
+    assert x.status == "merges" and x.witness is not None
+    assert x.id in t.encode_ordinary(x.witness)
+    start = x.witness.index("\n//")
+    assert start > 0 and start + 3 < len(x.witness)
