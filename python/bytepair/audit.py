@@ -472,7 +472,7 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
     from .inspect import resolve_tokenizer
 
     tok = resolve_tokenizer(tokenizer)
-    if not hasattr(tok, "token_bytes_list") or not hasattr(tok, "_core"):
+    if not hasattr(tok, "token_bytes_list") or not hasattr(tok, "core"):
         raise TypeError(f"audit takes a byte-level Tokenizer, got {type(tok).__name__}")
     tokens: list[bytes] = tok.token_bytes_list
     n = len(tokens)
