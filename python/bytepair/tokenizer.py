@@ -64,11 +64,14 @@ class Tokenizer:
 
     Args:
         mergeable_ranks: token bytes to rank (id), or a sequence of token bytes in
-            rank order. Ranks must be ``0..n-1`` with no gap and every single byte
-            must be a token.
+            rank order. Every single byte must be a token. Ranks may leave gaps
+            above 255 (ids that hold no mergeable token, e.g. where a special
+            token sits below tokens added by :func:`bytepair.extend`); in the
+            sequence form a gap is ``None``.
         pattern: a pattern name (``"gpt2"``, ``"cl100k"``, ``"o200k"``), a regex
             string, or ``None`` for no pre-tokenization.
-        special_tokens: special-token text to id; ids must be ``>= n``.
+        special_tokens: special-token text to id; an id is above the ranks or
+            in one of their gaps.
         name: a label shown in ``repr`` and saved in files.
         merges: the ordered merge list ``[(left_id, right_id), ...]`` when known
             (training knows it; for other vocabularies it is derived on demand).
@@ -82,7 +85,7 @@ class Tokenizer:
 
     def __init__(
         self,
-        mergeable_ranks: Union[Mapping[bytes, int], Sequence[bytes]],
+        mergeable_ranks: Union[Mapping[bytes, int], Sequence[Optional[bytes]]],
         pattern: Optional[str] = "o200k",
         special_tokens: Optional[Mapping[str, int]] = None,
         *,
@@ -93,7 +96,7 @@ class Tokenizer:
         if isinstance(mergeable_ranks, Mapping):
             tokens = _tokens_from_ranks(mergeable_ranks)
         else:
-            tokens = [bytes(t) for t in mergeable_ranks]
+            tokens = _tokens_from_list(mergeable_ranks)
         specials = _check_specials(special_tokens)
         pat = _patterns.resolve(pattern)
         self._setup(_core.CoreBPE(tokens, specials, pat), pat, specials, name, merges, special_text)
@@ -188,9 +191,9 @@ class Tokenizer:
 
     @property
     def mergeable_ranks(self) -> Dict[bytes, int]:
-        """Token bytes to rank for every mergeable token."""
+        """Token bytes to rank for every mergeable token (gaps are not listed)."""
         if self._ranks is None:
-            ranks = {t: i for i, t in enumerate(self._tokens)}
+            ranks = {t: i for i, t in enumerate(self._tokens) if t}  # b"" is a gap
             # a rank the rank file leaves to a special token (p50k_base's 50256)
             # holds that token's text in the core; it is not mergeable
             for s, i in self._special_tokens.items():
@@ -201,8 +204,17 @@ class Tokenizer:
 
     @property
     def token_bytes_list(self) -> List[bytes]:
-        """Mergeable token bytes in rank order (a copy)."""
+        """Mergeable token bytes in rank order (a copy); ``b""`` at a gap (an id
+        below the last rank that holds no mergeable token, see :attr:`gaps`)."""
         return list(self._tokens)
+
+    @property
+    def gaps(self) -> List[int]:
+        """Ids below the last rank that hold no mergeable token (some may hold a
+        special token). Empty except for vocabularies grown by
+        :func:`bytepair.extend` from a base whose special tokens sit above its
+        ranks, such as gpt2 (50256) or o200k_base (199998-200018)."""
+        return [i for i, t in enumerate(self._tokens) if not t]
 
     @property
     def merges(self) -> List[Tuple[int, int]]:
@@ -671,35 +683,47 @@ class Tokenizer:
     # ------------------------------------------------------------ truncation
 
     def truncate(self, vocab_size: int) -> Tuple["Tokenizer", Dict[int, int]]:
-        """Keeps the first merges (any prefix of a merge list is a valid tokenizer)
-        and the special tokens, so that ``n_vocab == vocab_size``.
+        """Keeps the ids below a cut and every special token, so that
+        ``n_vocab == vocab_size`` (any prefix of a merge list is a valid tokenizer).
+
+        The cut is the largest id ``c`` with ``c + (specials at ids >= c) ==
+        vocab_size``: mergeable tokens below ``c`` keep their ids, as do special
+        tokens below ``c`` (in a gap); those at or above ``c`` are renumbered
+        ``c, c+1, ...`` in their old order. For a tokenizer grown by
+        :func:`bytepair.extend` without new special tokens,
+        ``truncate(base.n_vocab)`` is the base again, gaps and specials included.
 
         Returns ``(tokenizer, id_map)`` where ``id_map`` maps every old id that
-        survives to its new id (mergeable ids keep their value; special tokens are
-        renumbered after the kept merges, in their old order).
+        survives to its new id.
 
         >>> tok = Tokenizer([bytes([b]) for b in range(256)] + [b"ab", b"abc"], None, {"<s>": 258})
         >>> small, ids = tok.truncate(258)
         >>> small.n_vocab, ids[258]
         (258, 257)
         """
-        n_special = len(self._special_tokens)
-        keep = vocab_size - n_special
-        if keep < 256 or keep > len(self._tokens):
-            raise ValueError(
-                f"vocab_size must be between {256 + n_special} and {self.n_vocab}, got {vocab_size}"
-            )
-        tokens = self._tokens[:keep]
-        id_map = {i: i for i in range(keep)}
+        special_ids = sorted(self._special_tokens.values())
+        lo = 256 + len(special_ids)
+        if not isinstance(vocab_size, int) or not lo <= vocab_size <= self.n_vocab:
+            raise ValueError(f"vocab_size must be between {lo} and {self.n_vocab}, got {vocab_size}")
+        cut = vocab_size
+        while cut + sum(1 for i in special_ids if i >= cut) > vocab_size:
+            cut -= 1
+        tokens = list(self._tokens[:cut])
+        while tokens and not tokens[-1]:
+            tokens.pop()
+        id_map = {i: i for i, t in enumerate(tokens) if t}
         specials: Dict[str, int] = {}
-        for k, (s, old) in enumerate(sorted(self._special_tokens.items(), key=lambda kv: kv[1])):
-            specials[s] = keep + k
-            id_map[old] = keep + k
+        moved = 0
+        for s, old in sorted(self._special_tokens.items(), key=lambda kv: kv[1]):
+            new = old if old < cut else cut + moved
+            moved += old >= cut
+            specials[s] = new
+            id_map[old] = new
         merges = None
         if self._merges is not None:
             n_multi = sum(1 for t in tokens if len(t) > 1)
             merges = self._merges[:n_multi]
-        tok = Tokenizer(tokens, self._pattern, specials, name=self.name, merges=merges,
+        tok = Tokenizer(_as_gaps(tokens), self._pattern, specials, name=self.name, merges=merges,
                         special_text=self.special_text)
         return tok, id_map
 
@@ -849,7 +873,7 @@ class Tokenizer:
 
 
 def _rebuild(name, tokens, pattern, specials, merges, special_text):  # pickling helper
-    return Tokenizer(tokens, pattern, specials, name=name, merges=merges, special_text=special_text)
+    return Tokenizer(_as_gaps(tokens), pattern, specials, name=name, merges=merges, special_text=special_text)
 
 
 def _rebuild_bundled(bundled, name, special_text):  # pickling helper
@@ -863,16 +887,40 @@ def _rebuild_bundled(bundled, name, special_text):  # pickling helper
 
 
 def _tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
-    tokens: List[Optional[bytes]] = [None] * len(ranks)
+    """Token bytes by rank, ``b""`` at a gap (checked: ranks are ints, each
+    rank and token given once; the core checks that every byte is a token)."""
+    by_rank: Dict[int, bytes] = {}
     for tok, r in ranks.items():
-        if not isinstance(r, int) or r < 0 or r >= len(ranks):
-            raise VocabError(
-                f"ranks must be 0..{len(ranks) - 1} with no gap; token {tok!r} has rank {r!r}"
-            )
-        if tokens[r] is not None:
-            raise VocabError(f"rank {r} is given to both {tokens[r]!r} and {tok!r}")
-        tokens[r] = bytes(tok)
-    return tokens  # type: ignore[return-value]
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < 2**32 - 1:
+            raise VocabError(f"token {tok!r} has rank {r!r}; ranks are ints in 0..{2**32 - 2}")
+        if r in by_rank:
+            raise VocabError(f"rank {r} is given to both {by_rank[r]!r} and {tok!r}")
+        if not tok:
+            raise VocabError(f"rank {r} is the empty token")
+        by_rank[r] = bytes(tok)
+    n = max(by_rank) + 1 if by_rank else 0
+    return [by_rank.get(r, b"") for r in range(n)]
+
+
+def _tokens_from_list(tokens: Sequence[Optional[bytes]]) -> List[bytes]:
+    """The sequence form: ``None`` marks a gap; a trailing gap is dropped."""
+    out: List[bytes] = []
+    for i, t in enumerate(tokens):
+        if t is None:
+            out.append(b"")
+            continue
+        b = bytes(t)
+        if not b:
+            raise VocabError(f"token {i} is empty (a gap in the ranks is written None)")
+        out.append(b)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def _as_gaps(tokens: Sequence[bytes]) -> List[Optional[bytes]]:
+    """Internal token bytes (``b""`` at gaps) in the sequence form (``None``)."""
+    return [t if t else None for t in tokens]
 
 
 def _check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int]:

@@ -118,9 +118,10 @@ impl CoreBpe {
             // a rank the rank file leaves out may be filled with the special
             // token's own text (p50k_base: `<|endoftext|>` is rank 50256, between
             // mergeable ranks); such a filler is never a whole piece for the
-            // tokenizers that use it, so merging never produces it
+            // tokenizers that use it, so merging never produces it. A gap (no
+            // token at the id, see `Vocab::new`) may hold a special token too.
             let filler = vocab.token(*r) == Some(s.as_bytes());
-            if (*r as usize) < vocab.len() && !filler {
+            if vocab.token(*r).is_some() && !filler {
                 return Err(Error::InvalidVocab(format!(
                     "special token {s:?} has id {r}, which is a mergeable token's id"
                 )));

@@ -173,9 +173,11 @@ fn hash(bytes: &[u8]) -> u64 {
 
 impl Vocab {
     /// Builds a vocabulary from tokens listed in rank order (index = rank).
+    /// An empty token is a gap: an id that holds no mergeable token (where a
+    /// grown vocabulary keeps its base's special tokens).
     ///
-    /// Errors when a token is empty or repeated, or when one of the 256 single
-    /// bytes is missing (every byte string must be encodable).
+    /// Errors when a token is repeated, or when one of the 256 single bytes is
+    /// missing (every byte string must be encodable).
     pub fn new(tokens: Vec<Vec<u8>>) -> Result<Self> {
         let mut b = Builder::with_capacity(tokens.len(), tokens.iter().map(Vec::len).sum());
         for t in &tokens {
@@ -306,11 +308,11 @@ impl Vocab {
         &self.arena[self.offsets[r] as usize..self.offsets[r + 1] as usize]
     }
 
-    /// The bytes of a token, or `None` when `rank >= len()`.
+    /// The bytes of a token, or `None` when `rank >= len()` or `rank` is a gap.
     #[inline]
     pub fn token(&self, rank: Rank) -> Option<&[u8]> {
         if (rank as usize) < self.len() {
-            Some(self.bytes_of(rank))
+            Some(self.bytes_of(rank)).filter(|t| !t.is_empty())
         } else {
             None
         }
@@ -329,6 +331,9 @@ impl Vocab {
             return false;
         };
         let (a, b) = (a as usize, b as usize);
+        if a == b {
+            return false; // a gap
+        }
         let block = self
             .arena
             .get(a..a + APPEND_BLOCK)
@@ -363,10 +368,13 @@ impl Vocab {
     /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
     /// boundaries, 446 k pairs), spread over scoped threads.
     fn build_short(&self) -> FlatTable {
-        let n = self.tokens().filter(|t| t.len() <= SHORT_MAX).count();
+        let n = self
+            .tokens()
+            .filter(|t| !t.is_empty() && t.len() <= SHORT_MAX)
+            .count();
         let mut t = FlatTable::with_capacity(n);
         for (r, tok) in self.tokens().enumerate() {
-            if tok.len() <= SHORT_MAX {
+            if !tok.is_empty() && tok.len() <= SHORT_MAX {
                 t.insert(key16(tok, 0, tok.len()).0, tok.len() as u32, r as Rank);
             }
         }
@@ -461,7 +469,10 @@ impl Builder {
             return Err(Error::InvalidVocab("too many tokens".into()));
         }
         if t.is_empty() {
-            return Err(Error::InvalidVocab(format!("token {i} is empty")));
+            // a gap: an id without a mergeable token (never looked up; decoding
+            // it falls through to the special tokens)
+            self.offsets.push(self.arena.len() as u32);
+            return Ok(());
         }
         if self.arena.len() + t.len() > u32::MAX as usize {
             return Err(Error::InvalidVocab(

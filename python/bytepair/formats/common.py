@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
-from ..errors import FormatError, VocabError
+from ..errors import FormatError, UnsupportedComponentError, VocabError
 from ..tokenizer import Tokenizer
 from .native import str_to_token, token_to_str
 
@@ -70,8 +70,23 @@ def merge_pairs(tok: Tokenizer, mode: str = "all") -> List[Tuple[int, int]]:
     return out
 
 
-def vocab_strings(tok: Tokenizer) -> List[str]:
-    """Byte-level strings of the mergeable tokens, index = id."""
+def vocab_strings(tok: Tokenizer, fmt: str = "this format") -> List[str]:
+    """Byte-level strings of the mergeable tokens, index = id.
+
+    Raises :class:`~bytepair.errors.UnsupportedComponentError` for a tokenizer
+    with gaps in its ids (grown by :func:`bytepair.extend` from a base whose
+    special tokens sit above its ranks): vocab + merges files number mergeable
+    tokens ``0..n-1`` and their readers renumber or reject anything else, so
+    the file would not load as the same tokenizer.
+    """
+    gaps = tok.gaps
+    if gaps:
+        shown = ", ".join(map(str, gaps[:4])) + (", ..." if len(gaps) > 4 else "")
+        raise UnsupportedComponentError(
+            f"{fmt} cannot represent ids without a mergeable token ({len(gaps)} gap(s): {shown}; "
+            "a vocabulary grown from a base whose special tokens sit above its ranks keeps them there); "
+            "save as a bytepair JSON file or a .tiktoken rank file instead"
+        )
     return [token_to_str(t) for t in tok.token_bytes_list]
 
 

@@ -51,7 +51,7 @@ def dumps(tok: Tokenizer, *, merges: str = "all") -> Tuple[bytes, bytes]:
             merge-list semantics; see :mod:`bytepair.formats.common`), ``"minimal"``
             one split per token (GPT-2's original size).
     """
-    strs = _common.vocab_strings(tok)
+    strs = _common.vocab_strings(tok, "GPT-2 vocab.json + merges.txt")
     vocab: Dict[str, int] = {s: i for i, s in enumerate(strs)}
     for s, i in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):
         if s in vocab:

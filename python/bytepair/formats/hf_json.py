@@ -113,7 +113,7 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
     """
     if merge_style not in ("string", "pair"):
         raise ValueError(f"merge_style must be 'string' or 'pair', not {merge_style!r}")
-    strs = _common.vocab_strings(tok)
+    strs = _common.vocab_strings(tok, "a Hugging Face tokenizer.json")
     vocab: Dict[str, int] = {s: i for i, s in enumerate(strs)}
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     for s, i in specials:

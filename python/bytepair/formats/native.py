@@ -10,8 +10,14 @@ Layout (version 1)::
       "special_text": "raise" | "text",
       "special_tokens": {"<|endoftext|>": 8191, ...},
       "vocab": ["!", "\\"", ..., "Ġthe", ...],      # index = id; GPT-2 byte-to-unicode strings
-      "merges": [[left_id, right_id], ...]          # optional; k-th entry made the k-th multi-byte token
+      "merges": [[left_id, right_id], ...],         # optional; k-th entry made the k-th multi-byte token
+      "gaps": [50256, ...]                          # only when some ids hold no mergeable token
     }
+
+A gap (an id below the last rank with no mergeable token, where a vocabulary
+grown by :func:`bytepair.extend` keeps its base's special tokens) is written as
+``""`` in ``vocab`` and listed in ``gaps``; an empty string anywhere else is an
+error.
 
 Token bytes are written with GPT-2's byte-to-unicode table so every token is a
 readable JSON string (``Ġthe`` is `` the``).
@@ -79,6 +85,8 @@ def to_dict(tok: Tokenizer, *, include_merges: bool = True) -> Dict[str, Any]:
     }
     if include_merges:
         d["merges"] = [list(m) for m in tok.merges]
+    if tok.gaps:
+        d["gaps"] = tok.gaps
     return d
 
 
@@ -110,6 +118,13 @@ def from_dict(d: Any, *, path: object = None) -> Tokenizer:
             tokens.append(str_to_token(s))
         except (KeyError, TypeError):
             raise FormatError(f"token {s!r} is not a byte-level string", path=path, where=f"$.vocab[{i}]") from None
+    gaps = d.get("gaps", [])
+    if not isinstance(gaps, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in gaps):
+        raise FormatError("gaps must be a list of ids", path=path, where="$.gaps")
+    for g in gaps:
+        if not 256 <= g < len(tokens) - 1 or tokens[g]:
+            raise FormatError(f"gap {g} is not an empty vocab entry between 256 and the last token",
+                              path=path, where="$.gaps")
     merges = d.get("merges")
     if merges is not None:
         if not isinstance(merges, list):
@@ -145,8 +160,9 @@ def from_dict(d: Any, *, path: object = None) -> Tokenizer:
                 path=path, where="$.special_tokens",
             )
     try:
+        gap_set = set(gaps)
         return Tokenizer(
-            tokens, pattern, specials, name=name,
+            [None if i in gap_set else t for i, t in enumerate(tokens)], pattern, specials, name=name,
             merges=[tuple(m) for m in merges] if merges is not None else None,
             special_text=d.get("special_text", "raise"),
         )

@@ -45,6 +45,7 @@ def dumps(tok: Tokenizer) -> bytes:
     return b"".join(
         base64.b64encode(t) + b" " + str(r).encode("ascii") + b"\n"
         for r, t in enumerate(tok.token_bytes_list)
+        if t  # a gap has no line (tiktoken reads ranks from the lines, gaps included)
     )
 
 
@@ -57,7 +58,9 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
     """Parses and validates rank-file bytes into token bytes indexed by rank.
 
     Errors name the line: bad base64, a rank that is not an integer, a rank or
-    token given twice, and ranks that do not run ``0..n-1`` without a gap.
+    token given twice. A rank that no line gives (a gap: a vocabulary grown by
+    :func:`bytepair.extend` keeps its base's special tokens there; tiktoken
+    reads such files too) is ``b""`` in the returned list.
 
     >>> parse_ranks(b"YQ== 1\\nYg== 0\\n")
     [b'b', b'a']
@@ -101,15 +104,7 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
         line_of_token[token] = lineno
     if not by_rank:
         raise FormatError("no tokens: the file is empty", path=path)
-    n = len(by_rank)
-    if max(by_rank) != n - 1:
-        missing = next(r for r in range(n) if r not in by_rank)
-        raise FormatError(
-            f"ranks must run 0..{n - 1} without gaps, but rank {missing} is missing "
-            f"(largest rank {max(by_rank)} at line {line_of_rank[max(by_rank)]})",
-            path=path,
-        )
-    return [by_rank[r] for r in range(n)]
+    return [by_rank.get(r, b"") for r in range(max(by_rank) + 1)]
 
 
 def _preset(preset: str):
@@ -173,7 +168,7 @@ def loads(
     if name is None:
         name = preset or (os.path.basename(str(path)).split(".")[0] if path is not None else "tiktoken")
     try:
-        tok = Tokenizer(tokens, pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
+        tok = Tokenizer([t or None for t in tokens], pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
     except ValueError as e:
         raise FormatError(str(e), path=path) from e
     if validate:
