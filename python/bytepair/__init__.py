@@ -22,6 +22,7 @@ from .errors import (
     UnknownTokenError,
     VocabError,
 )
+from .extend import extend
 from .formats import load
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
@@ -46,6 +47,7 @@ __all__ = [
     "convert",
     "encoding_for_model",
     "encoding_name_for_model",
+    "extend",
     "get_encoding",
     "list_encoding_names",
     "load",

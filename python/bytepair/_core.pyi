@@ -24,7 +24,9 @@ __all__ = [
     "count_until",
     "encode_shards",
     "encode_with_spans",
+    "extend_merges",
     "learn_merges",
+    "parity_merges",
     "pretokenize",
     "pretokenize_count",
     "pretokenize_spans",
@@ -233,3 +235,21 @@ def learn_merges(
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
 ) -> List[Tuple[int, int]]: ...
+def extend_merges(
+    base: CoreBPE,
+    table: ChunkTable,
+    first_id: int,
+    num_merges: int,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    progress: Optional[_Progress] = None,
+) -> List[Tuple[int, int]]: ...
+def parity_merges(
+    tables: Sequence[ChunkTable],
+    dev_tables: Sequence[ChunkTable],
+    dev_sizes: Sequence[int],
+    num_merges: int,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    progress: Optional[_Progress] = None,
+) -> Tuple[List[Tuple[int, int]], List[int]]: ...

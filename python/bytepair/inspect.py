@@ -773,6 +773,8 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
                       n_tokens, fallback, unknown)
 
 
+from .parity import ParityReport, parity
+
 __all__ = [
     "Audit",
     "CompareRow",
@@ -780,6 +782,7 @@ __all__ = [
     "Diff",
     "Evaluation",
     "MergeStep",
+    "ParityReport",
     "Piece",
     "Pieces",
     "Plain",
@@ -797,6 +800,7 @@ __all__ = [
     "evaluate",
     "format_table",
     "is_complete_utf8",
+    "parity",
     "pieces",
     "show_bytes",
     "sweep",

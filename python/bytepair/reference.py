@@ -484,3 +484,151 @@ def compile_pattern(pattern: Optional[str]):
 # :func:`bytes_to_unicode` (defined in :mod:`bytepair.byte_table`, re-exported
 # here) maps each byte to a printable character; the file formats use it to
 # write token bytes as strings. It plays no part in training or encoding.
+
+
+# ================================================================ Growing vocabularies (issue 16)
+#
+# Two trainers that differ from :func:`train_from_counts` in one respect each:
+#
+# * :func:`extend_from_counts` starts every chunk from its encoding by an
+#   existing vocabulary instead of from bytes, and numbers its new tokens from
+#   ``first_id``;
+# * :func:`train_parity_from_counts` lets the language that currently costs
+#   most (tokens per unit of its dev text) choose each merge, from its own
+#   pair counts, and applies the merge to every language.
+#
+# Both pass over a pair whose joined bytes already are a token (an existing
+# vocabulary holds tokens its encoder cannot reach in every context; making
+# one again would give two ids the same bytes), and otherwise keep the rules
+# of ``train_from_counts``: ties go to the pair met first, ``min_frequency``
+# and ``max_token_length`` mean the same.
+
+
+def _joinable(pair: Pair, vocab: Dict[int, bytes], known: set, max_token_length: Optional[int]) -> bool:
+    joined = vocab[pair[0]] + vocab[pair[1]]
+    return joined not in known and (max_token_length is None or len(joined) <= max_token_length)
+
+
+def _merge_all(chunks: Dict[Tuple[int, ...], int], pair: Pair, new_id: int) -> Dict[Tuple[int, ...], int]:
+    merged: Dict[Tuple[int, ...], int] = {}
+    for ids, n in chunks.items():
+        key = merge_pair(ids, pair, new_id)
+        merged[key] = merged.get(key, 0) + n
+    return merged
+
+
+def extend_from_counts(
+    chunk_counts: Dict[bytes, int],
+    vocab: Dict[int, bytes],
+    num_merges: int,
+    first_id: int,
+    *,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> List[Pair]:
+    """Continues BPE on top of ``vocab`` (id -> bytes, the base's mergeable tokens).
+
+    Each distinct chunk starts as its encoding by the base (:func:`encode_piece`);
+    then, as in :func:`train_from_counts`, the most frequent pair (ties: met
+    first) is merged everywhere, and the k-th new token gets id ``first_id + k``.
+
+    >>> base = build_vocab([(97, 110)])               # 256 = b"an"
+    >>> extend_from_counts({b"banana": 1}, base, 2, 300)
+    [(98, 256), (300, 256)]
+    """
+    ranks = {b: i for i, b in vocab.items()}
+    chunks: Dict[Tuple[int, ...], int] = {}
+    for b, n in chunk_counts.items():
+        key = tuple(encode_piece(b, ranks))
+        chunks[key] = chunks.get(key, 0) + n
+    vocab = dict(vocab)
+    known = set(ranks)
+    merges: List[Pair] = []
+    for k in range(num_merges):
+        stats = {p: n for p, n in count_pairs(chunks).items() if _joinable(p, vocab, known, max_token_length)}
+        pair = best_pair(stats, vocab)
+        if pair is None or stats[pair] < min_frequency:
+            break
+        new_id = first_id + k
+        merges.append(pair)
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        known.add(vocab[new_id])
+        chunks = _merge_all(chunks, pair, new_id)
+    return merges
+
+
+def train_parity_from_counts(
+    counts: Dict[str, Dict[bytes, int]],
+    dev_counts: Dict[str, Dict[bytes, int]],
+    dev_sizes: Dict[str, int],
+    num_merges: int,
+    *,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> Tuple[List[Pair], List[str]]:
+    """Parity-aware BPE (Foroutan et al., 2025): per language, training chunk
+    counts, dev chunk counts and a dev size (bytes, characters, or 1 to compare
+    raw token counts of parallel dev sets).
+
+    Every step, the language whose dev text costs most tokens per unit of size
+    (ties: the one listed first) chooses the merge: its own most frequent pair
+    (ties: met first in its chunks). The merge is applied to every language's
+    training and dev chunks and gets id ``256 + k``. A language with no pair
+    left (or none seen ``min_frequency`` times) lets the next most expensive
+    one choose. Returns the merges and the language that chose each.
+
+    >>> merges, chosen_by = train_parity_from_counts(
+    ...     {"en": {b"the the": 3}, "ko": {b"xyxy": 1}}, {"en": {b"the": 1}, "ko": {b"xy": 1}},
+    ...     {"en": 3, "ko": 2}, 3)
+    >>> chosen_by
+    ['en', 'ko', 'en']
+    """
+    from fractions import Fraction
+
+    def as_ids(c: Dict[bytes, int]) -> Dict[Tuple[int, ...], int]:
+        return {tuple(b): n for b, n in c.items()}
+
+    langs = list(counts)
+    train_chunks = {lang: as_ids(counts[lang]) for lang in langs}
+    dev_chunks = {lang: as_ids(dev_counts[lang]) for lang in langs}
+    vocab = build_vocab([])
+    known = set(vocab.values())
+    merges: List[Pair] = []
+    chosen_by: List[str] = []
+    for k in range(num_merges):
+        cost = {lang: Fraction(sum(len(ids) * n for ids, n in dev_chunks[lang].items()), dev_sizes[lang])
+                for lang in langs}
+        by_cost = sorted(langs, key=cost.__getitem__, reverse=True)  # stable: ties keep the listed order
+        choice = None
+        for lang in by_cost:
+            stats = {p: n for p, n in count_pairs(train_chunks[lang]).items()
+                     if _joinable(p, vocab, known, max_token_length)}
+            pair = best_pair(stats, vocab)
+            if pair is not None and stats[pair] >= min_frequency:
+                choice = (lang, pair)
+                break
+        if choice is None:
+            break
+        lang, pair = choice
+        new_id = 256 + k
+        merges.append(pair)
+        chosen_by.append(lang)
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        known.add(vocab[new_id])
+        train_chunks = {g: _merge_all(c, pair, new_id) for g, c in train_chunks.items()}
+        dev_chunks = {g: _merge_all(c, pair, new_id) for g, c in dev_chunks.items()}
+    return merges, chosen_by
+
+
+def gini(values: Sequence[float]) -> float:
+    """The Gini coefficient: mean absolute difference over twice the mean
+    (0 = all equal; the paper's inequality measure of per-language costs).
+
+    >>> gini([1, 1, 1]), gini([0, 0, 1])
+    (0.0, 0.6666666666666666)
+    """
+    n = len(values)
+    mean = sum(values) / n if n else 0.0
+    if not mean:
+        return 0.0
+    return sum(abs(a - b) for a in values for b in values) / (2 * n * n * mean)

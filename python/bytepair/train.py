@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _core
 from . import patterns as _patterns
@@ -95,6 +95,10 @@ def train(
     num_threads: Optional[int] = None,
     documents: Optional[str] = None,
     progress: Optional[bool] = None,
+    objective: str = "frequency",
+    languages: Optional[Mapping[str, Data]] = None,
+    dev: Optional[Mapping[str, Data]] = None,
+    parity_unit: str = "bytes",
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -118,6 +122,15 @@ def train(
             such document is its own chunk.
         progress: show progress bars (bytes counted, merges, ETA); default: only
             when stderr is a terminal.
+        objective: ``"frequency"`` (standard BPE: the most frequent pair of the
+            whole corpus) or ``"parity"`` (parity-aware BPE: the language whose
+            dev text is currently most expensive chooses each merge; see
+            :mod:`bytepair.parity`). Parity needs ``languages`` instead of ``data``.
+        languages: for ``objective="parity"``: language name -> training data.
+        dev: for ``objective="parity"``: language name -> dev data, one per
+            language (default: each language's training data).
+        parity_unit: how a dev text's cost is measured: tokens per ``"bytes"``,
+            per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
 
     Ties between equally frequent pairs go to the pair met first (distinct
     chunks in first-seen order, pairs left to right). When the corpus cannot
@@ -128,6 +141,24 @@ def train(
     >>> tok.encode("banana")
     [257, 258]
     """
+    if objective not in ("frequency", "parity"):
+        raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}")
+    if objective == "parity":
+        if data is not None or counts is not None:
+            raise TypeError("objective='parity' trains on languages={name: data, ...}, not on data or counts")
+        if languages is None:
+            raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)")
+        from .parity import learn_parity
+
+        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+            raise TypeError("vocab_size must be an int")
+        tok, _ = learn_parity(languages, vocab_size, dev=dev, pattern=pattern, special_tokens=special_tokens,
+                              min_frequency=min_frequency, max_token_length=max_token_length,
+                              name=name, num_threads=num_threads, documents=documents, progress=progress,
+                              parity_unit=parity_unit)
+        return tok
+    if languages is not None or dev is not None:
+        raise TypeError("languages= and dev= are for objective='parity'")
     specials = _validate_specials(special_tokens)
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")

@@ -7,6 +7,7 @@ mod budget;
 mod dataset;
 mod encoding;
 mod errors;
+mod grow;
 mod pretok;
 mod trainer;
 
@@ -20,5 +21,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dataset::register(m)?;
     budget::register(m)?;
     trainer::register(m)?;
+    grow::register(m)?;
     Ok(())
 }

@@ -23,7 +23,7 @@ use crate::train::{learn_merges, ChunkCounter, ChunkTable, Control, MergeOptions
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
 /// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
-fn run_interruptible<T: Send>(
+pub(crate) fn run_interruptible<T: Send>(
     py: Python<'_>,
     ctl: &Control,
     progress: Option<&Bound<'_, PyAny>>,

@@ -29,6 +29,7 @@ pub mod bpc;
 pub mod chunks;
 pub mod count;
 pub mod heap;
+pub mod ids;
 pub mod stream;
 
 pub use chunks::ChunkTable;

@@ -29,13 +29,13 @@ import sys
 
 from .. import __version__
 from ..errors import BytepairError
-from . import analysis, bench, budget, convert, dataset, encode, serve, train, vocab
+from . import analysis, bench, budget, convert, dataset, encode, grow, serve, train, vocab
 from .common import UsageError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
-COMMAND_MODULES = (train, encode, budget, analysis, vocab, convert, bench, dataset, serve)
+COMMAND_MODULES = (train, grow, encode, budget, analysis, vocab, convert, bench, dataset, serve)
 
 _EPILOG = """\
 examples:

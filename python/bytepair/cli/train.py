@@ -13,6 +13,13 @@ from .common import UsageError, add_command, emit, emit_json, sample_path
 def cmd_train(args: argparse.Namespace) -> int:
     from .. import train
 
+    if args.parity or args.dev:
+        if not args.parity:
+            raise UsageError("--dev goes with --parity LANG=FILE ...")
+        from .grow import cmd_train_parity
+
+        return cmd_train_parity(args)
+
     specials = args.special or ["<|endoftext|>"]
     pattern = None if args.pattern == "none" else args.pattern
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
@@ -79,3 +86,6 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--threads", type=int, default=None, help="worker threads, when the trainer supports it")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
+    from .grow import add_train_options
+
+    add_train_options(t)

@@ -1,0 +1,194 @@
+"""``bytepair.extend``: grow an existing tokenizer with merges learned on new text.
+
+Every token of the base keeps its bytes and its id, and so does every special
+token; the new tokens come after the base's ids, so a model's embedding table
+only needs rows appended. Where the base's special tokens sit above its
+mergeable ranks (gpt2: 50256; cl100k_base: 100256-100276; o200k_base:
+199998-200018), the new tokens start at ``base.n_vocab``, after the specials,
+and the ids in between that hold no mergeable token stay *gaps*
+(:attr:`Tokenizer.gaps`): the special tokens keep theirs, unused ids stay
+unused. ``extended.truncate(base.n_vocab)`` gives the base back exactly.
+
+How it learns: each distinct chunk of the new corpus (pre-tokenized with the
+base's pattern) starts as its encoding by the base, then BPE continues with
+bytepair's rule: merge the most frequent adjacent pair (ties: the pair met
+first), everywhere, repeatedly. A pair whose joined bytes already are a token
+is passed over. :func:`bytepair.reference.extend_from_counts` is the readable
+specification; the Rust core gives exactly its merges.
+
+Consequences (each one a test):
+
+* extending a tokenizer trained to ``k`` merges on corpus ``C`` with ``C``
+  itself by ``n`` merges gives the tokenizer trained to ``k + n`` merges;
+* a text in which no new merge applies encodes identically under the base and
+  the extended tokenizer (every extended token is a run of base tokens).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Optional, Sequence, Union
+
+from . import _core
+from . import patterns as _patterns
+from .counts import ChunkCounts, count, input_size
+from .errors import TrainingError
+from .progress import TrainProgress, enabled
+from .tokenizer import Tokenizer
+from .train import Data, _positive_int, _validate_specials
+
+Base = Union[Tokenizer, str, "os.PathLike[str]"]
+
+
+def resolve_base(base: object) -> Tokenizer:
+    """A :class:`Tokenizer` from a tokenizer, a bundled encoding name or a file.
+
+    Raises TrainingError for a character-level tokenizer (its ids are characters,
+    not byte-level BPE ranks) and for anything else that is not byte-level BPE.
+    """
+    from .char import CharTokenizer
+
+    if isinstance(base, str) and not os.path.exists(base):
+        from .registry import get_encoding, list_encoding_names
+
+        if base not in list_encoding_names():
+            raise TrainingError(
+                f"base {base!r} is neither a bundled encoding ({', '.join(list_encoding_names())}) nor a file"
+            )
+        return get_encoding(base)
+    if isinstance(base, (str, os.PathLike)):
+        from .formats import load
+
+        base = load(base)
+    if isinstance(base, CharTokenizer):
+        raise TrainingError(
+            "the base is a character-level tokenizer (ids are characters, with id 0 for unknown ones), "
+            "not byte-level BPE; extend works on byte-level BPE tokenizers (bytepair.train, bundled "
+            "encodings, tokenizer files)"
+        )
+    if not isinstance(base, Tokenizer):
+        raise TrainingError(f"base must be a Tokenizer, a bundled encoding name or a file, not {type(base).__name__}")
+    return base
+
+
+def extend(
+    base: Base,
+    data: Optional[Data] = None,
+    vocab_size: Optional[int] = None,
+    *,
+    add: Optional[int] = None,
+    counts: Optional[ChunkCounts] = None,
+    pattern: Optional[str] = None,
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    name: Optional[str] = None,
+    num_threads: Optional[int] = None,
+    documents: Optional[str] = None,
+    progress: Optional[bool] = None,
+) -> Tokenizer:
+    """Adds merges learned on ``data`` to ``base``, keeping every base id.
+
+    Args:
+        base: a :class:`Tokenizer`, a bundled encoding name (``"o200k_base"``) or
+            a tokenizer file. Not a character-level tokenizer.
+        data: the new corpus, as for :func:`bytepair.train` (str, paths, iterables).
+        vocab_size: the size to reach (``n_vocab`` of the result, new special
+            tokens included); must be above ``base.n_vocab``. Or give ``add``.
+        add: how many merges to add (instead of ``vocab_size``).
+        counts: instead of ``data``, a :class:`~bytepair.counts.ChunkCounts`
+            counted with the base's pattern.
+        pattern: must be the base's (the default); another pattern would split
+            text differently and change the base's own ids on it.
+        special_tokens: new special tokens, given the ids after the new merges.
+            The base's specials are kept, and their text is cut out of the corpus.
+        min_frequency, max_token_length, num_threads, documents, progress: as
+            for :func:`bytepair.train`.
+        name: the result's name (default: ``"<base name>+<merges>"``).
+
+    When the corpus supports fewer merges, it stops early with a warning.
+
+    >>> import bytepair
+    >>> ext = extend("gpt2", "안녕하세요 " * 20, add=3)
+    >>> ext.n_vocab, len(ext.encode(" 안녕하세요")), len(bytepair.get_encoding("gpt2").encode(" 안녕하세요"))
+    (50260, 11, 14)
+    >>> ext.truncate(50257)[0] == bytepair.get_encoding("gpt2")
+    True
+    """
+    tok = resolve_base(base)
+    specials = _validate_specials(special_tokens)
+    clash = [s for s in specials if s in tok.special_tokens]
+    if clash:
+        raise TrainingError(f"special token {clash[0]!r} is already a special token of the base")
+    if (data is None) == (counts is None):
+        raise TypeError("give either training data or counts=, not both or neither")
+    if (vocab_size is None) == (add is None):
+        raise TypeError("give either vocab_size or add=, not both or neither")
+    first_id = tok.n_vocab
+    if add is not None:
+        if not isinstance(add, int) or isinstance(add, bool) or add < 1:
+            raise TrainingError(f"add must be an int >= 1, got {add!r}")
+        num_merges = add
+    else:
+        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+            raise TypeError("vocab_size must be an int")
+        num_merges = vocab_size - first_id - len(specials)
+        if num_merges < 1:
+            raise TrainingError(
+                f"vocab_size {vocab_size} leaves no room for new merges: the base has {first_id:,} ids"
+                f"{f' and {len(specials)} new special tokens take the next ones' if specials else ''}; "
+                f"give at least {first_id + len(specials) + 1} (or add=N)"
+            )
+    if pattern is not None and _patterns.resolve(pattern) != tok.pattern:
+        raise TrainingError(
+            "pattern must be the base's pre-tokenization pattern (leave it out): another pattern would "
+            "split text differently and change the base's own ids on it"
+        )
+    min_frequency = _positive_int("min_frequency", min_frequency, minimum=0) or 1
+    max_len = _positive_int("max_token_length", max_token_length, allow_none=True)
+    cut = list(tok.special_tokens) + specials
+    bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
+    try:
+        if counts is not None:
+            if not isinstance(counts, ChunkCounts):
+                raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
+            if counts.pattern != tok.pattern:
+                raise TrainingError("counts were made with another pattern than the base's")
+            table = counts._table
+        else:
+            assert data is not None  # checked above: exactly one of data / counts
+            table = count(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
+                          documents=documents, progress=bars)._table
+        if len(table) == 0:
+            raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
+        new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,
+                                         bars.merging(num_merges))
+    finally:
+        bars.close()
+    if len(new_merges) < num_merges:
+        warnings.warn(
+            f"the corpus supports only {len(new_merges)} new merges (min_frequency={min_frequency}); the vocab"
+            f" size is {first_id + len(new_merges) + len(specials)} instead of {first_id + num_merges + len(specials)}",
+            stacklevel=2,
+        )
+    return grown(tok, new_merges, specials, name=name)
+
+
+def grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] = (), *,
+          name: Optional[str] = None) -> Tokenizer:
+    """The tokenizer ``tok`` plus tokens made by ``new_merges`` (pairs of ids,
+    the k-th making id ``tok.n_vocab + k``) and new special tokens after them."""
+    first_id = tok.n_vocab
+    tokens: list = [t or None for t in tok.token_bytes_list]
+    tokens += [None] * (first_id - len(tokens))
+    by_id = {i: t for i, t in enumerate(tokens) if t}
+    for k, (a, b) in enumerate(new_merges):
+        by_id[first_id + k] = by_id[a] + by_id[b]
+        tokens.append(by_id[first_id + k])
+    special_ids = tok.special_tokens
+    for i, s in enumerate(specials):
+        special_ids[s] = len(tokens) + i
+    merges = tok.merges + [tuple(m) for m in new_merges]
+    label = name if name is not None else f"{tok.name}+{len(new_merges)}"
+    return Tokenizer(tokens, tok.pattern, special_ids, name=label, merges=merges, special_text=tok.special_text)

@@ -1,0 +1,74 @@
+//! Bindings for growing vocabularies: `extend_merges` (continue BPE on top of
+//! an existing tokenizer) and `parity_merges` (parity-aware training).
+
+use pyo3::prelude::*;
+
+use super::encoding::PyCoreBpe;
+use super::trainer::{run_interruptible, PyChunkTable};
+use crate::train::ids::{extend_merges, parity_merges};
+use crate::train::{Control, MergeOptions};
+
+/// Merges learned on top of `base` from `table` (see
+/// `bytepair.reference.extend_from_counts`); new ids start at `first_id`.
+#[pyfunction]
+#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn extend_merges_py(
+    py: Python<'_>,
+    base: PyRef<'_, PyCoreBpe>,
+    table: PyRef<'_, PyChunkTable>,
+    first_id: u32,
+    num_merges: usize,
+    min_frequency: u64,
+    max_token_length: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<Vec<(u32, u32)>> {
+    let (v, t) = (base.inner.vocab(), &table.inner);
+    let opts = MergeOptions {
+        num_merges,
+        min_frequency,
+        max_token_length,
+    };
+    let ctl = Control::default();
+    run_interruptible(py, &ctl, progress.as_ref(), || {
+        extend_merges(v, t, first_id, &opts, &ctl)
+    })
+}
+
+/// Parity-aware merges (see `bytepair.reference.train_parity_from_counts`):
+/// returns the merges and, per merge, the index of the language that chose it.
+#[pyfunction]
+#[pyo3(name = "parity_merges", signature = (tables, dev_tables, dev_sizes, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn parity_merges_py(
+    py: Python<'_>,
+    tables: Vec<PyRef<'_, PyChunkTable>>,
+    dev_tables: Vec<PyRef<'_, PyChunkTable>>,
+    dev_sizes: Vec<u64>,
+    num_merges: usize,
+    min_frequency: u64,
+    max_token_length: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<(Vec<(u32, u32)>, Vec<usize>)> {
+    let train: Vec<&crate::train::ChunkTable> = tables.iter().map(|t| &t.inner).collect();
+    let dev: Vec<&crate::train::ChunkTable> = dev_tables.iter().map(|t| &t.inner).collect();
+    let opts = MergeOptions {
+        num_merges,
+        min_frequency,
+        max_token_length,
+    };
+    let ctl = Control::default();
+    run_interruptible(py, &ctl, progress.as_ref(), || {
+        let mut chooser = Vec::new();
+        let m = parity_merges(&train, &dev, &dev_sizes, &opts, &ctl, |_, l| {
+            chooser.push(l)
+        })?;
+        Ok((m, chooser))
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(extend_merges_py, m)?)?;
+    m.add_function(wrap_pyfunction!(parity_merges_py, m)?)?;
+    Ok(())
+}

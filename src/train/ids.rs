@@ -1,0 +1,597 @@
+//! Merge loops that start from token ids instead of bytes: extending an
+//! existing vocabulary ([`extend_merges`]) and parity-aware training across
+//! languages ([`parity_merges`]). Both equal their readable versions in
+//! `bytepair.reference` (`extend_from_counts`, `train_parity_from_counts`).
+//!
+//! [`Seqs`] is the incremental state of one corpus: every initial token is a
+//! node, nodes of a chunk form a doubly linked list, and the node index orders
+//! occurrences exactly as the tie-break rule reads them (chunks in first-seen
+//! order, left to right). It is the byte-position state of [`super::heap`]
+//! with nodes for whole tokens, so the same invariants hold: a pair occurrence
+//! that disappears never comes back, occurrence lists stay sorted (every pair
+//! holding a new id is created in the one step that makes the id), and a heap
+//! entry never ranks a pair below its true rank.
+//!
+//! Pairs passed over (never chosen): those whose joined token would exceed
+//! `max_token_length` bytes, and those whose joined bytes already are a token
+//! (the base vocabulary holds tokens that its encoder cannot reach in every
+//! context; making them again would give two ids the same bytes).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::heap::MergeOptions;
+use super::{ChunkTable, Control};
+use crate::encode::encode_piece;
+use crate::error::{Error, Result};
+use crate::vocab::Vocab;
+use crate::Rank;
+
+const NONE: u32 = u32::MAX;
+const DEAD: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Node {
+    tok: u32,
+    next: u32,
+    prev: u32,
+    chunk: u32,
+}
+
+/// The merge state of one corpus (see the module docs).
+struct Seqs {
+    nodes: Vec<Node>,
+    freqs: Vec<i64>,
+    pair_ab: Vec<(u32, u32)>,
+    counts: Vec<i64>,
+    occ: Vec<Vec<u32>>,
+    head: Vec<u32>,
+    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
+    index: FxHashMap<u64, u32>,
+    /// Pairs passed over for good.
+    banned: Vec<bool>,
+    heap: BinaryHeap<(i64, Reverse<u32>, u32)>,
+    /// Weighted number of tokens (sum over chunks of length x frequency).
+    tokens: i64,
+    /// Whether this corpus chooses merges (a dev set only follows them).
+    chooses: bool,
+}
+
+fn overflow() -> Error {
+    Error::InvalidTraining("chunk counts add up to more than 2^61".into())
+}
+
+impl Seqs {
+    /// Builds the state from chunks given as id sequences with their counts.
+    fn new<'a>(
+        chunks: impl Iterator<Item = (&'a [Rank], u64)>,
+        size_hint: usize,
+        chooses: bool,
+    ) -> Result<Self> {
+        let mut st = Seqs {
+            nodes: Vec::with_capacity(size_hint),
+            freqs: Vec::new(),
+            pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
+            counts: vec![0; 65536],
+            occ: vec![Vec::new(); 65536],
+            head: vec![0; 65536],
+            index: FxHashMap::default(),
+            banned: vec![false; 65536],
+            heap: BinaryHeap::new(),
+            tokens: 0,
+            chooses,
+        };
+        let mut total: i64 = 0;
+        for (ci, (ids, c)) in chunks.enumerate() {
+            let w = i64::try_from(c)
+                .ok()
+                .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4))
+                .ok_or_else(overflow)?;
+            total += w;
+            let len = ids.len() as u64;
+            st.tokens = (len as i64)
+                .checked_mul(w)
+                .and_then(|x| st.tokens.checked_add(x))
+                .filter(|t| *t < i64::MAX / 4)
+                .ok_or_else(overflow)?;
+            st.freqs.push(w);
+            let pos = st.nodes.len() as u64;
+            if pos + len >= u64::from(NONE - 1) {
+                return Err(Error::InvalidTraining(
+                    "the corpus holds more than 4 G tokens; use a pre-tokenization pattern".into(),
+                ));
+            }
+            let pos = pos as u32;
+            let len = len as u32;
+            for (j, &id) in ids.iter().enumerate() {
+                let j = j as u32;
+                st.nodes.push(Node {
+                    tok: id,
+                    next: if j + 1 < len { pos + j + 1 } else { NONE },
+                    prev: if j > 0 { pos + j - 1 } else { NONE },
+                    chunk: ci as u32,
+                });
+            }
+        }
+        let mut scratch = Vec::new();
+        for p in 0..st.nodes.len() {
+            let node = st.nodes[p];
+            if node.next != NONE {
+                let b = st.nodes[node.next as usize].tok;
+                st.inc(
+                    node.tok,
+                    b,
+                    st.freqs[node.chunk as usize],
+                    p as u32,
+                    &mut scratch,
+                );
+            }
+        }
+        if chooses {
+            for i in 0..st.pair_ab.len() {
+                if st.counts[i] > 0 {
+                    st.heap
+                        .push((st.counts[i], Reverse(st.occ[i][0]), i as u32));
+                }
+            }
+        }
+        Ok(st)
+    }
+
+    #[inline]
+    fn valid(&self, p: u32, a: u32, b: u32) -> bool {
+        let n = &self.nodes[p as usize];
+        n.tok == a && n.next != NONE && self.nodes[n.next as usize].tok == b
+    }
+
+    fn first_valid(&mut self, i: u32) -> Option<u32> {
+        let (a, b) = self.pair_ab[i as usize];
+        let mut h = self.head[i as usize] as usize;
+        let found = loop {
+            match self.occ[i as usize].get(h) {
+                None => break None,
+                Some(&p) if self.valid(p, a, b) => break Some(p),
+                Some(_) => h += 1,
+            }
+        };
+        self.head[i as usize] = h as u32;
+        found
+    }
+
+    #[inline]
+    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
+        if a < 256 && b < 256 {
+            Some(a * 256 + b)
+        } else {
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
+        }
+    }
+
+    #[inline]
+    fn dec(&mut self, a: u32, b: u32, w: i64) {
+        if let Some(i) = self.lookup(a, b) {
+            self.counts[i as usize] -= w;
+        }
+    }
+
+    #[inline]
+    fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
+        let i = match self.lookup(a, b) {
+            Some(i) => i,
+            None => {
+                let i = self.pair_ab.len() as u32;
+                self.pair_ab.push((a, b));
+                self.counts.push(0);
+                self.occ.push(Vec::new());
+                self.head.push(0);
+                self.banned.push(false);
+                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
+                i
+            }
+        };
+        if self.counts[i as usize] == 0 {
+            touched.push(i);
+        }
+        self.counts[i as usize] += w;
+        self.occ[i as usize].push(pos);
+    }
+
+    /// The best pair (highest count, then earliest occurrence) that `skip`
+    /// does not reject; rejected pairs are banned for good. `(index, count)`.
+    fn best(&mut self, mut skip: impl FnMut(u32, u32) -> bool) -> Option<(u32, i64)> {
+        loop {
+            let (c, Reverse(key), i) = self.heap.pop()?;
+            if self.banned[i as usize] {
+                continue;
+            }
+            let cur = self.counts[i as usize];
+            if cur <= 0 {
+                continue;
+            }
+            let Some(first) = self.first_valid(i) else {
+                continue;
+            };
+            if cur == c && first == key {
+                let (a, b) = self.pair_ab[i as usize];
+                if skip(a, b) {
+                    self.banned[i as usize] = true;
+                    continue;
+                }
+                return Some((i, cur));
+            }
+            self.heap.push((cur, Reverse(first), i));
+        }
+    }
+
+    /// Puts a pair popped by [`Self::best`] back (it was not used).
+    fn unpop(&mut self, i: u32, count: i64) {
+        if let Some(first) = self.first_valid(i) {
+            self.heap.push((count, Reverse(first), i));
+        }
+    }
+
+    /// Merges every occurrence of `(a, b)` into `new_id`, left to right.
+    fn apply(&mut self, a: u32, b: u32, new_id: u32, touched: &mut Vec<u32>) {
+        let Some(best) = self.lookup(a, b) else {
+            return;
+        };
+        let mut list = std::mem::take(&mut self.occ[best as usize]);
+        let from = (self.head[best as usize] as usize).min(list.len());
+        let mut kept = 0usize;
+        for i in from..list.len() {
+            let p = list[i];
+            list[kept] = p;
+            kept += usize::from(self.nodes[p as usize].tok == a);
+        }
+        list.truncate(kept);
+        touched.clear();
+        for &p in &list {
+            if !self.valid(p, a, b) {
+                continue;
+            }
+            let node = self.nodes[p as usize];
+            let w = self.freqs[node.chunk as usize];
+            let (l, q) = (node.prev, node.next);
+            let r = self.nodes[q as usize].next;
+            let x = if l != NONE {
+                self.nodes[l as usize].tok
+            } else {
+                DEAD
+            };
+            let y = if r != NONE {
+                self.nodes[r as usize].tok
+            } else {
+                DEAD
+            };
+            if l != NONE {
+                self.dec(x, a, w);
+            }
+            self.counts[best as usize] -= w;
+            if r != NONE {
+                self.dec(b, y, w);
+            }
+            self.tokens -= w;
+            self.nodes[p as usize].tok = new_id;
+            self.nodes[p as usize].next = r;
+            self.nodes[q as usize].tok = DEAD;
+            if r != NONE {
+                self.nodes[r as usize].prev = p;
+            }
+            if l != NONE {
+                self.inc(x, new_id, w, l, touched);
+            }
+            if r != NONE {
+                self.inc(new_id, y, w, p, touched);
+            }
+        }
+        self.head[best as usize] = 0;
+        if self.chooses {
+            for &t in touched.iter() {
+                if self.counts[t as usize] > 0 {
+                    if let Some(first) = self.first_valid(t) {
+                        self.heap.push((self.counts[t as usize], Reverse(first), t));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bytes of every token: the base's and the new ones, with a set to test
+/// whether joined bytes already are a token.
+struct Tokens<'a> {
+    base: Option<&'a Vocab>,
+    first_new: u32,
+    new: Vec<Vec<u8>>,
+    new_set: FxHashSet<Vec<u8>>,
+    scratch: Vec<u8>,
+}
+
+impl<'a> Tokens<'a> {
+    fn bytes(&self, id: u32) -> &[u8] {
+        if id >= self.first_new {
+            &self.new[(id - self.first_new) as usize]
+        } else if let Some(v) = self.base {
+            v.token(id).unwrap_or(&[])
+        } else {
+            std::slice::from_ref(&BYTES[id as usize & 255])
+        }
+    }
+
+    fn len(&self, id: u32) -> usize {
+        self.bytes(id).len()
+    }
+
+    /// Whether `(a, b)` must be passed over.
+    fn skip(&mut self, a: u32, b: u32, max_len: Option<usize>) -> bool {
+        if max_len.is_some_and(|m| self.len(a) + self.len(b) > m) {
+            return true;
+        }
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        s.extend_from_slice(self.bytes(a));
+        s.extend_from_slice(self.bytes(b));
+        let dup = self.new_set.contains(&s)
+            || match self.base {
+                Some(v) => v.rank(&s).is_some(),
+                None => s.len() == 1,
+            };
+        self.scratch = s;
+        dup
+    }
+
+    fn push(&mut self, a: u32, b: u32) {
+        let mut t = self.bytes(a).to_vec();
+        t.extend_from_slice(self.bytes(b));
+        self.new_set.insert(t.clone());
+        self.new.push(t);
+    }
+}
+
+static BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Continues BPE on top of `base`: each distinct chunk of `table` starts as its
+/// encoding by `base` (tiktoken's piece encoding), then the most frequent pair
+/// (ties: met first) is merged, `opts.num_merges` times at most; the k-th new
+/// token gets id `first_id + k`. Returns the merged pairs as ids.
+///
+/// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
+/// ids or the table is too large; [`Error::Interrupted`] when cancelled.
+pub fn extend_merges(
+    base: &Vocab,
+    table: &ChunkTable,
+    first_id: Rank,
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    if (first_id as usize) < base.len() {
+        return Err(Error::InvalidTraining(format!(
+            "new ids must start at or above the base's {} mergeable ids, not at {first_id}",
+            base.len()
+        )));
+    }
+    if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
+        return Err(Error::InvalidTraining("too many ids for 32 bits".into()));
+    }
+    let mut flat: Vec<Rank> = Vec::with_capacity(table.arena_len() / 2);
+    let mut bounds: Vec<(usize, usize, u64)> = Vec::with_capacity(table.len());
+    for (chunk, c) in table.iter() {
+        let at = flat.len();
+        encode_piece(chunk, base, &mut flat);
+        bounds.push((at, flat.len(), c));
+    }
+    let chunks = bounds.iter().map(|&(a, b, c)| (&flat[a..b], c));
+    let mut st = Seqs::new(chunks, flat.len(), true)?;
+    drop(bounds);
+    drop(flat);
+    let mut toks = Tokens {
+        base: Some(base),
+        first_new: first_id,
+        new: Vec::new(),
+        new_set: FxHashSet::default(),
+        scratch: Vec::new(),
+    };
+    let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
+    let mut merges = Vec::new();
+    let mut touched = Vec::new();
+    while merges.len() < opts.num_merges {
+        ctl.check()?;
+        let max_len = opts.max_token_length;
+        let Some((i, count)) = st.best(|a, b| toks.skip(a, b, max_len)) else {
+            break;
+        };
+        if count < min_freq {
+            break;
+        }
+        let (a, b) = st.pair_ab[i as usize];
+        let new_id = first_id + merges.len() as u32;
+        toks.push(a, b);
+        st.apply(a, b, new_id, &mut touched);
+        merges.push((a, b));
+        ctl.merges_done
+            .store(merges.len() as u64, Ordering::Relaxed);
+    }
+    Ok(merges)
+}
+
+/// How parity-aware training measures a language's current cost on its dev
+/// set: tokens divided by `dev_sizes[l]` (bytes, characters, or 1 for raw
+/// token counts of parallel dev sets).
+///
+/// At every step the language with the highest cost (ties: the first listed)
+/// chooses: its most frequent pair in its own training chunks (ties: met first
+/// there) is merged in every language's training and dev chunks. A language
+/// with no pair left (or only pairs seen fewer than `min_frequency` times) is
+/// passed over for the next most expensive one. Merge `k` creates id `256 + k`.
+///
+/// `observe(step, language)` is told which language chose each merge.
+pub fn parity_merges(
+    train: &[&ChunkTable],
+    dev: &[&ChunkTable],
+    dev_sizes: &[u64],
+    opts: &MergeOptions,
+    ctl: &Control,
+    mut observe: impl FnMut(usize, usize),
+) -> Result<Vec<(Rank, Rank)>> {
+    let n = train.len();
+    if n == 0 || dev.len() != n || dev_sizes.len() != n {
+        return Err(Error::InvalidTraining(
+            "parity training needs one training table, one dev table and one dev size per language"
+                .into(),
+        ));
+    }
+    if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
+        return Err(Error::InvalidTraining(format!(
+            "language {l} has an empty dev set"
+        )));
+    }
+    let build = |t: &ChunkTable, chooses: bool| -> Result<Seqs> {
+        let flat: Vec<Rank> = t.arena().iter().map(|&b| Rank::from(b)).collect();
+        let base = t.arena().as_ptr() as usize;
+        let chunks = t.iter().map(|(c, n)| {
+            let at = c.as_ptr() as usize - base;
+            (&flat[at..at + c.len()], n)
+        });
+        Seqs::new(chunks, t.arena_len(), chooses)
+    };
+    let mut trains: Vec<Seqs> = train
+        .iter()
+        .map(|t| build(t, true))
+        .collect::<Result<_>>()?;
+    let mut devs: Vec<Seqs> = dev.iter().map(|t| build(t, false)).collect::<Result<_>>()?;
+    let mut toks = Tokens {
+        base: None,
+        first_new: 256,
+        new: Vec::new(),
+        new_set: FxHashSet::default(),
+        scratch: Vec::new(),
+    };
+    let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
+    let mut merges = Vec::new();
+    let mut touched = Vec::new();
+    let mut order: Vec<usize> = (0..n).collect();
+    while merges.len() < opts.num_merges {
+        ctl.check()?;
+        // most expensive first: tokens_i / size_i, compared exactly
+        order.sort_by(|&i, &j| {
+            let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
+            let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
+            cj.cmp(&ci).then(i.cmp(&j))
+        });
+        let max_len = opts.max_token_length;
+        let mut chosen = None;
+        for &l in &order {
+            if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
+                if count >= min_freq {
+                    chosen = Some((l, trains[l].pair_ab[i as usize]));
+                    break;
+                }
+                trains[l].unpop(i, count);
+            }
+        }
+        let Some((l, (a, b))) = chosen else { break };
+        let new_id = 256 + merges.len() as u32;
+        toks.push(a, b);
+        for st in trains.iter_mut().chain(devs.iter_mut()) {
+            st.apply(a, b, new_id, &mut touched);
+        }
+        observe(merges.len(), l);
+        merges.push((a, b));
+        ctl.merges_done
+            .store(merges.len() as u64, Ordering::Relaxed);
+    }
+    Ok(merges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::learn_merges;
+
+    fn table(chunks: &[(&[u8], u64)]) -> ChunkTable {
+        let mut t = ChunkTable::new();
+        for (c, n) in chunks {
+            t.add(c, *n).unwrap();
+        }
+        t
+    }
+
+    fn opts(k: usize) -> MergeOptions {
+        MergeOptions {
+            num_merges: k,
+            min_frequency: 1,
+            max_token_length: None,
+        }
+    }
+
+    #[test]
+    fn extend_bytes_only_equals_training() {
+        let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
+        let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let v = Vocab::new(bytes).unwrap();
+        let ext = extend_merges(&v, &t, 256, &opts(8), &Control::default()).unwrap();
+        let trained = learn_merges(&t, &opts(8), &Control::default()).unwrap();
+        assert_eq!(ext, trained);
+    }
+
+    #[test]
+    fn extend_ids_start_above_base() {
+        let t = table(&[(b"abab", 1)]);
+        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        toks.push(b"ab".to_vec());
+        let v = Vocab::new(toks).unwrap();
+        let m = extend_merges(&v, &t, 300, &opts(3), &Control::default()).unwrap();
+        assert_eq!(m, vec![(256, 256)]);
+        assert!(extend_merges(&v, &t, 200, &opts(3), &Control::default()).is_err());
+    }
+
+    #[test]
+    fn parity_one_language_equals_training() {
+        let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
+        let d = table(&[(b"banana", 1)]);
+        let m =
+            parity_merges(&[&t], &[&d], &[6], &opts(6), &Control::default(), |_, _| {}).unwrap();
+        assert_eq!(m, learn_merges(&t, &opts(6), &Control::default()).unwrap());
+    }
+
+    #[test]
+    fn parity_serves_the_worst_language() {
+        let en = table(&[(b"the the the", 5)]);
+        let ko = table(&[(b"xyxyxy", 1)]);
+        let m = parity_merges(
+            &[&en, &ko],
+            &[&en, &ko],
+            &[55, 6],
+            &opts(1),
+            &Control::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        // both cost 1 token per unit (55 tokens / 55, 6 / 6): the first listed (en) chooses
+        assert_eq!(m, vec![(b't' as u32, b'h' as u32)]);
+        let m = parity_merges(
+            &[&en, &ko],
+            &[&en, &ko],
+            &[110, 6],
+            &opts(1),
+            &Control::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        // en now costs half a token per unit: ko chooses
+        assert_eq!(m, vec![(b'x' as u32, b'y' as u32)]);
+    }
+}
