@@ -27,9 +27,11 @@ __all__ = [
     "extend_merges",
     "learn_merges",
     "parity_merges",
+    "piece_cache_budget",
     "pretokenize",
     "pretokenize_count",
     "pretokenize_spans",
+    "set_piece_cache_budget",
     "truncate_at",
 ]
 
@@ -56,8 +58,11 @@ NAMED_PATTERNS: Dict[str, str]
 def _unicode_class(expr: str) -> List[Tuple[int, int]]: ...
 def _unicode_case_folds() -> List[Tuple[int, List[int]]]: ...
 
-# Empties every thread's piece memo (benchmarks: cold encodes).
+# Wipes every thread's piece caches back to the vocabulary seed (benchmarks: cold encodes).
 def clear_piece_memo() -> None: ...
+# The byte budget of each piece cache (one per thread and encoder); env BYTEPAIR_PIECE_CACHE_BYTES.
+def piece_cache_budget() -> int: ...
+def set_piece_cache_budget(n_bytes: int) -> None: ...
 
 # ---------------------------------------------------------------- Dataset shards
 
@@ -127,12 +132,15 @@ class CoreBPE:
 
     # allowed/disallowed_special: special-token names; both None = tiktoken's
     # default (every special token disallowed).
-    def encode_ordinary(self, text: str) -> List[int]: ...
+    # num_threads: 1 = this thread; k or None (one per core) = a long text cut
+    # where the ids cannot change, parts encoded in parallel (same ids).
+    def encode_ordinary(self, text: str, num_threads: Optional[int] = 1) -> List[int]: ...
     def encode(
         self,
         text: str,
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
+        num_threads: Optional[int] = 1,
     ) -> List[int]: ...
     # The ids as native-endian uint32 bytes (for numpy.frombuffer).
     def encode_to_bytes(
@@ -140,7 +148,11 @@ class CoreBPE:
         text: str,
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
+        num_threads: Optional[int] = 1,
     ) -> bytes: ...
+    # This thread's piece cache for this encoder (bytes, budget, table_bytes,
+    # entries, seed_entries, long_entries, wipes), None before its first use here.
+    def piece_cache_stats(self) -> Optional[Dict[str, int]]: ...
     def count(
         self,
         text: str,

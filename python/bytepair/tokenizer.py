@@ -272,8 +272,14 @@ class Tokenizer:
         *,
         allowed_special: AllowedSpecial = _NO_SPECIALS,
         disallowed_special: DisallowedSpecial = None,
+        num_threads: Optional[int] = None,
     ) -> List[int]:
         """Encodes text to ids.
+
+        ``num_threads``: a text of 256 KB or more is cut where its ids cannot
+        change and encoded on this many threads (``None``: one per CPU core,
+        ``1``: this thread only); the ids are always those of a one-thread
+        encode. Shorter texts run on the calling thread.
 
         Special-token text becomes its id only when listed in ``allowed_special``
         (or ``"all"``). Otherwise, by default (``special_text="raise"``) it raises
@@ -290,12 +296,14 @@ class Tokenizer:
         >>> enc.encode("<|endoftext|>", disallowed_special=())
         [27, 91, 437, 1659, 5239, 91, 29]
         """
+        if num_threads is not None:
+            num_threads = _check_threads(num_threads)
         if allowed_special is _NO_SPECIALS and disallowed_special is None and type(text) is str:
             # the common call, without the argument normalisation below
             try:
                 if self.special_text == "text" or not self._special_tokens:
-                    return self._core.encode_ordinary(text)
-                return self._core.encode(text)
+                    return self._core.encode_ordinary(text, num_threads)
+                return self._core.encode(text, None, None, num_threads)
             except UnicodeEncodeError:
                 pass  # lone surrogates: the general path repairs them
         text = check_text(text)
@@ -304,26 +312,29 @@ class Tokenizer:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
             if pol is None:
-                return self._core.encode_ordinary(text)
-            return self._core.encode(text, *pol)
+                return self._core.encode_ordinary(text, num_threads)
+            return self._core.encode(text, *pol, num_threads)
         except UnicodeEncodeError:
             text = fix_surrogates(text)
             if pol is None:
-                return self._core.encode_ordinary(text)
-            return self._core.encode(text, *pol)
+                return self._core.encode_ordinary(text, num_threads)
+            return self._core.encode(text, *pol, num_threads)
 
-    def encode_ordinary(self, text: str) -> List[int]:
-        """Encodes text with special-token text treated as plain text.
+    def encode_ordinary(self, text: str, *, num_threads: Optional[int] = None) -> List[int]:
+        """Encodes text with special-token text treated as plain text
+        (``num_threads`` as in :meth:`encode`).
 
         >>> import bytepair
         >>> bytepair.get_encoding("o200k_base").encode_ordinary("strawberry")
         [302, 1618, 19772]
         """
+        if num_threads is not None:
+            num_threads = _check_threads(num_threads)
         text = check_text(text)
         try:
-            return self._core.encode_ordinary(text)
+            return self._core.encode_ordinary(text, num_threads)
         except UnicodeEncodeError:
-            return self._core.encode_ordinary(fix_surrogates(text))
+            return self._core.encode_ordinary(fix_surrogates(text), num_threads)
 
     def count(
         self,
@@ -437,9 +448,12 @@ class Tokenizer:
         *,
         allowed_special: AllowedSpecial = _NO_SPECIALS,
         disallowed_special: DisallowedSpecial = None,
+        num_threads: Optional[int] = None,
     ) -> "np.ndarray":
         """Like :meth:`encode`, returning a read-only ``numpy.uint32`` array built
-        straight from the core's buffer (no Python list in between).
+        straight from the core's buffer (no Python list in between). A text of
+        256 KB or more is encoded on ``num_threads`` threads (``None``: one per
+        core), with exactly the one-thread ids.
 
         >>> import bytepair
         >>> bytepair.get_encoding("cl100k_base").encode_to_numpy("hello world").tolist()
@@ -447,14 +461,16 @@ class Tokenizer:
         """
         import numpy as np
 
+        if num_threads is not None:
+            num_threads = _check_threads(num_threads)
         text = check_text(text)
         pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
-            buf = self._core.encode_to_bytes(text, *pol)
+            buf = self._core.encode_to_bytes(text, *pol, num_threads)
         except UnicodeEncodeError:
-            buf = self._core.encode_to_bytes(fix_surrogates(text), *pol)
+            buf = self._core.encode_to_bytes(fix_surrogates(text), *pol, num_threads)
         return np.frombuffer(buf, dtype=np.uint32)
 
     def encode_batch(

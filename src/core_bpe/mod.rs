@@ -10,11 +10,12 @@ pub mod batch;
 pub mod budget;
 pub mod decode;
 pub mod special;
+pub mod threads;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
 
-use crate::encode::cache;
+use crate::encode::cache::{self, CacheStats, PieceCache, Spans};
 use crate::error::{Error, Result};
 use crate::pretok::Pretokenizer;
 use crate::vocab::Vocab;
@@ -24,18 +25,14 @@ pub use special::SpecialPolicy;
 
 /// Receives the output of an encoding run: ids, or only their number.
 trait Sink {
-    fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()>;
+    fn ordinary(&mut self, core: &CoreBpe, cache: &mut PieceCache, text: &str) -> Result<()>;
     fn special(&mut self, id: Rank);
 }
 
 impl Sink for Vec<Rank> {
     #[inline]
-    fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
-        let b = text.as_bytes();
-        cache::with_memo(core.owner, &core.vocab, |enc| {
-            core.pretok
-                .for_each_span(text, |s, e| enc.encode(b, s, e, self))
-        })
+    fn ordinary(&mut self, core: &CoreBpe, cache: &mut PieceCache, text: &str) -> Result<()> {
+        cache.encode_text(core.seed(), &core.vocab, &core.pretok, text, self, |_| {})
     }
     #[inline]
     fn special(&mut self, id: Rank) {
@@ -43,26 +40,29 @@ impl Sink for Vec<Rank> {
     }
 }
 
-/// Counts tokens with a small scratch buffer reused per piece.
+/// Counts tokens; the ids of each batch of pieces are dropped once counted.
 struct Counter {
     n: usize,
     scratch: Vec<Rank>,
 }
 
 impl Sink for Counter {
-    fn ordinary(&mut self, core: &CoreBpe, text: &str) -> Result<()> {
+    fn ordinary(&mut self, core: &CoreBpe, cache: &mut PieceCache, text: &str) -> Result<()> {
         let Counter { n, scratch } = self;
-        let b = text.as_bytes();
-        cache::with_memo(core.owner, &core.vocab, |enc| {
-            core.pretok.for_each_span(text, |s, e| {
-                enc.encode(b, s, e, scratch);
-                *n += scratch.len();
-                scratch.clear();
-            })
+        cache.encode_text(core.seed(), &core.vocab, &core.pretok, text, scratch, |v| {
+            *n += v.len();
+            v.clear();
         })
     }
     fn special(&mut self, _id: Rank) {
         self.n += 1;
+    }
+}
+
+impl Spans for Pretokenizer {
+    #[inline]
+    fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, f: F) -> Result<()> {
+        Pretokenizer::for_each_span(self, text, f)
     }
 }
 
@@ -80,12 +80,13 @@ pub struct CoreBpe {
     /// so a disallowed token hidden inside another match is still found.
     special_overlap: Option<AhoCorasick>,
     special_decoder: FxHashMap<Rank, Vec<u8>>,
-    /// Tag for the per-thread piece memo (see [`cache`]).
-    owner: u64,
     /// Byte length of every mergeable token (255: look it up), built on first
     /// use by [`budget`]'s spans: a 200 KB table stays in cache where the
     /// vocabulary's offsets do not.
     token_lens: std::sync::OnceLock<Vec<u8>>,
+    /// The vocabulary part of every piece cache of this encoder, built on
+    /// first use (see [`cache`]).
+    seed: cache::SeedCell,
 }
 
 impl CoreBpe {
@@ -161,8 +162,8 @@ impl CoreBpe {
             special_ac,
             special_overlap,
             special_decoder,
-            owner: cache::next_owner(),
             token_lens: std::sync::OnceLock::new(),
+            seed: cache::SeedCell::default(),
         })
     }
 
@@ -187,7 +188,7 @@ impl CoreBpe {
     /// Complexity: linear pre-tokenization plus O(p log p) per piece of length p.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        out.ordinary(self, text)?;
+        cache::with_thread_cache(self.seed(), |c| out.ordinary(self, c, text))?;
         Ok(out)
     }
 
@@ -221,13 +222,56 @@ impl CoreBpe {
         Ok(c.n)
     }
 
+    /// The shared seed of this encoder's piece caches.
+    #[inline]
+    fn seed(&self) -> &std::sync::Arc<cache::Seed> {
+        self.seed.get(&self.vocab)
+    }
+
+    /// A piece cache of this encoder owned by the caller: a worker thread
+    /// that keeps one across calls and passes it to
+    /// [`Self::encode_with_cache`] keeps its warm pieces, within the byte
+    /// budget ([`cache::budget`]), without thread-local storage. Calls without
+    /// one use the calling thread's cache (kept across calls too).
+    pub fn new_cache(&self) -> PieceCache {
+        PieceCache::new(self.seed())
+    }
+
+    /// [`Self::encode_into`] through `cache` instead of this thread's cache.
+    /// A cache made by another encoder is rebuilt for this one first, so the
+    /// ids never come from the wrong vocabulary.
+    pub fn encode_with_cache(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        cache: &mut PieceCache,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
+        self.run_with(text, policy, cache, out)
+    }
+
+    /// Sizes of the calling thread's piece cache for this encoder, if it has one.
+    pub fn thread_cache_stats(&self) -> Option<CacheStats> {
+        cache::thread_cache_stats(self.seed())
+    }
+
     fn run<S: Sink>(&self, text: &str, policy: &SpecialPolicy, sink: &mut S) -> Result<()> {
+        cache::with_thread_cache(self.seed(), |c| self.run_with(text, policy, c, sink))
+    }
+
+    fn run_with<S: Sink>(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        cache: &mut PieceCache,
+        sink: &mut S,
+    ) -> Result<()> {
         if policy.any_disallowed {
             self.check_disallowed(text, policy)?;
         }
         let ac = match &self.special_ac {
             Some(ac) if policy.any_allowed => ac,
-            _ => return sink.ordinary(self, text),
+            _ => return sink.ordinary(self, cache, text),
         };
         // tiktoken's loop: find the next special token; split there when it is
         // allowed, else keep searching one character past its start.
@@ -239,7 +283,7 @@ impl CoreBpe {
             };
             let (s, e, p) = (m.start() + search, m.end() + search, m.pattern().as_usize());
             if policy.allowed.get(p).copied().unwrap_or(false) {
-                sink.ordinary(self, &text[start..s])?;
+                sink.ordinary(self, cache, &text[start..s])?;
                 sink.special(self.special_ids[p]);
                 start = e;
                 search = e;
@@ -247,7 +291,7 @@ impl CoreBpe {
                 search = s + text[s..].chars().next().map_or(1, char::len_utf8);
             }
         }
-        sink.ordinary(self, &text[start..])
+        sink.ordinary(self, cache, &text[start..])
     }
 
     /// The id of a byte string that is one token (mergeable or special).

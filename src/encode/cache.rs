@@ -1,239 +1,589 @@
-//! A per-thread memo of pieces that are not single tokens.
+//! The piece cache: one table answers every piece of at most 16 bytes, whole
+//! tokens and merged pieces alike, and a bounded memo keeps longer pieces.
 //!
-//! Measured on 2 MB excerpts (release build): 52% of Korean pieces under
-//! o200k_base are not one token, but only 15% of those are distinct, and 68%
-//! of gpt2 pieces on multilingual text are not one token with 16% distinct.
-//! Remembering their ranks skips the merge loop for ~85% of them. Whole-token
-//! pieces are answered by the vocabulary lookup before the memo is consulted,
-//! so English text pays nothing.
+//! **Seeded.** A [`Seed`] (built once per encoder, shared) holds every token of
+//! at most [`MID_MAX`] bytes with its rank, so a piece that is one token (most
+//! English pieces) is answered by the same probe as a piece that was merged
+//! before; no separate vocabulary lookup comes first.
 //!
-//! Pieces of up to 16 bytes (most of them: a Korean word of 1-5 syllables, a
-//! name) are kept with their bytes packed in two integers and up to
-//! [`SMALL_IDS`] ids inline, so a hit compares two words and reads one entry,
-//! with no hashing of a byte string and no second memory access; longer pieces,
-//! and short ones with more ids (their small entry points there), keep their
-//! bytes and ids in arenas.
+//! **Layout.** 32-byte slots, two per 64-byte bucket (one cache line): the
+//! piece's bytes packed in two words (`key16`), up to three ids inline and a
+//! word with the length and the id count. A hit reads one line and stores the
+//! slot's 16 id bytes into the output unconditionally, advancing by the count
+//! ([`PieceCache::encode_text`] reserves room for that). Results of more than
+//! three ids live in an arena the slot points to. Linear probing over buckets;
+//! nothing is ever removed, only wiped.
 //!
-//! The memo is thread-local (no locking in `encode_batch`), tagged with the
-//! encoder that filled it, and bounded: it stops growing at [`MAX_ENTRIES`]
-//! entries or [`MAX_ARENA_BYTES`] of arena, and only holds pieces up to
-//! [`MAX_PIECE`] bytes, so it stays under ~10 MB per thread. Clearing it when
-//! full was tried: on text without repeats (random base64) the refills made the
-//! cost per byte grow 11x from 10 KB to 10 MB.
+//! **Two phases.** Pieces are hashed as the pre-tokenizer yields them and
+//! their buckets prefetched; every [`BATCH`] pieces, the batch is probed and
+//! emitted, so the cache-line misses of a batch overlap instead of stalling
+//! one after the other.
 //!
-//! Pieces of 65-256 bytes are remembered too (the limit was 64): ASCII-art
-//! table borders and separator lines (`+-----+---…`, 85-125 bytes) are 4% of
-//! the Python docs corpus, repeat dozens of times, and cost the O(n·m) scan
-//! each time; they took ~6% of a warm encode of that corpus.
+//! **Bounded, never frozen.** Each cache has a byte budget ([`budget`]: env
+//! `BYTEPAIR_PIECE_CACHE_BYTES`, or [`set_budget`]; default
+//! [`DEFAULT_BUDGET`]). The table has a fixed size (the seed at most half
+//! full); when it is 3/4 full, or table + arenas reach the budget, the cache
+//! is wiped back to the seed (one copy of the seed table) and refills with
+//! the text being encoded now. So a long-lived process runs as fast as a
+//! fresh one: what it saw first no longer decides what stays. A budget below
+//! the seed table's size leaves the seed alone (nothing is added). Text with
+//! no repeats (random base64) pays one wipe per ~100 K new pieces: linear.
+//!
+//! **Ownership.** A [`PieceCache`] is a plain owned value: a worker thread can
+//! keep one across calls ([`crate::core_bpe::CoreBpe::encode_with_cache`]).
+//! Calls without one use this thread's caches ([`with_thread_cache`]): up to
+//! [`THREAD_CACHES`] per thread, one per encoder, most recent first, dropped
+//! with their encoder.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-#[cfg(doc)]
-use super::merge::encode_piece;
 use super::merge::encode_piece_parts;
+use crate::error::Result;
 use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
 
-/// Entries kept per thread; then the memo stops growing.
-pub const MAX_ENTRIES: usize = 1 << 15;
-/// Longest piece (bytes) worth remembering.
-pub const MAX_PIECE: usize = 256;
-/// Bytes of arena (piece bytes plus 4 per id) kept per thread; then pieces
-/// that need the arena are no longer added.
-pub const MAX_ARENA_BYTES: usize = 8 << 20;
-
-/// A fresh owner id for each encoder, so one thread's memo is never read
-/// with another vocabulary.
-pub fn next_owner() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// What splits a text into pieces for [`PieceCache::encode_text`]: calls
+/// `f(start, end)` for each piece in order, the pieces tiling the text (the
+/// pre-tokenizer, implemented in [`crate::core_bpe`]; this module does not
+/// depend on `pretok`).
+pub trait Spans {
+    /// Runs `f` on every piece of `text`.
+    fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, f: F) -> Result<()>;
 }
 
-/// Bumped by [`clear_all`]; a memo filled under an older epoch is dropped.
+/// Default byte budget of one cache (table, arenas and long-piece memo).
+pub const DEFAULT_BUDGET: usize = 32 << 20;
+/// Longest piece (bytes) the long-piece memo keeps.
+pub const MAX_PIECE: usize = 256;
+/// Pieces hashed and prefetched before they are probed.
+pub const BATCH: usize = 128;
+/// Caches kept per thread (one per encoder used on it).
+pub const THREAD_CACHES: usize = 4;
+/// Ids stored in a slot.
+const INLINE: usize = 3;
+/// Words a hit may store past the output's length: a fixed-size copy of an
+/// arena result of up to this many ids (Korean words: 4-8 ids), instead of a
+/// `memcpy` call per piece.
+const SPILL: usize = 8;
+/// `n` of a slot whose ids are in the arena (`ids[0]` offset, `ids[1]` count).
+const IN_ARENA: u32 = 0xFF;
+
+static BUDGET: AtomicUsize = AtomicUsize::new(0);
+
+/// The byte budget of each piece cache: [`set_budget`]'s value, else env
+/// `BYTEPAIR_PIECE_CACHE_BYTES` (an integer), else [`DEFAULT_BUDGET`].
+pub fn budget() -> usize {
+    match BUDGET.load(Ordering::Relaxed) {
+        0 => {
+            let b = std::env::var("BYTEPAIR_PIECE_CACHE_BYTES")
+                .ok()
+                .and_then(|s| s.trim().parse::<usize>().ok())
+                .filter(|&b| b > 0)
+                .unwrap_or(DEFAULT_BUDGET);
+            BUDGET.store(b, Ordering::Relaxed);
+            b
+        }
+        b => b,
+    }
+}
+
+/// Sets the byte budget of every piece cache (at least 1); caches over it are
+/// wiped on their next use.
+pub fn set_budget(bytes: usize) {
+    BUDGET.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Bumped by [`clear_all`]: caches wipe back to the seed on their next use.
 static EPOCH: AtomicU64 = AtomicU64::new(0);
 
-/// Empties every thread's memo (lazily, on each thread's next use). Used by
-/// benchmarks to time cold encodes; never needed for correctness.
+/// Wipes every thread's caches back to the seed (lazily, on next use). For
+/// benchmarks of cold encodes; results never depend on it.
 pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Ids stored inline for a piece of at most `MID_MAX` (16) bytes.
-pub const SMALL_IDS: usize = 5;
-
-/// `Small::n` of a piece whose ids (more than [`SMALL_IDS`]) are in the arena.
-const IN_ARENA: u8 = u8::MAX;
-
-/// A remembered piece of at most 16 bytes: bytes packed little-endian and
-/// zero-padded into `k0`, `k1`; its `n` ids inline, or [`IN_ARENA`].
-#[derive(Clone, Copy)]
-struct Small {
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Slot {
     k0: u64,
     k1: u64,
-    len: u8,
-    n: u8,
-    ids: [Rank; SMALL_IDS],
+    ids: [Rank; INLINE],
+    /// `len | n << 8`; 0 marks an empty slot (pieces are never empty).
+    meta: u32,
 }
 
-/// One remembered piece: its bytes at `keys[koff..koff + klen]` and its ranks
-/// at `vals[voff..voff + vlen]` (arenas: no allocation per entry).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Slot; 2]);
+
+/// A table of buckets with a fixed power-of-two size, backed by
+/// transparent huge pages where the OS offers them.
+struct Table {
+    buckets: Box<[Bucket]>,
+    mask: usize,
+    shift: u32,
+    len: usize,
+}
+
+/// Asks the kernel to back `[ptr, ptr + len)` with huge pages (a hint: less
+/// TLB pressure on a table of several MB; measured +15% cold by the peer that
+/// does it). No-op elsewhere.
+#[allow(unsafe_code)] // one madvise call, see the SAFETY comment
+fn advise_huge(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        let page = 4096usize;
+        let start = (ptr as usize) & !(page - 1);
+        let end = ptr as usize + len;
+        // SAFETY: madvise only changes how the kernel backs pages of this
+        // process's own mapping [start, end), which contains the allocation
+        // (rounded down to its first page); MADV_HUGEPAGE never changes the
+        // contents or validity of memory, and a failure (EINVAL on kernels
+        // without THP) is ignored: the hint is optional.
+        unsafe {
+            madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
+impl Table {
+    /// An empty table of `buckets` buckets (a power of two, at least 2).
+    fn new(buckets: usize) -> Table {
+        let buckets = buckets.next_power_of_two().max(2);
+        let mut v: Vec<Bucket> = Vec::with_capacity(buckets);
+        advise_huge(
+            v.as_mut_ptr().cast(),
+            buckets * std::mem::size_of::<Bucket>(),
+        );
+        v.resize(buckets, Bucket::default());
+        Table {
+            buckets: v.into_boxed_slice(),
+            mask: buckets - 1,
+            shift: 64 - buckets.trailing_zeros(),
+            len: 0,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
+    fn slots(&self) -> usize {
+        self.buckets.len() * 2
+    }
+
+    #[inline(always)]
+    fn home(&self, h: u64) -> usize {
+        (h >> self.shift) as usize & self.mask
+    }
+
+    /// Stores a piece known to be absent, in the first free slot from its
+    /// home bucket. The caller keeps the table under 3/4 full.
+    fn insert(&mut self, b: usize, k0: u64, k1: u64, meta: u32, ids: [Rank; INLINE]) {
+        let mut b = b;
+        loop {
+            // in bounds: b <= mask < buckets.len()
+            for s in self.buckets[b].0.iter_mut() {
+                if s.meta == 0 {
+                    *s = Slot { k0, k1, ids, meta };
+                    self.len += 1;
+                    return;
+                }
+            }
+            b = (b + 1) & self.mask;
+        }
+    }
+}
+
+/// The vocabulary part of every cache of one encoder: its tokens of at most
+/// 16 bytes, each answering its own bytes with its rank.
+pub struct Seed {
+    table: Table,
+}
+
+impl Seed {
+    /// Builds the seed: cost linear in the vocabulary (a few ms for o200k).
+    pub fn new(vocab: &Vocab) -> Seed {
+        let n = vocab
+            .tokens()
+            .filter(|t| !t.is_empty() && t.len() <= MID_MAX)
+            .count();
+        // at most half full with the seed: room for as many merged pieces
+        let mut table = Table::new((2 * n).div_ceil(2).max(512));
+        for (r, t) in vocab.tokens().enumerate() {
+            if t.is_empty() || t.len() > MID_MAX {
+                continue;
+            }
+            let (k0, k1) = key16(t, 0, t.len());
+            let h = hash16(k0, k1, t.len());
+            let b = table.home(h);
+            table.insert(b, k0, k1, t.len() as u32 | 1 << 8, [r as Rank, 0, 0]);
+        }
+        Seed { table }
+    }
+
+    /// Bytes of the seed table (also the fixed table size of each cache).
+    pub fn bytes(&self) -> usize {
+        self.table.bytes()
+    }
+}
+
+/// A remembered piece of 17..=[`MAX_PIECE`] bytes: bytes at
+/// `keys[koff..koff + klen]`, ids at `vals[voff..voff + vlen]`.
 #[derive(Clone, Copy)]
-struct Entry {
+struct Long {
     koff: u32,
     voff: u32,
     klen: u16,
-    vlen: u16,
+    vlen: u32,
 }
 
-#[derive(Default)]
-struct Memo {
-    owner: u64,
-    epoch: u64,
-    keys: Vec<u8>,
+/// One pending piece of a batch.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    start: usize,
+    end: usize,
+    k0: u64,
+    k1: u64,
+    /// Home bucket (pieces of at most 16 bytes).
+    home: usize,
+}
+
+/// A piece cache for one encoder: see the module documentation. Owned and
+/// `Send`: keep one per worker thread across calls.
+pub struct PieceCache {
+    /// The seed this cache was built from (weak: an encoder's drop frees
+    /// its seed even while threads still hold caches for it).
+    seed: Weak<Seed>,
+    /// The seed's slot count (a wipe's target).
+    seed_len: usize,
+    table: Table,
+    /// Ids of slots with more than [`INLINE`] ids, and of long pieces.
     vals: Vec<Rank>,
-    table: HashTable<Entry>,
-    small: HashTable<Small>,
+    /// Bytes of long pieces.
+    keys: Vec<u8>,
+    long: HashTable<Long>,
+    budget: usize,
+    epoch: u64,
+    wipes: u64,
+    batch: Vec<Pending>,
 }
 
-impl Memo {
-    fn clear(&mut self) {
-        self.keys.clear();
+/// What a cache holds and how often it was wiped (see [`PieceCache::stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Bytes held: table, arenas and long-piece memo (capacities).
+    pub bytes: usize,
+    /// The budget in force.
+    pub budget: usize,
+    /// Bytes of the (fixed-size) table alone: the floor of `bytes`.
+    pub table_bytes: usize,
+    /// Slots in use in the table, seed included.
+    pub entries: usize,
+    /// Slots used by the seed.
+    pub seed_entries: usize,
+    /// Long pieces remembered.
+    pub long_entries: usize,
+    /// Times the cache was wiped back to the seed.
+    pub wipes: u64,
+}
+
+impl PieceCache {
+    /// A cache holding the seed only.
+    pub fn new(seed: &Arc<Seed>) -> PieceCache {
+        let mut table = Table::new(seed.table.buckets.len());
+        table.buckets.copy_from_slice(&seed.table.buckets);
+        table.len = seed.table.len;
+        PieceCache {
+            seed: Arc::downgrade(seed),
+            seed_len: seed.table.len,
+            table,
+            vals: Vec::new(),
+            keys: Vec::new(),
+            long: HashTable::new(),
+            budget: budget(),
+            epoch: EPOCH.load(Ordering::Relaxed),
+            wipes: 0,
+            batch: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Whether this cache was built from `seed`.
+    pub fn is_for(&self, seed: &Arc<Seed>) -> bool {
+        std::ptr::eq(self.seed.as_ptr(), Arc::as_ptr(seed))
+    }
+
+    /// Sizes and counters.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            bytes: self.bytes(),
+            budget: self.budget,
+            table_bytes: self.table.bytes(),
+            entries: self.table.len,
+            seed_entries: self.seed_len,
+            long_entries: self.long.len(),
+            wipes: self.wipes,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.table.bytes()
+            + self.vals.capacity() * 4
+            + self.keys.capacity()
+            + self.long.capacity() * (std::mem::size_of::<Long>() + 1)
+    }
+
+    /// Back to the seed alone, keeping the allocations.
+    fn wipe(&mut self, seed: &Seed) {
+        self.table.buckets.copy_from_slice(&seed.table.buckets);
+        self.table.len = seed.table.len;
         self.vals.clear();
-        self.table.clear();
-        self.small.clear();
+        self.keys.clear();
+        self.long.clear();
+        self.wipes += 1;
     }
 
-    fn is_full(&self) -> bool {
-        self.table.len() + self.small.len() >= MAX_ENTRIES
+    /// Picks up [`set_budget`] and [`clear_all`] since the last call.
+    fn refresh(&mut self, seed: &Arc<Seed>) {
+        if !self.is_for(seed) {
+            // an owned cache handed to another encoder: start over for it
+            *self = PieceCache::new(seed);
+        }
+        let epoch = EPOCH.load(Ordering::Relaxed);
+        let b = budget();
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            self.wipe(seed);
+        }
+        if b != self.budget {
+            self.budget = b;
+            if self.bytes() > b {
+                self.wipe(seed);
+                // drop the arenas' memory too, so the new bound holds now
+                self.vals = Vec::new();
+                self.keys = Vec::new();
+                self.long = HashTable::new();
+            }
+        }
     }
 
-    /// True when no more pieces may go to the arenas.
-    fn arena_full(&self) -> bool {
-        self.is_full() || self.keys.len() + 4 * self.vals.len() >= MAX_ARENA_BYTES
-    }
-
-    /// Encodes `text[start..end]` (at most 16 bytes, not a token) through the
-    /// small memo and appends its ids to `out`. A piece with more than
-    /// [`SMALL_IDS`] ids keeps them in the arena memo, and its small entry
-    /// says so (`n == IN_ARENA`), so every piece is merged at most once and
-    /// looked up with one probe in the common case.
+    /// True when one more entry of `extra` arena bytes would break a bound.
     #[inline]
-    fn encode_small(
-        &mut self,
-        text: &[u8],
-        start: usize,
-        end: usize,
-        vocab: &Vocab,
-        out: &mut Vec<Rank>,
-    ) {
-        let (k0, k1) = key16(text, start, end);
-        let len = (end - start) as u8;
-        let h = hash16(k0, k1, len as usize);
-        let piece = &text[start..end];
-        if let Some(e) = self
-            .small
-            .find(h, |e| e.k0 == k0 && e.k1 == k1 && e.len == len)
-        {
-            if e.n != IN_ARENA {
-                out.extend_from_slice(&e.ids[..e.n as usize]);
-                return;
+    fn full(&self, extra: usize) -> bool {
+        self.table.len * 4 >= self.table.slots() * 3 || self.bytes_if_grown(extra) > self.budget
+    }
+
+    /// The bytes after adding `extra` bytes to the arenas, counting the
+    /// doubling a `Vec` or table would do.
+    fn bytes_if_grown(&self, extra: usize) -> usize {
+        let grow = |len: usize, cap: usize, add: usize| {
+            if len + add <= cap {
+                cap
+            } else {
+                (len + add).max(2 * cap)
             }
-            if let Some(ids) = self.get(FxBuildHasher.hash_one(piece), piece) {
-                out.extend_from_slice(ids);
-                return;
-            }
-        }
-        let at = out.len();
-        encode_piece_parts(piece, vocab, out);
-        if self.is_full() {
-            return;
-        }
-        let got = &out[at..];
-        let mut ids = [0; SMALL_IDS];
-        let n = if got.len() <= SMALL_IDS {
-            ids[..got.len()].copy_from_slice(got);
-            got.len() as u8
-        } else if self.arena_full() {
-            return;
-        } else {
-            self.insert(FxBuildHasher.hash_one(piece), piece, got);
-            IN_ARENA
         };
-        let e = Small {
+        self.table.bytes()
+            + grow(self.vals.len() * 4, self.vals.capacity() * 4, extra)
+            + grow(self.keys.len(), self.keys.capacity(), extra)
+            + grow(self.long.len(), self.long.capacity(), 1) * (std::mem::size_of::<Long>() + 1) * 8
+                / 7
+    }
+
+    /// Encodes `text`, split into pieces by `spans`, appending the ids to
+    /// `out`; after each batch `flushed(out)` runs (a counter drains `out`
+    /// there). `seed` is the encoder's (a cache built for another encoder is
+    /// rebuilt for this one, so ids never come from the wrong vocabulary).
+    #[inline]
+    pub fn encode_text<S: Spans>(
+        &mut self,
+        seed: &Arc<Seed>,
+        vocab: &Vocab,
+        spans: &S,
+        text: &str,
+        out: &mut Vec<Rank>,
+        mut flushed: impl FnMut(&mut Vec<Rank>),
+    ) -> Result<()> {
+        self.refresh(seed);
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        let b = text.as_bytes();
+        let r = spans.for_each_span(text, |s, e| {
+            batch.push(self.pending(b, s, e));
+            if batch.len() == BATCH {
+                self.flush(seed, vocab, b, &batch, out);
+                batch.clear();
+                flushed(out);
+            }
+        });
+        self.flush(seed, vocab, b, &batch, out);
+        flushed(out);
+        batch.clear();
+        self.batch = batch;
+        r
+    }
+
+    /// Phase one: pack and hash a piece, prefetch its bucket.
+    #[inline(always)]
+    fn pending(&self, text: &[u8], start: usize, end: usize) -> Pending {
+        let n = end - start;
+        if n > MID_MAX || n == 0 {
+            return Pending {
+                start,
+                end,
+                ..Pending::default()
+            };
+        }
+        let (k0, k1) = key16(text, start, end);
+        let home = self.table.home(hash16(k0, k1, n));
+        prefetch(&self.table.buckets[home]);
+        Pending {
+            start,
+            end,
             k0,
             k1,
-            len,
-            n,
-            ids,
-        };
-        self.small
-            .insert_unique(h, e, |e| hash16(e.k0, e.k1, e.len as usize));
-    }
-
-    #[inline]
-    fn get(&self, h: u64, piece: &[u8]) -> Option<&[Rank]> {
-        let keys = &self.keys;
-        self.table
-            .find(h, |e| {
-                e.klen as usize == piece.len()
-                    && &keys[e.koff as usize..e.koff as usize + e.klen as usize] == piece
-            })
-            .map(|e| &self.vals[e.voff as usize..e.voff as usize + e.vlen as usize])
-    }
-
-    fn insert(&mut self, h: u64, piece: &[u8], ranks: &[Rank]) {
-        let e = Entry {
-            koff: self.keys.len() as u32,
-            voff: self.vals.len() as u32,
-            klen: piece.len() as u16,
-            vlen: ranks.len() as u16,
-        };
-        self.keys.extend_from_slice(piece);
-        self.vals.extend_from_slice(ranks);
-        let keys = &self.keys;
-        self.table.insert_unique(h, e, |e| {
-            FxBuildHasher.hash_one(&keys[e.koff as usize..e.koff as usize + e.klen as usize])
-        });
-    }
-}
-
-thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
-}
-
-/// Encodes pieces through this thread's memo (see [`with_memo`]). A concrete
-/// type rather than a `dyn FnMut`, so the per-piece call (one per piece of the
-/// text) is inlined into the pre-tokenizer's loop.
-pub struct PieceEncoder<'a> {
-    vocab: &'a Vocab,
-    /// `None` only if the memo was already borrowed on this thread (cannot
-    /// happen: encoding never calls back into encoding); then no memo is used.
-    memo: Option<&'a mut Memo>,
-}
-
-impl PieceEncoder<'_> {
-    /// Appends the ranks of `text[start..end]` to `out`: exactly what
-    /// [`encode_piece`] gives (the memo only stores what it returned).
-    #[inline(always)]
-    pub fn encode(&mut self, text: &[u8], start: usize, end: usize, out: &mut Vec<Rank>) {
-        let vocab = self.vocab;
-        if let Some(r) = vocab.rank_at(text, start, end) {
-            out.push(r);
-            return;
+            home,
         }
-        let piece = &text[start..end];
-        let Some(memo) = self.memo.as_deref_mut() else {
-            encode_piece_parts(piece, vocab, out);
+    }
+
+    /// Phase two: probe and emit every pending piece, in order. Not inlined:
+    /// the per-piece closure of phase one then stays small enough to be
+    /// inlined into the pre-tokenizer's loop.
+    #[inline(never)]
+    #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
+    fn flush(
+        &mut self,
+        seed: &Seed,
+        vocab: &Vocab,
+        text: &[u8],
+        batch: &[Pending],
+        out: &mut Vec<Rank>,
+    ) {
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             return;
         };
-        if piece.len() <= MID_MAX {
-            memo.encode_small(text, start, end, vocab, out);
+        // a piece of n bytes has at most n ids (every token has a byte), and a
+        // hit stores up to SPILL words: room for the whole batch plus one store.
+        // Every path below appends at most one id per byte of its piece, so
+        // SPILL spare words stay reserved until the end of the batch.
+        out.reserve(last.end - first.start + SPILL);
+        for p in batch {
+            let n = p.end - p.start;
+            if n > MID_MAX || n == 0 {
+                self.encode_long(seed, vocab, &text[p.start..p.end], out);
+                continue;
+            }
+            let meta_len = n as u32;
+            let mut b = p.home;
+            let slot = loop {
+                // in bounds: home and b are masked by `mask < buckets.len()`
+                let [s0, s1] = &self.table.buckets[b].0;
+                if s0.meta & 0xFF == meta_len && s0.k0 == p.k0 && s0.k1 == p.k1 {
+                    break Some(*s0);
+                }
+                if s1.meta & 0xFF == meta_len && s1.k0 == p.k0 && s1.k1 == p.k1 {
+                    break Some(*s1);
+                }
+                if s0.meta == 0 || s1.meta == 0 {
+                    break None;
+                }
+                b = (b + 1) & self.table.mask;
+            };
+            match slot {
+                Some(s) if s.meta >> 8 != IN_ARENA => {
+                    let len = out.len();
+                    debug_assert!(out.capacity() - len >= SPILL);
+                    // SAFETY: `out` has room for INLINE + 1 <= SPILL more
+                    // words: the reserve above covers every piece of the
+                    // batch at one id per byte plus SPILL, and each piece
+                    // advances `len` by at most its byte length (a token has
+                    // at least one byte), so SPILL spare words remain.
+                    // The four words written are plain integers read from the
+                    // slot (ids then meta); set_len exposes only the `n` ids.
+                    unsafe {
+                        let dst = out.as_mut_ptr().add(len);
+                        std::ptr::copy_nonoverlapping(s.ids.as_ptr(), dst, INLINE);
+                        dst.add(INLINE).write(s.meta);
+                        out.set_len(len + (s.meta >> 8) as usize);
+                    }
+                }
+                Some(s) => {
+                    let (at, k) = (s.ids[0] as usize, s.ids[1] as usize);
+                    match self.vals.get(at..at + SPILL) {
+                        Some(src) if k <= SPILL => {
+                            let len = out.len();
+                            debug_assert!(out.capacity() - len >= SPILL);
+                            // SAFETY: as for the inline ids, `out` has room
+                            // for SPILL more words (the batch reservation
+                            // keeps SPILL spare beyond one id per byte);
+                            // `src` is SPILL initialised words of the arena;
+                            // set_len exposes only this piece's `k` ids
+                            // (k <= piece bytes, so the invariant holds).
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    src.as_ptr(),
+                                    out.as_mut_ptr().add(len),
+                                    SPILL,
+                                );
+                                out.set_len(len + k);
+                            }
+                        }
+                        _ => out.extend_from_slice(&self.vals[at..at + k]),
+                    }
+                }
+                None => self.miss(seed, vocab, text, p, out),
+            }
+        }
+    }
+
+    /// A piece of at most 16 bytes that is not in the table: merge it and
+    /// remember the result (wiping back to the seed first when full).
+    #[cold]
+    #[inline(never)]
+    fn miss(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
+        let piece = &text[p.start..p.end];
+        let at = out.len();
+        encode_piece_parts(piece, vocab, out);
+        let k = out.len() - at;
+        let extra = if k > INLINE { 4 * k } else { 0 };
+        if self.full(extra) {
+            if self.seed_len * 4 >= self.table.slots() * 3
+                || self.table.bytes() + extra > self.budget
+            {
+                return; // even a wiped cache has no room: keep the seed as is
+            }
+            self.wipe(seed);
+        }
+        let (ids, n) = if k <= INLINE {
+            let mut ids = [0; INLINE];
+            ids[..k].copy_from_slice(&out[at..]);
+            (ids, k as u32)
+        } else {
+            let off = self.vals.len() as Rank;
+            self.vals.extend_from_slice(&out[at..]);
+            ([off, k as Rank, 0], IN_ARENA)
+        };
+        self.table
+            .insert(p.home, p.k0, p.k1, piece.len() as u32 | n << 8, ids);
+    }
+
+    /// A piece of more than 16 bytes: a token, a remembered piece, or merged
+    /// (and remembered when at most [`MAX_PIECE`] bytes).
+    fn encode_long(&mut self, seed: &Seed, vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
+        if let Some(r) = vocab.rank(piece) {
+            out.push(r);
             return;
         }
         if piece.len() > MAX_PIECE {
@@ -241,36 +591,246 @@ impl PieceEncoder<'_> {
             return;
         }
         let h = FxBuildHasher.hash_one(piece);
-        if let Some(ids) = memo.get(h, piece) {
-            out.extend_from_slice(ids);
+        let (keys, vals) = (&self.keys, &self.vals);
+        if let Some(e) = self.long.find(h, |e| {
+            e.klen as usize == piece.len() && &keys[e.koff as usize..][..e.klen as usize] == piece
+        }) {
+            out.extend_from_slice(&vals[e.voff as usize..][..e.vlen as usize]);
             return;
         }
         let at = out.len();
         encode_piece_parts(piece, vocab, out);
-        // when full, stop adding rather than clear: the pieces met first are
-        // the frequent ones in natural text, and text with no repeats (random
-        // base64, random syllables) then stops paying for inserts
-        if !memo.arena_full() {
-            memo.insert(h, piece, &out[at..]);
+        let k = out.len() - at;
+        let extra = piece.len() + 4 * k;
+        if self.full(extra) {
+            if self.table.bytes() + extra > self.budget {
+                return;
+            }
+            self.wipe(seed);
         }
+        let e = Long {
+            koff: self.keys.len() as u32,
+            voff: self.vals.len() as u32,
+            klen: piece.len() as u16,
+            vlen: k as u32,
+        };
+        self.keys.extend_from_slice(piece);
+        self.vals.extend_from_slice(&out[at..]);
+        let keys = &self.keys;
+        self.long.insert_unique(h, e, |e| {
+            FxBuildHasher.hash_one(&keys[e.koff as usize..][..e.klen as usize])
+        });
     }
 }
 
-/// Runs `f` with a [`PieceEncoder`] that uses this thread's memo for `owner`.
-pub fn with_memo<R>(owner: u64, vocab: &Vocab, f: impl FnOnce(&mut PieceEncoder<'_>) -> R) -> R {
-    MEMO.with(|cell| {
-        let Ok(mut memo) = cell.try_borrow_mut() else {
-            return f(&mut PieceEncoder { vocab, memo: None });
-        };
-        let epoch = EPOCH.load(Ordering::Relaxed);
-        if memo.owner != owner || memo.epoch != epoch {
-            memo.clear();
-            memo.owner = owner;
-            memo.epoch = epoch;
+#[inline(always)]
+#[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
+fn prefetch(b: &Bucket) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint with no effect on memory contents; the
+    // pointer comes from a reference, so it is valid (prefetch would not
+    // fault even if it were not).
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((b as *const Bucket).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = b;
+}
+
+/// A lazily built, shared seed: what an encoder keeps (see
+/// [`crate::core_bpe::CoreBpe`]).
+#[derive(Default)]
+pub struct SeedCell(OnceLock<Arc<Seed>>);
+
+impl SeedCell {
+    /// The seed, built on first use.
+    pub fn get(&self, vocab: &Vocab) -> &Arc<Seed> {
+        self.0.get_or_init(|| Arc::new(Seed::new(vocab)))
+    }
+}
+
+impl std::fmt::Debug for SeedCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeedCell")
+    }
+}
+
+impl Clone for SeedCell {
+    fn clone(&self) -> Self {
+        let c = SeedCell::default();
+        if let Some(s) = self.0.get() {
+            let _ = c.0.set(s.clone());
         }
-        f(&mut PieceEncoder {
-            vocab,
-            memo: Some(&mut memo),
-        })
+        c
+    }
+}
+
+/// This thread's caches: most recently used first, each with a weak link to
+/// its encoder's seed so a dropped encoder's cache is freed.
+struct ThreadCaches(Vec<(Weak<Seed>, PieceCache)>);
+
+thread_local! {
+    static CACHES: RefCell<ThreadCaches> = const { RefCell::new(ThreadCaches(Vec::new())) };
+}
+
+/// Runs `f` with this thread's cache for `seed` (created, seeded, on first
+/// use). If the thread's caches are already borrowed (cannot happen: encoding
+/// never calls back into encoding), `f` gets a fresh cache.
+pub fn with_thread_cache<R>(seed: &Arc<Seed>, f: impl FnOnce(&mut PieceCache) -> R) -> R {
+    CACHES.with(|cell| {
+        let Ok(mut caches) = cell.try_borrow_mut() else {
+            return f(&mut PieceCache::new(seed));
+        };
+        let list = &mut caches.0;
+        list.retain(|(w, _)| w.strong_count() > 0);
+        let i = match list.iter().position(|(_, c)| c.is_for(seed)) {
+            Some(i) => i,
+            None => {
+                if list.len() >= THREAD_CACHES {
+                    list.pop();
+                }
+                list.push((Arc::downgrade(seed), PieceCache::new(seed)));
+                list.len() - 1
+            }
+        };
+        if i != 0 {
+            list[..=i].rotate_right(1);
+        }
+        f(&mut list[0].1)
     })
+}
+
+/// Stats of this thread's cache for `seed`, if it has one.
+pub fn thread_cache_stats(seed: &Arc<Seed>) -> Option<CacheStats> {
+    CACHES.with(|cell| {
+        let caches = cell.try_borrow().ok()?;
+        caches
+            .0
+            .iter()
+            .find(|(_, c)| c.is_for(seed))
+            .map(|(_, c)| c.stats())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::encode_piece;
+
+    fn vocab() -> Vocab {
+        let mut v: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for t in [
+            &b"ab"[..],
+            b"abc",
+            b"bc",
+            b"cd",
+            b"abcd",
+            b"0123456789abcdef",
+            b"xy",
+            b"efab",
+        ] {
+            v.push(t.to_vec());
+        }
+        Vocab::new(v).unwrap()
+    }
+
+    /// Pieces of `cut` bytes (ASCII test texts).
+    struct Every(usize);
+
+    impl Spans for Every {
+        fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<()> {
+            for s in (0..text.len()).step_by(self.0) {
+                f(s, (s + self.0).min(text.len()));
+            }
+            Ok(())
+        }
+    }
+
+    fn run(
+        cache: &mut PieceCache,
+        seed: &Arc<Seed>,
+        v: &Vocab,
+        text: &str,
+        cut: usize,
+    ) -> Vec<Rank> {
+        let mut out = Vec::new();
+        cache
+            .encode_text(seed, v, &Every(cut), text, &mut out, |_| {})
+            .unwrap();
+        out
+    }
+
+    fn want(v: &Vocab, text: &str, cut: usize) -> Vec<Rank> {
+        let mut out = Vec::new();
+        Every(cut)
+            .for_each_span(text, |s, e| {
+                encode_piece(&text.as_bytes()[s..e], v, &mut out)
+            })
+            .unwrap();
+        out
+    }
+
+    fn random_text(n: usize, alphabet: &[u8], mut x: u64) -> String {
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                alphabet[(x % alphabet.len() as u64) as usize] as char
+            })
+            .collect()
+    }
+
+    #[test]
+    fn same_ids_as_merging_hit_or_miss_and_after_wipes() {
+        let v = vocab();
+        let seed = Arc::new(Seed::new(&v));
+        let mut c = PieceCache::new(&seed);
+        let text = random_text(20_000, b"abcdxy0123456789ef\0", 0x2545_f491_4f6c_dd1d);
+        for cut in [1, 2, 3, 5, 8, 16, 17, 40, 300] {
+            assert_eq!(
+                run(&mut c, &seed, &v, &text, cut),
+                want(&v, &text, cut),
+                "cut {cut}"
+            );
+            assert_eq!(
+                run(&mut c, &seed, &v, &text, cut),
+                want(&v, &text, cut),
+                "cut {cut}, warm"
+            );
+        }
+        c.wipe(&seed);
+        assert_eq!(c.stats().entries, c.stats().seed_entries);
+        assert_eq!(run(&mut c, &seed, &v, &text, 7), want(&v, &text, 7));
+    }
+
+    #[test]
+    fn budget_is_respected_and_wipes_keep_ids() {
+        let v = vocab();
+        let seed = Arc::new(Seed::new(&v));
+        let mut c = PieceCache::new(&seed);
+        c.budget = seed.bytes() + 8192; // room for a few arena entries only
+        let text = random_text(
+            200_000,
+            b"abcdefghijklmnopqrstuvwxyz",
+            0x9e37_79b9_7f4a_7c15,
+        );
+        for cut in [6, 12, 30, 100] {
+            assert_eq!(run(&mut c, &seed, &v, &text, cut), want(&v, &text, cut));
+            let s = c.stats();
+            assert!(s.bytes <= s.budget, "{s:?}");
+        }
+        assert!(c.stats().wipes > 0);
+    }
+
+    #[test]
+    fn a_cache_follows_the_encoder_it_is_used_with() {
+        let v1 = vocab();
+        let v2 = Vocab::new((0..=255u8).map(|b| vec![b]).collect()).unwrap();
+        let (s1, s2) = (Arc::new(Seed::new(&v1)), Arc::new(Seed::new(&v2)));
+        let mut c = PieceCache::new(&s1);
+        assert_eq!(run(&mut c, &s1, &v1, "abcdab", 3), want(&v1, "abcdab", 3));
+        assert_eq!(run(&mut c, &s2, &v2, "abcdab", 3), want(&v2, "abcdab", 3));
+    }
 }

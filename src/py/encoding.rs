@@ -132,47 +132,58 @@ impl PyCoreBpe {
 
     // ------------------------------------------------------------ Encoding
 
-    #[pyo3(name = "encode_ordinary")]
+    /// `num_threads`: 1 (default) encodes on this thread; `k` or None (one
+    /// per core) cuts a long text where the ids cannot change and encodes the
+    /// parts in parallel (same ids).
+    #[pyo3(name = "encode_ordinary", signature = (text, num_threads=1))]
     fn py_encode_ordinary<'py>(
         &self,
         py: Python<'py>,
         text: PyBackedStr,
+        num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let ids = py
-            .detach(|| self.inner.encode_ordinary(&text))
+            .detach(|| match num_threads {
+                Some(1) => self.inner.encode_ordinary(&text),
+                k => self
+                    .inner
+                    .encode_threads(&text, &self.inner.policy(&[] as &[&str], &[]), k),
+            })
             .map_err(to_py)?;
         self.to_list(py, &ids)
     }
 
     /// `allowed_special` / `disallowed_special`: special-token names; both None
     /// means tiktoken's default (every special token disallowed).
-    #[pyo3(name = "encode", signature = (text, allowed_special=None, disallowed_special=None))]
+    #[pyo3(name = "encode", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
     fn py_encode<'py>(
         &self,
         py: Python<'py>,
         text: PyBackedStr,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
+        num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = self.policy(allowed_special, disallowed_special);
         let ids = py
-            .detach(|| self.inner.encode(&text, &policy))
+            .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
         self.to_list(py, &ids)
     }
 
     /// The ids as native-endian uint32 bytes (for `numpy.frombuffer`).
-    #[pyo3(name = "encode_to_bytes", signature = (text, allowed_special=None, disallowed_special=None))]
+    #[pyo3(name = "encode_to_bytes", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
     fn py_encode_to_bytes<'py>(
         &self,
         py: Python<'py>,
         text: PyBackedStr,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
+        num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let policy = self.policy(allowed_special, disallowed_special);
         let ids = py
-            .detach(|| self.inner.encode(&text, &policy))
+            .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
         ne_bytes(py, ids.len(), ids.iter().map(|id| id.to_ne_bytes()))
     }
@@ -381,6 +392,23 @@ impl PyCoreBpe {
         Ok(out)
     }
 
+    /// This thread's piece cache for this encoder: a dict of sizes and
+    /// counters (bytes, budget, table_bytes, entries, seed_entries,
+    /// long_entries, wipes), or None before its first encode on this thread.
+    fn piece_cache_stats(&self) -> Option<HashMap<&'static str, u64>> {
+        self.inner.thread_cache_stats().map(|s| {
+            HashMap::from([
+                ("bytes", s.bytes as u64),
+                ("budget", s.budget as u64),
+                ("table_bytes", s.table_bytes as u64),
+                ("entries", s.entries as u64),
+                ("seed_entries", s.seed_entries as u64),
+                ("long_entries", s.long_entries as u64),
+                ("wipes", s.wipes),
+            ])
+        })
+    }
+
     #[getter]
     fn n_mergeable(&self) -> usize {
         self.inner.vocab().len()
@@ -392,15 +420,36 @@ impl PyCoreBpe {
     }
 }
 
-/// Empties the per-thread piece memo of every thread (benchmarks use it to time
-/// cold encodes; results never depend on it).
+/// Wipes every thread's piece caches back to the vocabulary seed (benchmarks
+/// use it to time cold encodes; results never depend on it).
 #[pyfunction]
 fn clear_piece_memo() {
     crate::encode::cache::clear_all();
 }
 
+/// The byte budget of each piece cache (one per thread and encoder).
+#[pyfunction]
+fn piece_cache_budget() -> usize {
+    crate::encode::cache::budget()
+}
+
+/// Sets the byte budget of each piece cache; caches over it are wiped back to
+/// the seed on their next use.
+#[pyfunction]
+fn set_piece_cache_budget(n_bytes: usize) -> PyResult<()> {
+    if n_bytes == 0 {
+        return Err(PyValueError::new_err(
+            "the piece cache budget must be at least 1 byte",
+        ));
+    }
+    crate::encode::cache::set_budget(n_bytes);
+    Ok(())
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCoreBpe>()?;
     m.add_function(wrap_pyfunction!(clear_piece_memo, m)?)?;
+    m.add_function(wrap_pyfunction!(piece_cache_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(set_piece_cache_budget, m)?)?;
     Ok(())
 }
