@@ -36,7 +36,7 @@ from .counts import ChunkCounts, count, input_size
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
-from .train import Data, _positive_int, _validate_specials
+from .train import Data, check_int, validate_specials
 
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
@@ -117,7 +117,7 @@ def extend(
     True
     """
     tok = resolve_base(base)
-    specials = _validate_specials(special_tokens)
+    specials = validate_specials(special_tokens)
     clash = [s for s in specials if s in tok.special_tokens]
     if clash:
         raise TrainingError(f"special token {clash[0]!r} is already a special token of the base")
@@ -145,8 +145,8 @@ def extend(
             "pattern must be the base's pre-tokenization pattern (leave it out): another pattern would "
             "split text differently and change the base's own ids on it"
         )
-    min_frequency = _positive_int("min_frequency", min_frequency, minimum=0) or 1
-    max_len = _positive_int("max_token_length", max_token_length, allow_none=True)
+    min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
+    max_len = check_int("max_token_length", max_token_length, allow_none=True)
     cut = list(tok.special_tokens) + specials
     bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
@@ -155,11 +155,11 @@ def extend(
                 raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
             if counts.pattern != tok.pattern:
                 raise TrainingError("counts were made with another pattern than the base's")
-            table = counts._table
+            table = counts.table
         else:
             assert data is not None  # checked above: exactly one of data / counts
             table = count(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
-                          documents=documents, progress=bars)._table
+                          documents=documents, progress=bars).table
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,

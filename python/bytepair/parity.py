@@ -81,10 +81,10 @@ def learn_parity(
     >>> chosen
     ['en', 'ko', 'ko', 'en', 'ko', 'en']
     """
-    from .train import _positive_int, _validate_specials
+    from .train import check_int, validate_specials
 
     unit = _check_unit(parity_unit)
-    specials = _validate_specials(special_tokens)
+    specials = validate_specials(special_tokens)
     if not isinstance(languages, Mapping) or not languages:
         raise TrainingError("languages must be a non-empty dict of language name -> training data")
     names = [str(k) for k in languages]
@@ -102,8 +102,8 @@ def learn_parity(
         raise TypeError("vocab_size must be an int")
     if vocab_size < 256 + len(specials):
         raise TrainingError(f"vocab_size {vocab_size} is below 256 + {len(specials)} special tokens")
-    min_frequency = _positive_int("min_frequency", min_frequency, minimum=0) or 1
-    max_len = _positive_int("max_token_length", max_token_length, allow_none=True)
+    min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
+    max_len = check_int("max_token_length", max_token_length, allow_none=True)
     pat = _patterns.resolve(pattern)
     total = sum(input_size(d) or 0 for d in languages.values())
     bars = TrainProgress(enabled(progress), total or None)
@@ -112,13 +112,13 @@ def learn_parity(
         tables, dev_tables, sizes = [], [], []
         for lang in languages:
             c = count(languages[lang], progress=bars, **kw)
-            if len(c._table) == 0:
+            if len(c.table) == 0:
                 raise TrainingError(f"the training text of language {lang!r} is empty")
-            tables.append(c._table)
+            tables.append(c.table)
             d = count(dev[lang], **kw) if dev is not languages else c
-            if len(d._table) == 0:
+            if len(d.table) == 0:
                 raise TrainingError(f"the dev text of language {lang!r} is empty")
-            dev_tables.append(d._table)
+            dev_tables.append(d.table)
             sizes.append(_size(d, unit))
         num_merges = vocab_size - 256 - len(specials)
         merges, chooser = _core.parity_merges(tables, dev_tables, sizes, num_merges, min_frequency, max_len,

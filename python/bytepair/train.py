@@ -26,7 +26,9 @@ from .tokenizer import Tokenizer
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 
-def _validate_specials(special_tokens: Sequence[str]) -> List[str]:
+def validate_specials(special_tokens: Sequence[str]) -> List[str]:
+    """The special tokens as a list, or a TrainingError naming what is wrong
+    (a lone str, a non-str, the empty string, a duplicate)."""
     if isinstance(special_tokens, str):
         raise TrainingError("special_tokens must be a list of str, not a single str")
     out: List[str] = []
@@ -41,7 +43,9 @@ def _validate_specials(special_tokens: Sequence[str]) -> List[str]:
     return out
 
 
-def _positive_int(name: str, value: object, allow_none: bool = False, minimum: int = 1) -> Optional[int]:
+def check_int(name: str, value: object, allow_none: bool = False, minimum: int = 1) -> Optional[int]:
+    """``value`` when it is an int of at least ``minimum`` (or None when allowed),
+    else a TrainingError naming the argument."""
     if value is None and allow_none:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
@@ -159,17 +163,17 @@ def train(
         return tok
     if languages is not None or dev is not None:
         raise TypeError("languages= and dev= are for objective='parity'")
-    specials = _validate_specials(special_tokens)
+    specials = validate_specials(special_tokens)
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
         raise TypeError("vocab_size must be an int")
-    min_frequency = _positive_int("min_frequency", min_frequency, minimum=0) or 1
-    max_len = _positive_int("max_token_length", max_token_length, allow_none=True)
+    min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
+    max_len = check_int("max_token_length", max_token_length, allow_none=True)
     if counts is not None and not isinstance(counts, ChunkCounts):
         raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
     if counts is not None and not special_tokens:
-        specials = _validate_specials(counts.special_tokens)
+        specials = validate_specials(counts.special_tokens)
     if vocab_size < 256 + len(specials):
         raise TrainingError(
             f"vocab_size {vocab_size} is too small: it must be at least 256 (one token per byte)"
