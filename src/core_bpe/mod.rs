@@ -41,14 +41,14 @@ impl Sink for Vec<Rank> {
 }
 
 /// Counts tokens; the ids of each batch of pieces are dropped once counted.
-struct Counter {
+struct TokenCount {
     n: usize,
     scratch: Vec<Rank>,
 }
 
-impl Sink for Counter {
+impl Sink for TokenCount {
     fn ordinary(&mut self, core: &CoreBpe, cache: &mut PieceCache, text: &str) -> Result<()> {
-        let Counter { n, scratch } = self;
+        let TokenCount { n, scratch } = self;
         cache.encode_text(core.seed(), &core.vocab, &core.pretok, text, scratch, |v| {
             *n += v.len();
             v.clear();
@@ -214,7 +214,7 @@ impl CoreBpe {
     /// The number of tokens [`Self::encode`] would return, without storing them.
     /// Memory: O(longest piece).
     pub fn count(&self, text: &str, policy: &SpecialPolicy) -> Result<usize> {
-        let mut c = Counter {
+        let mut c = TokenCount {
             n: 0,
             scratch: Vec::new(),
         };

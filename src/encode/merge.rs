@@ -20,19 +20,20 @@
 //! - other long pieces are first cut wherever no token can straddle
 //!   ([`crate::vocab::cuts`], [`encode_piece_split`]) and each part takes the scan,
 //!   queue or heap: one 10 MB word of random Hangul becomes short parts merged
-//!   in cache (10 MB / 10 KB time per byte 0.9-1.5x, was 2.6-4.1x with the
-//!   heap alone).
+//!   in cache (10 MB / 10 KB time per byte 0.9-1.5x; 2.6-4.1x with the heap
+//!   alone).
 //!
 //! Performance notes (release build, 2 MB corpus excerpts, one thread, CPU
 //! time on a shared 2-core VM; see benches/RESULTS.md for the peer comparison):
 //! - the whole-piece lookup answers 94% of English pieces (cl100k_base) with one
 //!   probe; Korean (o200k_base) only ~48%, so the merge loop matters there;
-//! - merging by hashing byte slices (`rank(&piece[a..b])`, tiktoken's way) ran
-//!   Korean/o200k at ~14 MB/cpu-s; a `(left, right) -> rank` map over all
+//! - merging looks pairs up in a `(left, right) -> rank` map over all
 //!   two-token splits of every token (446 k entries for o200k_base, built at
-//!   load) replaces each slice hash by a 64-bit probe: ~2x on that input;
-//! - a `Vec` per short piece cost ~10% in malloc/free; the scan now works in a
-//!   stack array;
+//!   load): a 64-bit probe per candidate instead of hashing a byte slice
+//!   (`rank(&piece[a..b])`, tiktoken's way, ~14 MB/cpu-s on Korean/o200k),
+//!   ~2x on that input;
+//! - the scan works in a stack array: a `Vec` per short piece would cost ~10%
+//!   in malloc/free;
 //! - the per-thread memo of non-token pieces (`cache.rs`) is what brings Korean
 //!   from ~25 to ~65-100 MB/cpu-s in steady state;
 //! - the scan path beats the heap for short pieces; above [`SHORT_PIECE_MAX`]
@@ -197,8 +198,8 @@ fn scan_merge(piece: &[u8], vocab: &Vocab, parts: &mut [(Rank, Rank)], out: &mut
 /// The lowest pair rank among `parts` and its leftmost index. Each part's key
 /// is `rank << 32 | index`, so the minimum key is the answer; four running
 /// minima over interleaved parts break the compare-select dependency chain
-/// of a single one (the loop was 75% of `scan_merge`'s time on English with
-/// one minimum; this is the merge loop's inner loop, run once per merge).
+/// of a single one (with one minimum this loop takes 75% of `scan_merge`'s
+/// time on English; it is the merge loop's inner loop, run once per merge).
 #[inline(always)]
 fn min_pair(parts: &[(Rank, Rank)]) -> (Rank, usize) {
     let mut m = [u64::MAX; 4];

@@ -1,6 +1,6 @@
 //! Training: count pre-token chunks, then merge the most frequent pair
 //! repeatedly (ties: the pair met first, chunks in first-seen order, pairs left
-//! to right inside a chunk; see SEEDS-SPEC "The tie-break rule").
+//! to right inside a chunk; see docs/worked-examples.md, "The tie-break rule").
 //!
 //! * [`chunks`]: the first-seen-ordered [`ChunkTable`].
 //! * [`count`]: the parallel [`ChunkCounter`] that fills it from documents.

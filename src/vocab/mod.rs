@@ -321,8 +321,8 @@ impl Vocab {
     /// Appends the bytes of token `rank` to `out`; false (nothing appended)
     /// when `rank >= len()`. A token of at most 16 bytes is copied as one
     /// fixed 16-byte block from the arena (which ends with 16 bytes of
-    /// padding) and the excess cut off again: two register moves instead of a
-    /// `memcpy` call per id, which was most of `decode`'s time on byte-level
+    /// padding) and the excess cut off again: two register moves, where a
+    /// `memcpy` call per id would be most of `decode`'s time on byte-level
     /// tokens (gpt2 on Korean: ~2 bytes per id).
     #[inline]
     pub fn append_token(&self, rank: Rank, out: &mut Vec<u8>) -> bool {
@@ -364,9 +364,7 @@ impl Vocab {
 }
 
 impl Vocab {
-    /// Every split of every token into two tokens. Cost: one prefix and one
-    /// suffix lookup per byte boundary of every token (o200k_base: 1.2 M
-    /// boundaries, 446 k pairs), spread over scoped threads.
+    /// The table of tokens of at most 8 bytes, keyed by their packed bytes.
     fn build_short(&self) -> FlatTable {
         let n = self
             .tokens()
@@ -381,6 +379,7 @@ impl Vocab {
         t
     }
 
+    /// The table of tokens of 9-16 bytes, keyed by their bytes in two words.
     fn build_mid(&self) -> HashTable<Mid> {
         let mut t = HashTable::new();
         for (r, tok) in self.tokens().enumerate() {
@@ -400,6 +399,10 @@ impl Vocab {
         t
     }
 
+    /// Every split of every token into two tokens, and the filter over them.
+    /// Cost: one prefix and one suffix lookup per byte boundary of every token
+    /// (o200k_base: 1.2 M boundaries, 446 k pairs), in up to 8 shares on the
+    /// all-cores pool ([`crate::parallel`]).
     fn build_pairs(&self) -> (FlatTable, Box<[u64]>) {
         let n = self.len();
         let scan = |&(lo, hi): &(usize, usize)| -> Vec<(u64, Rank)> {
