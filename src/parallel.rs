@@ -40,7 +40,10 @@ fn pool_of(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
         .num_threads(threads)
         .thread_name(|i| format!("bytepair-{i}"))
         .build()
-        .map_err(|e| Error::InvalidTraining(format!("cannot start {threads} threads: {e}")))?;
+        .map_err(|e| Error::Threads {
+            threads,
+            reason: e.to_string(),
+        })?;
     let p = Arc::new(p);
     map.insert(threads, p.clone());
     Ok(p)
@@ -71,9 +74,10 @@ pub fn map_par<T: Sync, R: Send>(
 /// 1), `None` is one per core.
 pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
     match threads {
-        Some(0) => Err(Error::InvalidTraining(
-            "num_threads must be at least 1".into(),
-        )),
+        Some(0) => Err(Error::Threads {
+            threads: 0,
+            reason: "num_threads must be at least 1".into(),
+        }),
         Some(k) => Ok(k),
         None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }

@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
             let again = b.core.encode_ordinary(&text).unwrap();
             assert_eq!(b.core.decode_bytes(&again).unwrap(), text.as_bytes());
         }
-        (Err(Error::UnknownId(id)), None) => assert!(b.core.token_bytes(id).is_err()),
+        (Err(Error::UnknownId { id }), None) => assert!(b.core.token_bytes(id).is_err()),
         (got, exp) => panic!(
             "decode_bytes {:?} but expected {:?}",
             got.map(|v| v.len()),

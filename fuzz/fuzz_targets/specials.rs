@@ -46,7 +46,7 @@ fuzz_target!(|inp: Input| {
     };
     let core = match CoreBpe::new(tokens, specs.clone(), pattern) {
         Ok(c) => c,
-        Err(Error::InvalidVocab(_)) => {
+        Err(Error::InvalidVocab { .. }) => {
             // only empty or repeated special strings may be refused
             let mut names: Vec<&str> = specs.iter().map(|s| s.0.as_str()).collect();
             names.sort();

@@ -151,7 +151,7 @@ class ChunkCounts:
         """Parses ``.bpc`` content (see :meth:`save`)."""
         import json
 
-        from .errors import FormatError
+        from .errors import CorruptCountsError, FormatError
 
         nl = raw.find(b"\n")
         try:
@@ -170,8 +170,8 @@ class ChunkCounts:
             raise FormatError("chunk-count file header is damaged", path=path)
         try:
             table = _core.ChunkTable.from_body(raw[nl + 1:], entries)
-        except TrainingError as e:
-            raise FormatError(str(e).replace("invalid training arguments: ", ""), path=path) from None
+        except CorruptCountsError as e:
+            raise FormatError(str(e), path=path) from None
         return cls.from_table(table, pattern, specials)
 
     def __eq__(self, other: object) -> bool:

@@ -3,9 +3,15 @@
 Every error about bad input subclasses a builtin (``ValueError`` or ``KeyError``)
 so existing ``except ValueError`` code keeps working, and carries a message that
 says what is wrong and how to fix it.
+
+Errors raised by the Rust core also carry its facts as attributes (``rank``,
+``path``, ``offset``, ...; ``None`` when not known), set in one place
+(``src/py/errors.rs``), so code never has to read them out of the message.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 
 class BytepairError(Exception):
@@ -13,19 +19,32 @@ class BytepairError(Exception):
 
 
 class PatternError(BytepairError, ValueError):
-    """A pre-tokenization pattern is not a valid regular expression."""
+    """A pre-tokenization pattern is not a valid regular expression, or the
+    regex engine gave up on an input (``pattern``: the pattern, when known)."""
+
+    pattern: Optional[str] = None
+    reason: Optional[str] = None
 
 
 class VocabError(BytepairError, ValueError):
-    """A vocabulary or merge list is inconsistent (duplicates, gaps, missing bytes, ...)."""
+    """A vocabulary or merge list is inconsistent (duplicates, gaps, missing bytes, ...).
+
+    ``rank`` is the token (or special-token id) at fault, when there is one."""
+
+    rank: Optional[int] = None
+    reason: Optional[str] = None
 
 
 class DisallowedSpecialError(BytepairError, ValueError):
-    """The text contains a special token that the caller did not allow."""
+    """The text contains a special token that the caller did not allow (``token``)."""
+
+    token: Optional[str] = None
 
 
 class UnknownTokenError(BytepairError, KeyError):
-    """A token id is not in the vocabulary."""
+    """A token id (``id``) is not in the vocabulary."""
+
+    id: Optional[int] = None
 
     def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
         return str(self.args[0]) if self.args else ""
@@ -42,6 +61,24 @@ class UnknownEncodingError(BytepairError, ValueError, KeyError):
 
 class TrainingError(BytepairError, ValueError):
     """Training arguments or training data cannot work (empty corpus, vocab too small, ...)."""
+
+    reason: Optional[str] = None
+
+
+class ReadError(TrainingError):
+    """A training file cannot be read (``reason``) or is not UTF-8 (``offset``:
+    the byte offset of the first invalid byte). ``path`` names the file."""
+
+    path: Optional[str] = None
+    offset: Optional[int] = None
+
+
+class ThreadsError(BytepairError, ValueError):
+    """A thread count that cannot be used (``threads``: 0, or more than the
+    system can start; ``reason`` says which)."""
+
+    threads: Optional[int] = None
+    reason: Optional[str] = None
 
 
 class FormatError(BytepairError, ValueError):
@@ -68,6 +105,12 @@ class UnsupportedComponentError(FormatError):
     """A tokenizer file uses a component bytepair cannot represent exactly."""
 
 
+class CorruptCountsError(FormatError):
+    """The chunk counts of a ``.bpc`` file are damaged (``what``: how)."""
+
+    what: Optional[str] = None
+
+
 class ConversionError(FormatError):
     """A converted file does not give the same ids as the source tokenizer."""
 
@@ -83,10 +126,13 @@ class MissingExtraError(BytepairError, ImportError):
 __all__ = [
     "BytepairError",
     "ConversionError",
+    "CorruptCountsError",
     "DisallowedSpecialError",
     "FormatError",
     "MissingExtraError",
     "PatternError",
+    "ReadError",
+    "ThreadsError",
     "TrainingError",
     "UnknownEncodingError",
     "UnknownTokenError",

@@ -32,7 +32,7 @@ mod tests {
         assert_eq!(bpe.decode_bytes(&[104, 105, 300]).unwrap(), b"hi<s>");
         assert!(matches!(
             bpe.decode_bytes(&[104, 299]),
-            Err(Error::UnknownId(299))
+            Err(Error::UnknownId { id: 299 })
         ));
     }
 }

@@ -112,9 +112,7 @@ impl CoreBpe {
         let mut special_decoder = FxHashMap::default();
         for (s, r) in &specials {
             if s.is_empty() {
-                return Err(Error::InvalidVocab(
-                    "a special token is the empty string".into(),
-                ));
+                return Err(Error::vocab("a special token is the empty string"));
             }
             // a rank the rank file leaves out may be filled with the special
             // token's own text (p50k_base: `<|endoftext|>` is rank 50256, between
@@ -123,14 +121,16 @@ impl CoreBpe {
             // token at the id, see `Vocab::new`) may hold a special token too.
             let filler = vocab.token(*r) == Some(s.as_bytes());
             if vocab.token(*r).is_some() && !filler {
-                return Err(Error::InvalidVocab(format!(
-                    "special token {s:?} has id {r}, which is a mergeable token's id"
-                )));
+                return Err(Error::vocab_at(
+                    *r,
+                    format!("special token {s:?} has id {r}, which is a mergeable token's id"),
+                ));
             }
             if map.insert(s.clone(), *r).is_some() {
-                return Err(Error::InvalidVocab(format!(
-                    "special token {s:?} is listed twice"
-                )));
+                return Err(Error::vocab_at(
+                    *r,
+                    format!("special token {s:?} is listed twice"),
+                ));
             }
             // two names may share an id (o200k_harmony: `<|endofprompt|>` and
             // `<|reserved_200018|>`, as tiktoken allows); decoding gives the first
@@ -149,7 +149,7 @@ impl CoreBpe {
                 .match_kind(kind)
                 .build(&special_names)
                 .map(Some)
-                .map_err(|e| Error::InvalidVocab(e.to_string()))
+                .map_err(|e| Error::vocab(e.to_string()))
         };
         let special_ac = build(MatchKind::LeftmostLongest)?;
         let special_overlap = build(MatchKind::Standard)?;
@@ -319,7 +319,7 @@ impl CoreBpe {
         self.vocab
             .token(id)
             .or_else(|| self.special_decoder.get(&id).map(|v| v.as_slice()))
-            .ok_or(Error::UnknownId(id))
+            .ok_or(Error::UnknownId { id })
     }
 }
 

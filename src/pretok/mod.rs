@@ -334,9 +334,12 @@ impl Pretokenizer {
                 }
                 Ok(())
             }
-            Pretokenizer::Custom(_, re) => {
+            Pretokenizer::Custom(pattern, re) => {
                 for m in re.find_iter(text) {
-                    let m = m.map_err(|e| Error::RegexRuntime(e.to_string()))?;
+                    let m = m.map_err(|e| Error::RegexRuntime {
+                        pattern: pattern.clone(),
+                        reason: e.to_string(),
+                    })?;
                     if m.end() > m.start() {
                         f(m.start(), m.end());
                     }

@@ -15,7 +15,6 @@ mod trainer;
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    errors::register(m)?;
     pretok::register(m)?;
     encoding::register(m)?;
     dataset::register(m)?;

@@ -22,7 +22,9 @@ impl ChunkTable {
     /// chunks. A chunk listed twice has its counts added. Errors on truncated
     /// or trailing data.
     pub fn from_body(body: &[u8], entries: u64) -> Result<Self> {
-        let bad = || Error::InvalidTraining("chunk-count data is truncated or damaged".into());
+        let bad = || Error::CorruptCounts {
+            what: "is truncated or damaged",
+        };
         let mut t = ChunkTable::new();
         let mut pos = 0usize;
         for _ in 0..entries {
@@ -37,9 +39,9 @@ impl ChunkTable {
             t.add(chunk, c)?;
         }
         if pos != body.len() {
-            return Err(Error::InvalidTraining(
-                "chunk-count data has trailing bytes".into(),
-            ));
+            return Err(Error::CorruptCounts {
+                what: "has trailing bytes",
+            });
         }
         Ok(t)
     }

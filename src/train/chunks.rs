@@ -166,13 +166,13 @@ impl ChunkTable {
     #[cold]
     fn insert_new(&mut self, chunk: &[u8], h: u64, n: u64) -> Result<()> {
         let len = u32::try_from(chunk.len()).map_err(|_| {
-            Error::InvalidTraining(format!(
+            Error::training(format!(
                 "a single chunk of {} bytes is too long (the limit is 4 GiB); use a pre-tokenization pattern or split the documents",
                 chunk.len()
             ))
         })?;
         let idx = u32::try_from(self.entries.len())
-            .map_err(|_| Error::InvalidTraining("more than 4 billion distinct chunks".into()))?;
+            .map_err(|_| Error::training("more than 4 billion distinct chunks"))?;
         let start = self.bytes.len() as u64;
         self.bytes.extend_from_slice(chunk);
         self.entries.push(Entry {

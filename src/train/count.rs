@@ -64,15 +64,11 @@ impl ChunkCounter {
                 AhoCorasick::builder()
                     .match_kind(MatchKind::LeftmostLongest)
                     .build(specials)
-                    .map_err(|e| Error::InvalidTraining(format!("special tokens: {e}")))?,
+                    .map_err(|e| Error::training(format!("special tokens: {e}")))?,
             )
         };
         let separator = match separator {
-            Some("") => {
-                return Err(Error::InvalidTraining(
-                    "the document separator is empty".into(),
-                ))
-            }
+            Some("") => return Err(Error::training("the document separator is empty")),
             s => s.map(|s| s.as_bytes().to_vec()),
         };
         let max_cut_len = specials

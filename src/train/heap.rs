@@ -152,7 +152,7 @@ pub fn learn_merges(
 ) -> Result<Vec<(Rank, Rank)>> {
     let n = table.arena_len();
     if n >= (u32::MAX - 1) as usize {
-        return Err(Error::InvalidTraining(format!(
+        return Err(Error::training(format!(
             "the distinct chunks hold {n} bytes; the trainer handles up to 4 GiB (use a pre-tokenization pattern)"
         )));
     }
@@ -171,9 +171,7 @@ pub fn learn_merges(
         let w = i64::try_from(c)
             .ok()
             .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
-        let w = w.ok_or_else(|| {
-            Error::InvalidTraining("chunk counts add up to more than 2^61".into())
-        })?;
+        let w = w.ok_or_else(|| Error::training("chunk counts add up to more than 2^61"))?;
         total += w;
         st.freqs.push(w);
         let len = chunk.len() as u32;

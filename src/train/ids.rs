@@ -61,7 +61,7 @@ struct Seqs {
 }
 
 fn overflow() -> Error {
-    Error::InvalidTraining("chunk counts add up to more than 2^61".into())
+    Error::training("chunk counts add up to more than 2^61")
 }
 
 impl Seqs {
@@ -100,8 +100,8 @@ impl Seqs {
             st.freqs.push(w);
             let pos = st.nodes.len() as u64;
             if pos + len >= u64::from(NONE - 1) {
-                return Err(Error::InvalidTraining(
-                    "the corpus holds more than 4 G tokens; use a pre-tokenization pattern".into(),
+                return Err(Error::training(
+                    "the corpus holds more than 4 G tokens; use a pre-tokenization pattern",
                 ));
             }
             let pos = pos as u32;
@@ -378,13 +378,13 @@ pub fn extend_merges(
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
     if (first_id as usize) < base.len() {
-        return Err(Error::InvalidTraining(format!(
+        return Err(Error::training(format!(
             "new ids must start at or above the base's {} mergeable ids, not at {first_id}",
             base.len()
         )));
     }
     if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
-        return Err(Error::InvalidTraining("too many ids for 32 bits".into()));
+        return Err(Error::training("too many ids for 32 bits"));
     }
     let mut flat: Vec<Rank> = Vec::with_capacity(table.arena_len() / 2);
     let mut bounds: Vec<(usize, usize, u64)> = Vec::with_capacity(table.len());
@@ -448,13 +448,12 @@ pub fn parity_merges(
 ) -> Result<Vec<(Rank, Rank)>> {
     let n = train.len();
     if n == 0 || dev.len() != n || dev_sizes.len() != n {
-        return Err(Error::InvalidTraining(
-            "parity training needs one training table, one dev table and one dev size per language"
-                .into(),
+        return Err(Error::training(
+            "parity training needs one training table, one dev table and one dev size per language",
         ));
     }
     if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
-        return Err(Error::InvalidTraining(format!(
+        return Err(Error::training(format!(
             "language {l} has an empty dev set"
         )));
     }

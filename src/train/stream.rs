@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 pub const STREAM_BLOCK: usize = 16 << 20;
 
 fn not_utf8(name: &str, base: u64, e: &std::str::Utf8Error) -> Error {
-    Error::InvalidTraining(format!(
-        "{name}: not UTF-8 text (invalid byte at offset {}); re-encode the file as UTF-8",
-        base + e.valid_up_to() as u64
-    ))
+    Error::NotUtf8 {
+        path: name.to_string(),
+        offset: base + e.valid_up_to() as u64,
+    }
 }
 
 impl ChunkCounter {
@@ -51,7 +51,10 @@ impl ChunkCounter {
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        return Err(Error::InvalidTraining(format!("{name}: read error: {e}")))
+                        return Err(Error::Io {
+                            path: name.to_string(),
+                            source: e,
+                        })
                     }
                 }
             }

@@ -36,18 +36,20 @@ pub fn derive_merges(vocab: &Vocab) -> Result<Vec<(Rank, Rank)>> {
             }
         }
         if parts.len() != 3 {
-            return Err(Error::InvalidVocab(format!(
-                "token {rank} ({tok:?}) is not the merge of two lower-ranked tokens"
-            )));
+            return Err(Error::vocab_at(
+                rank,
+                format!("token {rank} ({tok:?}) is not the merge of two lower-ranked tokens"),
+            ));
         }
         let left = vocab.rank(&tok[..parts[1]]);
         let right = vocab.rank(&tok[parts[1]..]);
         match (left, right) {
             (Some(a), Some(b)) => out.push((a, b)),
             _ => {
-                return Err(Error::InvalidVocab(format!(
-                    "token {rank} has no valid split"
-                )))
+                return Err(Error::vocab_at(
+                    rank,
+                    format!("token {rank} has no valid split"),
+                ))
             }
         }
     }

@@ -202,7 +202,7 @@ impl Vocab {
             if line.is_empty() {
                 continue;
             }
-            let bad = |why: &str| Error::InvalidVocab(format!("line {}: {why}", lineno + 1));
+            let bad = |why: &str| Error::vocab(format!("line {}: {why}", lineno + 1));
             let sp = memchr::memchr(b' ', line).ok_or_else(|| bad("expected `base64 rank`"))?;
             let (tok, rank) = (&line[..sp], &line[sp + 1..]);
             let rank: usize = std::str::from_utf8(rank)
@@ -469,7 +469,7 @@ impl Builder {
     fn push(&mut self, t: &[u8]) -> Result<()> {
         let i = self.len();
         if i >= Rank::MAX as usize - 1 {
-            return Err(Error::InvalidVocab("too many tokens".into()));
+            return Err(Error::vocab("too many tokens"));
         }
         if t.is_empty() {
             // a gap: an id without a mergeable token (never looked up; decoding
@@ -478,17 +478,16 @@ impl Builder {
             return Ok(());
         }
         if self.arena.len() + t.len() > u32::MAX as usize {
-            return Err(Error::InvalidVocab(
-                "the tokens hold more than 4 GiB".into(),
-            ));
+            return Err(Error::vocab("the tokens hold more than 4 GiB"));
         }
         let h = hash(t);
         let (arena, offsets) = (&self.arena, &self.offsets);
         let get = |r: Rank| &arena[offsets[r as usize] as usize..offsets[r as usize + 1] as usize];
         if let Some(&prev) = self.table.find(h, |&r| get(r) == t) {
-            return Err(Error::InvalidVocab(format!(
-                "tokens {prev} and {i} are the same bytes {t:?}"
-            )));
+            return Err(Error::vocab_at(
+                i as Rank,
+                format!("tokens {prev} and {i} are the same bytes {t:?}"),
+            ));
         }
         self.arena.extend_from_slice(t);
         self.offsets.push(self.arena.len() as u32);
@@ -525,7 +524,7 @@ impl Builder {
             match v.rank(&[b]) {
                 Some(r) => v.byte_ranks[b as usize] = r,
                 None => {
-                    return Err(Error::InvalidVocab(format!(
+                    return Err(Error::vocab(format!(
                         "the single byte 0x{b:02x} is not a token"
                     )))
                 }
@@ -564,7 +563,7 @@ mod tests {
         assert_eq!(v.token(257), None);
         let bad = text.replace(" 256", " 300");
         assert!(
-            matches!(Vocab::from_tiktoken(bad.as_bytes()), Err(Error::InvalidVocab(m)) if m.contains("line 257"))
+            matches!(Vocab::from_tiktoken(bad.as_bytes()), Err(Error::InvalidVocab { reason, .. }) if reason.contains("line 257"))
         );
     }
 

@@ -23,7 +23,6 @@ import base64
 import binascii
 import hashlib
 import os
-import re
 from typing import Dict, List, Mapping, Optional, Union
 
 from ..atomic import atomic_write_bytes
@@ -121,9 +120,6 @@ def _bundled_name(data: bytes) -> Optional[str]:
     return bundled_name_for_sha256(hashlib.sha256(data).hexdigest())
 
 
-_RANK_IN_MSG = re.compile(r"token (\d+)")
-
-
 def loads(
     data: bytes,
     *,
@@ -175,10 +171,9 @@ def loads(
         try:
             _ = tok.merges  # derives the merges; raises if a token is unreachable
         except VocabError as e:
-            m = _RANK_IN_MSG.search(str(e))
             raise FormatError(
                 f"{e}: the token does not re-encode to itself, so no BPE tokenizer can produce it",
-                path=path, where=_line_of_rank(data, int(m.group(1))) if m else None,
+                path=path, where=_line_of_rank(data, e.rank) if e.rank is not None else None,
             ) from e
     return tok
 
