@@ -57,7 +57,8 @@ pub fn pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 
 /// Runs `f` over `items` in parallel on `threads` threads (`None`: one per
 /// core; `Some(1)` or a single item: the calling thread), keeping the order.
-/// The first error (in input order) wins.
+/// The first error in input order wins, whatever the threads finish first
+/// (every item then still runs; errors are the rare case).
 pub fn map_par<T: Sync, R: Send>(
     items: &[T],
     threads: Option<usize>,
@@ -65,8 +66,12 @@ pub fn map_par<T: Sync, R: Send>(
 ) -> Result<Vec<R>> {
     match resolve_threads(threads)? {
         1 => items.iter().map(f).collect(),
-        // never rayon's global pool: it cannot be rebuilt in a forked child
-        k => pool_of(k)?.install(|| items.par_iter().map(f).collect()),
+        // never rayon's global pool: it cannot be rebuilt in a forked child;
+        // rayon's own Result collect returns whichever error came first in time
+        k => pool_of(k)?
+            .install(|| items.par_iter().map(f).collect::<Vec<_>>())
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -151,4 +156,36 @@ pub fn map_streaming<T: Sync, R: Send>(
         }
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_counts() {
+        assert!(matches!(
+            resolve_threads(Some(0)),
+            Err(Error::Threads { threads: 0, .. })
+        ));
+        assert_eq!(resolve_threads(Some(3)).unwrap(), 3);
+        assert!(resolve_threads(None).unwrap() >= 1);
+        // kept: the same pool for the same count
+        assert!(Arc::ptr_eq(
+            &pool(Some(2)).unwrap(),
+            &pool(Some(2)).unwrap()
+        ));
+        let items: Vec<u32> = (0..100).collect();
+        let doubled = map_par(&items, Some(2), |&x| Ok(x * 2)).unwrap();
+        assert_eq!(doubled, items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        // the first error in input order wins
+        let err = map_par(&items, Some(2), |&x| {
+            if x >= 10 {
+                Err(Error::UnknownId { id: x })
+            } else {
+                Ok(x)
+            }
+        });
+        assert!(matches!(err, Err(Error::UnknownId { id: 10 })));
+    }
 }
