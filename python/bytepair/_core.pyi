@@ -20,6 +20,8 @@ __all__ = [
     "CoreBPE",
     "Spans",
     "__version__",
+    "_unicode_case_folds",
+    "_unicode_class",
     "clear_piece_memo",
     "count_until",
     "encode_shards",
