@@ -78,7 +78,7 @@ def read_documents(source: TextSource) -> list[str]:
     return list(iter_documents(source))  # type: ignore[arg-type]
 
 
-def _name(tok: Any) -> str:
+def tokenizer_name(tok: Any) -> str:
     return str(getattr(tok, "name", None) or type(tok).__name__)
 
 
@@ -370,7 +370,7 @@ def sweep(
         tokens = sum(count_tokens(small, t) for t in texts)
         n_merges = sum(len(t) > 1 for t in small.token_bytes_list)
         rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
-    return Sweep(_name(base) if tok_given else "trained on the input", rows)
+    return Sweep(tokenizer_name(base) if tok_given else "trained on the input", rows)
 
 
 def _looks_like_text(s: str) -> bool:
@@ -450,7 +450,7 @@ def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
             rows.append(WordRank(w, i, merge, pieces, ids))
         else:
             rows.append(WordRank(w, None, None, pieces, ids))
-    return WordRanks(_name(tok), rows)
+    return WordRanks(tokenizer_name(tok), rows)
 
 
 def _multi_byte_prefix(tok: Any) -> list[int]:
@@ -583,7 +583,7 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
         b = _token_bytes(tok, i)
         out.append(Piece(k, i, b, pos, i in special_ids, chars[k]))
         pos += len(b)
-    return Pieces(_name(tok), text, out)
+    return Pieces(tokenizer_name(tok), text, out)
 
 
 # ---------------------------------------------------------------- compare
@@ -682,7 +682,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
         toks = {}
         for t in tokenizers:
             obj = resolve_tokenizer(t)
-            name = t if isinstance(t, str) else _name(obj)
+            name = t if isinstance(t, str) else tokenizer_name(obj)
             while name in toks:
                 name += "'"
             toks[name] = obj
@@ -769,7 +769,7 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
             if ok is None:
                 ok = cache[i] = is_complete_utf8(_token_bytes(tok, i))
             fallback += not ok
-    return Evaluation(_name(tok), sum(len(t.encode("utf-8")) for t in texts), sum(len(t) for t in texts),
+    return Evaluation(tokenizer_name(tok), sum(len(t.encode("utf-8")) for t in texts), sum(len(t) for t in texts),
                       n_tokens, fallback, unknown)
 
 

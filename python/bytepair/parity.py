@@ -260,7 +260,7 @@ def parity(
     >>> [round(r.relative(t, "ko"), 2) for t in r.tokenizers]
     [5.0, 1.75]
     """
-    from .inspect import _name, count_tokens, resolve_tokenizer
+    from .inspect import count_tokens, resolve_tokenizer, tokenizer_name
 
     _check_unit(unit)
     if not isinstance(texts_by_language, Mapping) or not texts_by_language:
@@ -275,7 +275,7 @@ def parity(
         toks = {}
         for t in tokenizers:
             obj = resolve_tokenizer(t)
-            label = t if isinstance(t, str) and not os.path.exists(t) else _name(obj)
+            label = t if isinstance(t, str) and not os.path.exists(t) else tokenizer_name(obj)
             while label in toks:
                 label += "'"
             toks[label] = obj
@@ -291,12 +291,12 @@ def parity(
 def plot_parity(report: ParityReport, path: Union[str, "os.PathLike[str]"], *, title: Optional[str] = None) -> None:
     """Draws each language's cost relative to the first, per tokenizer, as grouped
     bars labelled with the Gini coefficient, and writes the picture (needs matplotlib)."""
-    from .plot import _labels_and_font, _new_figure, _require_matplotlib, _save
+    from .plot import labels_and_font, new_figure, require_matplotlib, save_figure
 
-    _require_matplotlib()
+    require_matplotlib()
     langs, toks = report.languages, report.tokenizers
-    labels, font, _ = _labels_and_font(langs)
-    fig = _new_figure(max(6.0, 1.5 + 0.9 * len(langs) * max(1, len(toks)) ** 0.5), 4.4)
+    labels, font, _ = labels_and_font(langs)
+    fig = new_figure(max(6.0, 1.5 + 0.9 * len(langs) * max(1, len(toks)) ** 0.5), 4.4)
     ax = fig.add_subplot()
     width = 0.8 / len(toks)
     for j, t in enumerate(toks):
@@ -320,7 +320,7 @@ def plot_parity(report: ParityReport, path: Union[str, "os.PathLike[str]"], *, t
     ax.set_title(title or "Cost per language (lower is cheaper; 1.0 = the first language)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _save(fig, path)
+        save_figure(fig, path)
 
 
 __all__ = ["UNITS", "ParityReport", "ParityRow", "learn_parity", "parity", "plot_parity"]

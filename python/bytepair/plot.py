@@ -30,7 +30,8 @@ _PREFERRED_FONTS = [
 ]
 
 
-def _require_matplotlib() -> None:
+def require_matplotlib() -> None:
+    """Raises MissingExtraError (how to install it) when matplotlib is missing."""
     try:
         import matplotlib  # noqa: F401
     except ImportError as e:
@@ -39,7 +40,8 @@ def _require_matplotlib() -> None:
         ) from e
 
 
-def _new_figure(width: float, height: float):
+def new_figure(width: float, height: float):
+    """A matplotlib Figure on its own Agg canvas (no pyplot, no global state)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -48,7 +50,8 @@ def _new_figure(width: float, height: float):
     return fig
 
 
-def _save(fig, path: PathLike) -> None:
+def save_figure(fig, path: PathLike) -> None:
+    """Writes ``fig`` atomically, in the format its file extension names (default PNG)."""
     from .atomic import atomic_write_bytes
 
     fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
@@ -93,7 +96,7 @@ def _font_covering(needed: set[int]) -> str | None:
     return None
 
 
-def _labels_and_font(labels: Sequence[str]) -> tuple[list[str], str | None, bool]:
+def labels_and_font(labels: Sequence[str]) -> tuple[list[str], str | None, bool]:
     """Labels that can be drawn, an extra font to draw them with (None: the default
     is enough), and whether some labels had to be replaced by ``text N`` because
     no installed font has their characters."""
@@ -115,12 +118,12 @@ def _short(s: str, width: int = 22) -> str:
 def plot_sweep(sweep: Sweep, path: PathLike, *, title: str | None = None) -> None:
     """Draws tokens of the evaluation text and vocab size against the number of
     merges (two y axes) and writes the picture (PNG, SVG or PDF by extension)."""
-    _require_matplotlib()
+    require_matplotlib()
     rows = sweep.rows
     if not rows:
         raise ValueError("the sweep has no rows to plot")
     merges = [r.merges for r in rows]
-    fig = _new_figure(7.5, 4.4)
+    fig = new_figure(7.5, 4.4)
     ax = fig.add_subplot()
     ax.plot(merges, [r.tokens for r in rows], marker="o", color="tab:blue", label="tokens of the text")
     positive = [m for m in merges if m > 0]
@@ -155,16 +158,16 @@ def plot_sweep(sweep: Sweep, path: PathLike, *, title: str | None = None) -> Non
     handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     ax.legend(handles, [str(h.get_label()) for h in handles], loc="upper center", fontsize=9)
     ax.set_title(title or f"{sweep.tokenizer}: fewer tokens as merges grow the vocabulary")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_compare(comparison: Comparison, path: PathLike, *, title: str | None = None) -> None:
     """Draws bytes per token for every text (e.g. language) and tokenizer as grouped
     bars, each labelled with its token count, and writes the picture."""
-    _require_matplotlib()
+    require_matplotlib()
     texts, toks = comparison.texts, comparison.tokenizers
-    labels, font, replaced = _labels_and_font([_short(t) for t in texts])
-    fig = _new_figure(max(6.0, 1.6 + 1.1 * len(texts) * max(1, len(toks)) ** 0.5 * 1.4), 4.6)
+    labels, font, replaced = labels_and_font([_short(t) for t in texts])
+    fig = new_figure(max(6.0, 1.6 + 1.1 * len(texts) * max(1, len(toks)) ** 0.5 * 1.4), 4.6)
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(toks))
     top = 0.0
@@ -196,7 +199,7 @@ def plot_compare(comparison: Comparison, path: PathLike, *, title: str | None = 
     ax.set_title(title or "Bytes per token by text and tokenizer")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _save(fig, path)
+        save_figure(fig, path)
 
 
-__all__ = ["MissingExtraError", "plot_compare", "plot_sweep"]
+__all__ = ["MissingExtraError", "labels_and_font", "new_figure", "plot_compare", "plot_sweep", "require_matplotlib", "save_figure"]

@@ -376,8 +376,8 @@ def test_plot_labels_fall_back_when_no_font_has_the_characters(monkeypatch):
 
     labels = ["Hello, this is a toke…", "안녕하세요"]
     monkeypatch.setattr(plot, "_font_covering", lambda needed: None)
-    shown, font, replaced = plot._labels_and_font(labels)
+    shown, font, replaced = plot.labels_and_font(labels)
     assert shown == ["Hello, this is a toke…", "text 2"] and font is None and replaced
     monkeypatch.setattr(plot, "_font_covering", lambda needed: "/some/font.ttf")
-    assert plot._labels_and_font(labels) == (labels, "/some/font.ttf", False)
-    assert plot._labels_and_font(["plain ascii"]) == (["plain ascii"], None, False)
+    assert plot.labels_and_font(labels) == (labels, "/some/font.ttf", False)
+    assert plot.labels_and_font(["plain ascii"]) == (["plain ascii"], None, False)
