@@ -35,6 +35,7 @@ __all__ = [
     "pretokenize_spans",
     "set_piece_cache_budget",
     "truncate_at",
+    "truncate_span",
 ]
 
 __version__: str
@@ -117,6 +118,10 @@ def truncate_at(
     core: CoreBPE, text: str, max_tokens: int, from_start: bool,
     allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
 ) -> int: ...
+def truncate_span(
+    core: CoreBPE, text: str, lo: int, hi: int, max_tokens: int, from_start: bool,
+    allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
+) -> Tuple[int, int]: ...
 
 @final
 class CoreBPE:

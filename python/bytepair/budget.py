@@ -159,11 +159,6 @@ def truncate_text(
     return p.original[p.orig(len(p.text) - n):]
 
 
-def _cut_prefix(p: _Prepared, start: int, max_tokens: int) -> int:
-    """The end (index into the repaired text) of the longest fitting chunk from ``start``."""
-    return start + _core.truncate_at(p.core, p.text[start:], max_tokens, True, *p.policy)
-
-
 def _preferred_cut(text: str, start: int, end: int, boundary: Boundary, floor: int) -> int:
     """The last preferred boundary in ``(floor, end]`` (a chunk then ends just after
     a newline or a blank line), else ``end``."""
@@ -209,10 +204,14 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
         raise ValueError(f"boundary must be 'token', 'line' or 'paragraph', not {boundary!r}")
     p = _Prepared(tok, text, allowed_special, disallowed_special)
     t = p.text
-    start = 0
+    n_bytes = len(t.encode("utf-8")) if not t.isascii() else len(t)
+    # positions in characters (start, end) and in UTF-8 bytes (bstart, bend): the
+    # core walks the one text by byte spans, so nothing is sliced per chunk
+    start = bstart = 0
     prev_end = 0
     while start < len(t):
-        end = _cut_prefix(p, start, max_tokens)
+        bend, n = _core.truncate_span(p.core, t, bstart, n_bytes, max_tokens, True, *p.policy)
+        end = start + n
         if end <= start or end <= prev_end:
             # not even the next character fits (or nothing new would be covered)
             at = max(start, prev_end)
@@ -223,16 +222,23 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
                 f" at offset {p.orig(at)} needs on its own; raise max_tokens"
             )
         # a preferred boundary must leave the chunk longer than its overlap part
-        end = _preferred_cut(t, start, end, boundary, max(prev_end, start))
+        cut = _preferred_cut(t, start, end, boundary, max(prev_end, start))
+        if cut != end:
+            bend -= len(t[cut:end].encode("utf-8"))
+            end = cut
         yield p.orig(start), p.orig(end)
         if end >= len(t):
             return
         prev_end = end
         if overlap:
-            back = _core.truncate_at(p.core, t[start:end], overlap, False, *p.policy)
-            start = max(end - back, start + 1)
+            bback, back = _core.truncate_span(p.core, t, bstart, bend, overlap, False, *p.policy)
+            if end - back > start:
+                start, bstart = end - back, bback
+            else:  # the overlap would cover the whole chunk: move on by one character
+                bstart += len(t[start].encode("utf-8"))
+                start += 1
         else:
-            start = end
+            start, bstart = end, bend
 
 
 def chunk_text(

@@ -304,6 +304,60 @@ impl<'a> Plan<'a> {
     }
 }
 
+/// Among increasing restart points `pts` after `a` (with `f(a) = fa` fitting),
+/// the index of the first that does not fit (`pts.len()` if all fit), and the
+/// last fitting point with its count. Each probe counts from the last fitting
+/// point found so far, so the probes' spans halve: O(span) in all.
+fn bisect_prefix(
+    plan: &Plan<'_>,
+    a: usize,
+    fa: usize,
+    pts: &[usize],
+    max: usize,
+) -> (usize, usize, usize) {
+    let (mut base, mut fbase) = (a, fa);
+    let (mut lo, mut hi) = (0usize, pts.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let c = plan.count(base, pts[mid]);
+        if fbase + c <= max {
+            base = pts[mid];
+            fbase += c;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, base, fbase)
+}
+
+/// The mirror of [`bisect_prefix`] for suffixes ending at `b` (`h(b) = hb`
+/// fits): among increasing points `pts` before `b`, the index of the first
+/// whose suffix fits (`pts.len()` if none), and that point (else `b`) with its
+/// count.
+fn bisect_suffix(
+    plan: &Plan<'_>,
+    b: usize,
+    hb: usize,
+    pts: &[usize],
+    max: usize,
+) -> (usize, usize, usize) {
+    let (mut base, mut hbase) = (b, hb);
+    let (mut lo, mut hi) = (0usize, pts.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let c = plan.count(pts[mid], base);
+        if hbase + c <= max {
+            base = pts[mid];
+            hbase += c;
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    (lo, base, hbase)
+}
+
 /// Word-end restart test for the named patterns (see the module notes).
 #[inline]
 fn word_end(prev: u8, here: u8, c: char) -> bool {
@@ -439,21 +493,11 @@ impl CoreBpe {
             }
             // the first restart point that no longer fits, by bisection
             // (f is increasing along restart points)
-            let (mut lo, mut hi_i) = (0usize, pts.len() - 1); // pts[hi_i] does not fit
-            while lo < hi_i {
-                let mid = (lo + hi_i) / 2;
-                if fa + plan.count(a, pts[mid]) <= max_tokens {
-                    lo = mid + 1;
-                } else {
-                    hi_i = mid;
-                }
-            }
-            if hi_i > 0 {
-                let q = pts[hi_i - 1];
-                fa += plan.count(a, q);
-                a = q;
-            }
-            break pts[hi_i];
+            let last = pts.len() - 1; // pts[last] does not fit
+            let (i, q, fq) = bisect_prefix(&plan, a, fa, &pts[..last], max_tokens);
+            a = q;
+            fa = fq;
+            break pts[i];
         };
         Ok(self.search_prefix(&plan, a, b, fa, max_tokens, true))
     }
@@ -474,21 +518,10 @@ impl CoreBpe {
             let inner = plan.inner_restarts(a, b);
             if !inner.is_empty() {
                 // f(a) + count(a..q) increases along the inner points too
-                let (mut lo, mut hi) = (0usize, inner.len());
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if fa + plan.count(a, inner[mid]) <= max {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                let b2 = inner.get(lo).copied().unwrap_or(b);
-                if lo > 0 {
-                    let q = inner[lo - 1];
-                    fa += plan.count(a, q);
-                    a = q;
-                }
+                let (i, q, fq) = bisect_prefix(plan, a, fa, &inner, max);
+                let b2 = inner.get(i).copied().unwrap_or(b);
+                a = q;
+                fa = fq;
                 return self.search_prefix(plan, a, b2, fa, max, false);
             }
         }
@@ -545,22 +578,11 @@ impl CoreBpe {
                 block = (block * 2).min(1 << 20);
                 continue;
             }
-            // the last point (largest start) that no longer fits
-            let (mut lo_i, mut hi_i) = (0usize, pts.len() - 1); // pts[lo_i] does not fit
-            while lo_i < hi_i {
-                let mid = (lo_i + hi_i).div_ceil(2);
-                if hb + plan.count(pts[mid], b) <= max_tokens {
-                    hi_i = mid - 1;
-                } else {
-                    lo_i = mid;
-                }
-            }
-            if lo_i + 1 < pts.len() {
-                let q = pts[lo_i + 1];
-                hb += plan.count(q, b);
-                b = q;
-            }
-            break pts[lo_i];
+            // the last point (largest start) that no longer fits; pts[0] does not
+            let (i, q, hq) = bisect_suffix(&plan, b, hb, &pts[1..], max_tokens);
+            b = q;
+            hb = hq;
+            break pts[i];
         };
         Ok(self.search_suffix(&plan, a, b, hb, max_tokens, true))
     }
@@ -581,21 +603,10 @@ impl CoreBpe {
             let inner = plan.inner_restarts(a, b);
             if !inner.is_empty() {
                 // the first inner point (from the left) whose suffix fits
-                let (mut lo, mut hi) = (0usize, inner.len());
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if hb + plan.count(inner[mid], b) <= max {
-                        hi = mid;
-                    } else {
-                        lo = mid + 1;
-                    }
-                }
-                let a2 = if lo > 0 { inner[lo - 1] } else { a };
-                if lo < inner.len() {
-                    let q = inner[lo];
-                    hb += plan.count(q, b);
-                    b = q;
-                }
+                let (i, q, hq) = bisect_suffix(plan, b, hb, &inner, max);
+                let a2 = if i > 0 { inner[i - 1] } else { a };
+                b = q;
+                hb = hq;
                 return self.search_suffix(plan, a2, b, hb, max, false);
             }
         }

@@ -176,7 +176,47 @@ fn truncate_at(
     .map_err(to_py)
 }
 
+/// [`truncate_at`] on the bytes `lo..hi` of the text (char boundaries), for
+/// callers that walk one long text (chunking) without slicing it in Python:
+/// `(cut, chars)` where `cut` is the byte offset of the cut (the end of the
+/// kept prefix, or the start of the kept suffix) and `chars` the kept part's
+/// length in characters.
+#[pyfunction]
+#[pyo3(signature = (core, text, lo, hi, max_tokens, from_start, allowed_special=None, disallowed_special=None))]
+#[allow(clippy::too_many_arguments)]
+fn truncate_span(
+    py: Python<'_>,
+    core: &PyCoreBpe,
+    text: PyBackedStr,
+    lo: usize,
+    hi: usize,
+    max_tokens: usize,
+    from_start: bool,
+    allowed_special: Option<Vec<PyBackedStr>>,
+    disallowed_special: Option<Vec<PyBackedStr>>,
+) -> PyResult<(usize, usize)> {
+    let t: &str = &text;
+    let Some(part) = t.get(lo..hi) else {
+        return Err(PyValueError::new_err(format!(
+            "bytes {lo}..{hi} are not a span of whole characters of the text ({} bytes)",
+            t.len()
+        )));
+    };
+    let policy = core.policy(allowed_special, disallowed_special);
+    py.detach(|| {
+        if from_start {
+            let k = core.inner.truncate_prefix(part, &policy, max_tokens)?;
+            Ok((lo + k, part.get(..k).map_or(0, |s| s.chars().count())))
+        } else {
+            let k = core.inner.truncate_suffix(part, &policy, max_tokens)?;
+            Ok((lo + k, part.get(k..).map_or(0, |s| s.chars().count())))
+        }
+    })
+    .map_err(to_py)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(truncate_span, m)?)?;
     m.add_class::<PySpans>()?;
     m.add_function(wrap_pyfunction!(encode_with_spans, m)?)?;
     m.add_function(wrap_pyfunction!(count_until, m)?)?;
