@@ -14,7 +14,9 @@ process** (``--repeats`` processes per cell, the best kept):
 * ``bytepair dataset``: ``encode_dataset(paths, out, format="bin")`` (files
   written, fsynced, manifest);
 * ``bytepair batch``: the Python readers (``iter_documents``) then
-  ``encode_batch_to_numpy`` of all documents.
+  ``encode_batch_to_numpy`` of all documents;
+* ``bytepair encode only``: ``encode_batch_to_numpy`` of the documents read
+  beforehand (untimed): what the encoder alone costs, the floor of the others.
 
 Columns: ``first`` is the first call of the new process (tokenizer already
 loaded; its load time is printed apart), ``second`` the same call again in the
@@ -40,7 +42,9 @@ import tempfile
 import time
 from pathlib import Path
 
-PEERS = ["gigatoken files", "bytepair files", "bytepair dataset", "bytepair batch"]
+PEERS = ["gigatoken files", "bytepair files", "bytepair dataset", "bytepair batch", "bytepair encode only"]
+#: also available: "python dataset", encode_dataset the way it ran before the native pipeline
+#: (Python readers and writers, one worker process per core; processes not counted in CPU time)
 
 
 def build_shards(folder: Path, mb: float, n_shards: int) -> int:
@@ -136,10 +140,34 @@ def child(peer: str, fmt: str, threads: int, folder: Path, encoding: str, gig_pr
                 dtype = np.dtype("<u2" if m["dtype"] == "uint16" else "<u4")
                 ids = np.concatenate([np.fromfile(out / s["output"], dtype=dtype) for s in m["shards"]])
                 return ids[ids != tok.eot_token].astype(np.uint32)  # eot appended per document
-        else:
+        elif peer == "python dataset":
+            from bytepair.distributed import encode as enc
+
+            enc.native.policy_lists = lambda *a: None  # type: ignore[assignment]
+            enc._encode_shard = enc._encode_shard_python  # type: ignore[assignment]
+            out_root = Path(tempfile.mkdtemp(prefix="bench-dataset-"))
+
+            def run(i: int):
+                out = out_root / f"run{i}"
+                return out, encode_dataset(paths, out, tokenizer=tok, workers=nt, progress=False)
+
+            def ids_of(r):
+                out, m = r
+                dtype = np.dtype("<u2" if m["dtype"] == "uint16" else "<u4")
+                ids = np.concatenate([np.fromfile(out / s["output"], dtype=dtype) for s in m["shards"]])
+                return ids[ids != tok.eot_token].astype(np.uint32)
+        elif peer == "bytepair batch":
 
             def run(i: int):
                 docs = [d for p in paths for d in iter_documents(p)]
+                return tok.encode_batch_to_numpy(docs, num_threads=nt, disallowed_special=())
+
+            def ids_of(r):
+                return r[0]
+        else:
+            docs = [d for p in paths for d in iter_documents(p)]
+
+            def run(i: int):
                 return tok.encode_batch_to_numpy(docs, num_threads=nt, disallowed_special=())
 
             def ids_of(r):
@@ -158,7 +186,7 @@ def child(peer: str, fmt: str, threads: int, folder: Path, encoding: str, gig_pr
         del got
     ids = ids_of(first)
     digest = hashlib.sha256(np.ascontiguousarray(ids, dtype=np.uint32).tobytes()).hexdigest()[:16]
-    if peer == "bytepair dataset":
+    if peer in ("bytepair dataset", "python dataset"):
         shutil.rmtree(out_root, ignore_errors=True)
     return {"load": load, "times": times, "cpus": cpus, "peak_mb": peak, "ids": digest, "n": len(ids)}
 
