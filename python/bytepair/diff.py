@@ -322,11 +322,12 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
         name_a, name_b = name_a + " (a)", name_b + " (b)"
     toks_a: list[bytes] = ta.token_bytes_list
     toks_b: list[bytes] = tb.token_bytes_list
-    id_a = {t: i for i, t in enumerate(toks_a)}
-    id_b = {t: i for i, t in enumerate(toks_b)}
-    only_a = [(t, i) for i, t in enumerate(toks_a) if t not in id_b]
-    only_b = [(t, i) for i, t in enumerate(toks_b) if t not in id_a]
-    shared = [t for t in toks_a if t in id_b]
+    # b"" is a gap (an id without a mergeable token, see Tokenizer.gaps)
+    id_a = {t: i for i, t in enumerate(toks_a) if t}
+    id_b = {t: i for i, t in enumerate(toks_b) if t}
+    only_a = [(t, i) for i, t in enumerate(toks_a) if t and t not in id_b]
+    only_b = [(t, i) for i, t in enumerate(toks_b) if t and t not in id_a]
+    shared = [t for t in toks_a if t and t in id_b]
     id_changed = [(t, id_a[t], id_b[t]) for t in shared if id_a[t] != id_b[t]]
     multi = [t for t in shared if len(t) > 1]  # in a's order
     order_b = [id_b[t] for t in multi]
@@ -345,7 +346,7 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
         for k, (ia, ib) in enumerate(zip(enc_a, enc_b)):
             ba, bb = ta.decode_tokens_bytes(ia), tb.decode_tokens_bytes(ib)
             documents.append(DocumentDiff(k, len(ia), len(ib), _segments(ba, bb), (name_a, name_b)))
-    return Diff(name_a, name_b, len(toks_a), len(toks_b), len(shared), only_a, only_b, id_changed, moved,
+    return Diff(name_a, name_b, len(id_a), len(id_b), len(shared), only_a, only_b, id_changed, moved,
                 pair_changed, ta.pattern, tb.pattern, dict(ta.special_tokens), dict(tb.special_tokens), documents)
 
 

@@ -297,7 +297,7 @@ def _rename(vocab: dict, i: int, new: str) -> None:
         (lambda d: d["model"]["merges"].reverse(), "$.model.merges[1]", "id order"),
         (lambda d: d["model"]["merges"].pop(), "$.model.vocab", "made by no merge"),
         (lambda d: _rename(d["model"]["vocab"], 300, "x y"), '$.model.vocab["x y"]', "byte-level alphabet"),
-        (lambda d: d["model"]["vocab"].pop("a"), "$.model.vocab", "missing"),
+        (lambda d: d["model"]["vocab"].pop("a"), "$.model.vocab", "byte(s) have no token (first: 0x61)"),
         (lambda d: d["added_tokens"][0].update(id=3), "$.added_tokens[0].id", "model vocab gives it"),
         (lambda d: [d["added_tokens"][0].update(id=300), d["model"]["vocab"].update({"<|endoftext|>": 300})],
          "$.model.vocab", "which is the id of special token '<|endoftext|>'"),

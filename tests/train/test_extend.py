@@ -221,12 +221,20 @@ def test_tiktoken_file_round_trip_keeps_gaps(grown_o200k, tmp_path, en, ko):
     assert enc.encode(sample) == grown_o200k.encode(sample)
 
 
-def test_vocab_merges_formats_refuse_gaps(grown_o200k, tmp_path):
+def test_tokenizer_json_keeps_gaps_and_gpt2_files_refuse_them(grown_o200k, tmp_path, ko, en):
+    p = tmp_path / "tokenizer.json"
+    hf_json.save(grown_o200k, p)
+    vocab = json.loads(p.read_text(encoding="utf-8"))["model"]["vocab"]
+    assert 199998 not in vocab.values() and vocab["<|endoftext|>"] == 199999 and len(vocab) == 200019 - 19 + 300
+    back = bytepair.load(p)
+    assert back == grown_o200k and back.gaps == grown_o200k.gaps
+    tokenizers = pytest.importorskip("tokenizers")
+    hf = tokenizers.Tokenizer.from_file(str(p))
+    sample = ko[:20000] + en[:5000] + "<|endoftext|>"
+    assert hf.encode(sample, add_special_tokens=False).ids == grown_o200k.encode(sample, allowed_special="all")
     with pytest.raises(UnsupportedComponentError, match="cannot represent ids without a mergeable token"):
-        hf_json.save(grown_o200k, tmp_path / "tokenizer.json")
-    with pytest.raises(UnsupportedComponentError, match="bytepair JSON file or a .tiktoken"):
         gpt2_format.save(grown_o200k, tmp_path / "gpt2")
-    assert not (tmp_path / "tokenizer.json").exists()
+    assert not (tmp_path / "gpt2" / "vocab.json").exists()
 
 
 def test_vocab_merges_formats_take_a_grown_tokenizer_without_gaps(tmp_path, ko):
@@ -312,3 +320,9 @@ def test_cli_extend_end_to_end(tmp_path, capsys):
 
 def test_native_module_docs_mention_gaps():
     assert "gaps" in native.__doc__
+
+
+def test_diff_counts_no_gap_as_a_token(grown_o200k):
+    d = bytepair.inspect.diff("o200k_base", grown_o200k)
+    assert d.n_b == d.n_a + 300 and len(d.only_b) == 300 and not d.only_a
+    assert all(t for t, _ in d.only_b)

@@ -70,22 +70,23 @@ def merge_pairs(tok: Tokenizer, mode: str = "all") -> List[Tuple[int, int]]:
     return out
 
 
-def vocab_strings(tok: Tokenizer, fmt: str = "this format") -> List[str]:
-    """Byte-level strings of the mergeable tokens, index = id.
+def vocab_strings(tok: Tokenizer, fmt: str = "this format", *, gaps_ok: bool = False) -> List[str]:
+    """Byte-level strings of the mergeable tokens, index = id (``""`` at a gap).
 
-    Raises :class:`~bytepair.errors.UnsupportedComponentError` for a tokenizer
+    Unless ``gaps_ok`` (``tokenizer.json``, whose vocab maps strings to any ids),
+    raises :class:`~bytepair.errors.UnsupportedComponentError` for a tokenizer
     with gaps in its ids (grown by :func:`bytepair.extend` from a base whose
-    special tokens sit above its ranks): vocab + merges files number mergeable
-    tokens ``0..n-1`` and their readers renumber or reject anything else, so
-    the file would not load as the same tokenizer.
+    special tokens sit above its ranks): GPT-2 vocab + merges files number
+    mergeable tokens ``0..n-1`` and their readers renumber or reject anything
+    else, so the file would not load as the same tokenizer.
     """
     gaps = tok.gaps
-    if gaps:
+    if gaps and not gaps_ok:
         shown = ", ".join(map(str, gaps[:4])) + (", ..." if len(gaps) > 4 else "")
         raise UnsupportedComponentError(
             f"{fmt} cannot represent ids without a mergeable token ({len(gaps)} gap(s): {shown}; "
             "a vocabulary grown from a base whose special tokens sit above its ranks keeps them there); "
-            "save as a bytepair JSON file or a .tiktoken rank file instead"
+            "save as a bytepair JSON file, a .tiktoken rank file or a tokenizer.json instead"
         )
     return [token_to_str(t) for t in tok.token_bytes_list]
 
@@ -136,6 +137,7 @@ def build(
     path: object,
     vocab_where: Callable[[str], object],
     merge_where: Callable[[int], object],
+    gaps_ok: bool = False,
 ) -> Tokenizer:
     """Builds and validates a tokenizer from a byte-level vocab and merge list.
 
@@ -174,6 +176,10 @@ def build(
         seen_ids[i] = s
         mergeable[s] = i
     n = len(mergeable)
+    if gaps_ok and mergeable:
+        # ids that no entry gives are gaps (a grown vocabulary keeps its base's
+        # special tokens there); the 256 single bytes are still checked below
+        n = max(mergeable.values()) + 1
     tokens: List[bytes] = [b""] * n
     for s, i in mergeable.items():
         if i >= n:
@@ -195,7 +201,7 @@ def build(
         if not tokens[i]:
             raise FormatError("empty token", path=path, where=vocab_where(s))
     for s, i in specials.items():
-        if i < n:
+        if i < n and (not gaps_ok or tokens[i]):
             raise FormatError(
                 f"special token {s!r} has id {i}, inside the mergeable ids 0..{n - 1}; bytepair "
                 "needs special tokens numbered after the mergeable tokens",
@@ -225,7 +231,7 @@ def build(
             raise FormatError(f"token {mergeable_str(tokens, i)!r} (id {i}) is made by no merge "
                               "(vocab and merges disagree)", path=path, where=vocab_where(mergeable_str(tokens, i)))
     try:
-        tok = Tokenizer(tokens, pattern, dict(specials), name=name)
+        tok = Tokenizer([t or None for t in tokens], pattern, dict(specials), name=name)
         derived = tok.merges
     except VocabError as e:
         raise FormatError(f"{e} (the token does not re-encode to itself)", path=path) from e

@@ -113,8 +113,8 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
     """
     if merge_style not in ("string", "pair"):
         raise ValueError(f"merge_style must be 'string' or 'pair', not {merge_style!r}")
-    strs = _common.vocab_strings(tok, "a Hugging Face tokenizer.json")
-    vocab: Dict[str, int] = {s: i for i, s in enumerate(strs)}
+    strs = _common.vocab_strings(tok, "a Hugging Face tokenizer.json", gaps_ok=True)
+    vocab: Dict[str, int] = {s: i for i, s in enumerate(strs) if s}  # a gap has no entry
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     for s, i in specials:
         if s in vocab:
@@ -354,6 +354,7 @@ def from_dict(
         name=name or "tokenizer.json", path=path,
         vocab_where=lambda s: f"$.model.vocab[{json.dumps(s, ensure_ascii=False)}]",
         merge_where=lambda k: f"$.model.merges[{k}]",
+        gaps_ok=True,
     )
 
 
