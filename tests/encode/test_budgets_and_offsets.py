@@ -329,3 +329,45 @@ def test_long_runs_without_restart_points(name):
         assert time.process_time() - t0 < 20
         assert enc.count(head) <= 100 < enc.count(s[:len(head) + 1])
         assert enc.count(tail) <= 100 < enc.count(s[len(s) - len(tail) - 1:])
+
+
+def _word_ends(text):
+    """The word-end restart points of src/core_bpe/budget.rs, restated with
+    unicodedata (the test alphabet has no characters newer than Python's tables)."""
+    import unicodedata
+
+    out = []
+    for q in range(1, len(text)):
+        prev, here = unicodedata.category(text[q - 1]), unicodedata.category(text[q])
+        if prev[0] == "L" and here[0] not in "LNM" and text[q] != "'":
+            out.append(q)
+        elif prev[0] == "N" and here[0] != "N":
+            out.append(q)
+    return out
+
+
+@pytest.mark.parametrize("name", ENCS)
+def test_word_ends_are_restart_points(name):
+    """The claim the exact search rests on: at a word end q, for every k > q,
+    encode(text[:k]) == encode(text[:q]) + encode(text[q:k]), and for every
+    k < q, encode(text[k:]) == encode(text[k:q]) + encode(text[q:])."""
+    enc = bytepair.get_encoding(name)
+    rnd = random.Random(11)
+    alphabet = list("ab'sTt  \n\t.,!?-_09१٣한글中é\u0301\u0300Ωω$%")
+    checked = 0
+    for i in range(120):
+        if i % 2:
+            t = corpus(CORPORA[i % len(CORPORA)])
+            a = rnd.randrange(len(t) - 40)
+            s = t[a:a + rnd.randrange(5, 40)]
+        else:
+            s = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(2, 30)))
+        for q in _word_ends(s):
+            left, right = enc.encode(s[:q], disallowed_special=()), enc.encode(s[q:], disallowed_special=())
+            assert enc.encode(s, disallowed_special=()) == left + right
+            for k in range(q + 1, len(s)):
+                assert enc.encode(s[:k], disallowed_special=()) == left + enc.encode(s[q:k], disallowed_special=())
+            for k in range(q):
+                assert enc.encode(s[k:], disallowed_special=()) == enc.encode(s[k:q], disallowed_special=()) + right
+            checked += 1
+    assert checked > 200

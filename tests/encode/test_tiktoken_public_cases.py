@@ -355,3 +355,15 @@ def test_encode_with_unstable_like_tiktoken(name):
         assert sorted(map(tuple, completions)) == sorted(map(tuple, r_completions))
     with pytest.raises(ValueError):
         enc.encode_with_unstable("<|endoftext|>")
+
+
+@pytest.mark.parametrize("name", SOME)
+def test_encode_bytes_like_tiktoken(name):
+    import random
+
+    enc, ref = tiktoken.get_encoding(name), tiktoken_encoding(name)
+    rnd = random.Random(3)
+    pool = [b"hello", b" world", b"\xec\x8b\xa4", b"\xed", b"\x80", b"\xff", b"  ", b"\n", b"12", b"'s", "한".encode()]
+    for _ in range(300):
+        data = b"".join(rnd.choice(pool) for _ in range(rnd.randrange(0, 8)))
+        assert enc._encode_bytes(data) == ref._encode_bytes(data), data
