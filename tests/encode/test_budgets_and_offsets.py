@@ -339,9 +339,9 @@ def _word_ends(text):
     out = []
     for q in range(1, len(text)):
         prev, here = unicodedata.category(text[q - 1]), unicodedata.category(text[q])
-        if prev[0] == "L" and here[0] not in "LNM" and text[q] != "'":
-            out.append(q)
-        elif prev[0] == "N" and here[0] != "N":
+        after_letter = prev[0] == "L" and here[0] not in "LNM" and text[q] != "'"
+        after_number = prev[0] == "N" and here[0] != "N"
+        if after_letter or after_number:
             out.append(q)
     return out
 
