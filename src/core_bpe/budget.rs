@@ -659,29 +659,34 @@ impl CoreBpe {
                 .map(|t| u8::try_from(t.len()).unwrap_or(u8::MAX))
                 .collect()
         });
-        for &id in &ids {
-            let n = match lens.get(id as usize) {
-                Some(&n) if n < u8::MAX => n as usize,
-                _ => match self.vocab.token(id) {
-                    Some(t) => t.len(),
-                    None => self.special_decoder.get(&id).map_or(0, Vec::len),
-                },
-            };
-            let end = (at + n).min(len);
-            spans.push([at as u32, end as u32]);
-            at = end;
-        }
-        if unit == Unit::Char && !text.is_ascii() {
-            let idx = CharIndex::new(text.as_bytes());
-            for s in &mut spans {
-                let (a, e) = (s[0] as usize, s[1] as usize);
-                // the character holding byte `a`, and one past the one holding byte `e - 1`
-                let start = if a < len {
-                    idx.starts_before(a + 1) - 1
-                } else {
-                    idx.starts_before(a)
-                };
-                *s = [start as u32, idx.starts_before(e) as u32];
+        let byte_len = |id: Rank| match lens.get(id as usize) {
+            Some(&n) if n < u8::MAX => n as usize,
+            _ => match self.vocab.token(id) {
+                Some(t) => t.len(),
+                None => self.special_decoder.get(&id).map_or(0, Vec::len),
+            },
+        };
+        if unit == Unit::Byte || text.is_ascii() {
+            for &id in &ids {
+                let end = (at + byte_len(id)).min(len);
+                spans.push([at as u32, end as u32]);
+                at = end;
+            }
+        } else {
+            // one character count per token boundary: a token starts in the
+            // character holding its first byte and ends after the one holding
+            // its last byte, which is the character count at its end
+            let b = text.as_bytes();
+            let idx = CharIndex::new(b);
+            let mut chars_at = 0usize;
+            for &id in &ids {
+                let end = (at + byte_len(id)).min(len);
+                let first_cont = b.get(at).is_some_and(|&c| is_cont(c));
+                let start = chars_at - usize::from(first_cont && chars_at > 0);
+                let chars_end = idx.starts_before(end);
+                spans.push([start as u32, chars_end as u32]);
+                at = end;
+                chars_at = chars_end;
             }
         }
         Ok((ids, spans))
