@@ -8,9 +8,11 @@ scanners for them. Any other string is compiled as a regular expression, and
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from . import _core
+from .errors import PatternError
 
 # Defined once, in the Rust core (src/pretok/mod.rs), which recognises these
 # exact strings and runs its scanners for them.
@@ -18,7 +20,7 @@ GPT2: str = _core.NAMED_PATTERNS["gpt2"]
 CL100K: str = _core.NAMED_PATTERNS["cl100k"]
 O200K: str = _core.NAMED_PATTERNS["o200k"]
 
-#: Short names accepted wherever a pattern is expected.
+#: Short names accepted wherever a pattern is expected (case-insensitive).
 NAMED = {
     "gpt2": GPT2,
     "r50k_base": GPT2,
@@ -28,22 +30,68 @@ NAMED = {
     "o200k_base": O200K,
 }
 
+#: Common other names of the same patterns (the models and encodings that use them).
+ALIASES = {
+    "r50k": "gpt2",
+    "p50k": "gpt2",
+    "p50k_base": "gpt2",
+    "gpt3": "gpt2",
+    "gpt4": "cl100k",
+    "gpt-4": "cl100k",
+    "gpt-3.5": "cl100k",
+    "gpt-3.5-turbo": "cl100k",
+    "gpt4o": "o200k",
+    "gpt-4o": "o200k",
+    "o1": "o200k",
+}
+
 _NAME_OF = {GPT2: "gpt2", CL100K: "cl100k", O200K: "o200k"}
+
+# A string made only of letters, digits, "_", "-" and "." (and starting with a
+# letter) is taken as a name: as a regex it would match only that literal word and
+# leave the rest of the text to be chunked around it, which is never what was meant.
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*\Z")
+
+
+def names() -> str:
+    """The accepted pattern names, for messages."""
+    return ", ".join([*NAMED, *ALIASES])
 
 
 def resolve(pattern: Optional[str]) -> Optional[str]:
-    """Turns a pattern name into its regex string; other strings and None pass through.
+    """Turns a pattern name (or alias, any case) into its regex string; other
+    strings are regexes and pass through, as does None (no pre-tokenization).
 
-    >>> resolve("cl100k") == CL100K
+    A string that looks like a name but is none is an error listing the names, and
+    so is the empty pattern (it matches nothing).
+
+    >>> resolve("cl100k") == resolve("GPT4") == CL100K
     True
     >>> resolve(None) is None
     True
+    >>> resolve("the")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.PatternError: unknown pattern name 'the'; names: gpt2, r50k_base, cl100k, ...
     """
     if pattern is None:
         return None
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str or None, not {type(pattern).__name__}")
-    return NAMED.get(pattern, pattern)
+    key = pattern.lower()
+    key = ALIASES.get(key, key)
+    if key in NAMED:
+        return NAMED[key]
+    if pattern == "":
+        raise PatternError(
+            "the empty pattern matches no text; use no pattern (None, or --pattern none) for no pre-tokenization"
+        )
+    if _NAME_LIKE.match(pattern):
+        raise PatternError(
+            f"unknown pattern name {pattern!r}; names: {names()} (a regex that is one literal word: "
+            f"write it as (?:{pattern}))"
+        )
+    return pattern
 
 
 def name_of(pattern: Optional[str]) -> Optional[str]:

@@ -69,7 +69,7 @@ True
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import regex
 
@@ -440,11 +440,26 @@ def pretokenize(text: str, pattern: Optional[str]) -> List[str]:
     ['I', "'m", ' lowest', ' 토큰']
     >>> pretokenize("ab cd", None)
     ['ab cd']
+    >>> pretokenize("the cat", "(?:the)")  # unmatched text is a chunk of its own
+    ['the', ' cat']
     """
-    compiled = pattern if hasattr(pattern, "findall") else compile_pattern(pattern)
+    compiled: Any = pattern if hasattr(pattern, "findall") else compile_pattern(pattern)
     if compiled is None:
         return [text] if text else []
-    return [m for m in compiled.findall(text) if m]
+    # Text the pattern does not match is never dropped: every unmatched span is a
+    # chunk of its own (tiktoken skips it; the named patterns match everything).
+    out: List[str] = []
+    at = 0
+    for m in compiled.finditer(text):
+        start, end = m.span()
+        if start > at:
+            out.append(text[at:start])
+        if end > start:
+            out.append(text[start:end])
+        at = max(at, end)
+    if at < len(text):
+        out.append(text[at:])
+    return out
 
 
 # The Python ``regex`` module and tiktoken's engine (Rust ``fancy-regex`` on

@@ -268,6 +268,14 @@ impl Pretokenizer {
             }
             Some("cl100k") | Some("cl100k_base") | Some(CL100K_PATTERN) => Pretokenizer::Cl100k,
             Some("o200k") | Some("o200k_base") | Some(O200K_PATTERN) => Pretokenizer::O200k,
+            Some("") => {
+                return Err(Error::InvalidPattern {
+                    pattern: String::new(),
+                    reason: "the empty pattern matches no text; use no pattern (None) for no \
+                             pre-tokenization"
+                        .to_string(),
+                })
+            }
             Some(p) => Pretokenizer::Custom(p.to_string(), Box::new(compile(p)?)),
         })
     }
@@ -310,10 +318,9 @@ impl Pretokenizer {
     }
 
     /// Calls `f(start, end)` with the byte offsets of every piece of `text`, left
-    /// to right. The pieces are non-empty; they are contiguous and cover `text`
-    /// exactly when the pattern matches every character (the three named
-    /// patterns do); a custom pattern may skip characters it does not match, as
-    /// tiktoken does.
+    /// to right. The pieces are non-empty, contiguous and cover `text` exactly:
+    /// where a custom pattern does not match, the unmatched span is a piece of
+    /// its own (tiktoken would drop it; bytepair never loses text).
     ///
     /// Errors: [`Error::RegexRuntime`] when a custom regex exceeds its
     /// backtracking limit (never for the named patterns or `Whole`).
@@ -335,14 +342,24 @@ impl Pretokenizer {
                 Ok(())
             }
             Pretokenizer::Custom(pattern, re) => {
+                // Text the pattern does not match is never dropped: each unmatched
+                // span between two matches (or at either end) is a piece of its own.
+                let mut at = 0;
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::RegexRuntime {
                         pattern: pattern.clone(),
                         reason: e.to_string(),
                     })?;
+                    if m.start() > at {
+                        f(at, m.start());
+                    }
                     if m.end() > m.start() {
                         f(m.start(), m.end());
                     }
+                    at = at.max(m.end());
+                }
+                if at < text.len() {
+                    f(at, text.len());
                 }
                 Ok(())
             }
@@ -580,6 +597,27 @@ mod tests {
             Pretokenizer::new(Some("(")),
             Err(Error::InvalidPattern { .. })
         ));
+        assert!(matches!(
+            Pretokenizer::new(Some("")),
+            Err(Error::InvalidPattern { .. })
+        ));
+    }
+
+    #[test]
+    fn unmatched_text_is_its_own_piece() {
+        for (pat, text, want) in [
+            (
+                "the",
+                "the cat sat on the mat",
+                vec!["the", " cat sat on ", "the", " mat"],
+            ),
+            ("[a-z]+", "  ab12cd!", vec!["  ", "ab", "12", "cd", "!"]),
+            ("x*", "axxb", vec!["a", "xx", "b"]),
+            ("z", "abc", vec!["abc"]),
+        ] {
+            let p = Pretokenizer::new(Some(pat)).unwrap();
+            assert_eq!(p.split(text).unwrap(), want, "{pat:?} on {text:?}");
+        }
     }
 
     #[test]

@@ -174,10 +174,12 @@ def test_character_classes_match_tiktoken_on_every_code_point():
     text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     ranks = {bytes([i]): i for i in range(256)}
     for cls in CLASSES:
-        enc = tiktoken.Encoding(name="cls", pat_str=cls, mergeable_ranks=ranks, special_tokens={})
-        theirs = enc.decode(enc.encode_ordinary(text))
-        ours = "".join(_core.pretokenize(f"(?:{cls})", text))
-        assert ours == theirs, cls
+        enc = tiktoken.Encoding(name="cls", pat_str=f"(?:{cls})+", mergeable_ranks=ranks, special_tokens={})
+        theirs = enc.decode(enc.encode_ordinary(text))  # tiktoken drops what the class does not match
+        # bytepair keeps it: the pieces alternate between runs of the class and runs of the rest
+        pieces = _core.pretokenize(f"(?:{cls})+", text)
+        assert "".join(pieces) == text
+        assert theirs in ("".join(pieces[0::2]), "".join(pieces[1::2])), cls
 
 
 @pytest.mark.slow

@@ -147,6 +147,11 @@ def from_dict(d: Any, *, path: object = None) -> Tokenizer:
     pattern = d.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
         raise FormatError("pattern must be a string or null", path=path, where="$.pattern")
+    if pattern == "":
+        raise FormatError(
+            "the empty pattern matches no text (every text would encode to nothing); "
+            "use null for no pre-tokenization", path=path, where="$.pattern",
+        )
     name = d.get("name", "bytepair")
     if not isinstance(name, str):
         raise FormatError("name must be a string", path=path, where="$.name")
