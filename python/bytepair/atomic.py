@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from typing import Union
@@ -20,12 +21,45 @@ def _default_mode() -> int:
 _MODE = _default_mode()
 
 
+def check_output_path(path: PathLike, *, folder: bool = False) -> str:
+    """Checks, before any work is done, that ``path`` can be written: not an
+    existing folder (unless ``folder``: then not an existing file), in a folder
+    that exists and is writable. Raises an ``OSError`` naming ``path`` (never a
+    temporary file); returns ``path`` as a str.
+
+    >>> check_output_path("/nonexistent-dir/x.json")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: [Errno 2] No such file or directory (its folder /nonexistent-dir does not exist): '/nonexistent-dir/x.json'
+    """
+    p = os.fspath(path)
+    if not p:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory (empty output path)", p)
+    if folder:
+        if os.path.exists(p) and not os.path.isdir(p):
+            raise NotADirectoryError(errno.ENOTDIR, "Not a directory (a file of that name exists)", p)
+    elif os.path.isdir(p):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory (give a file name)", p)
+    parent = os.path.dirname(os.path.abspath(p))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(errno.ENOENT, f"No such file or directory (its folder {parent} does not exist)", p)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, f"Permission denied (cannot create files in {parent})", p)
+    return p
+
+
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Writes ``data`` to ``path`` through a temporary file in the same folder and
     ``os.replace``: readers see the old file or the new one, never half of one, and
-    a failure (disk full, interrupt) leaves any previous file intact."""
-    path = os.fspath(path)
-    tmp = write_temp(os.path.dirname(os.path.abspath(path)), data)
+    a failure (disk full, interrupt) leaves any previous file intact. Errors name
+    ``path``, not the temporary file."""
+    path = check_output_path(path)
+    try:
+        tmp = write_temp(os.path.dirname(os.path.abspath(path)), data)
+    except OSError as e:
+        if e.filename == path or e.errno is None:
+            raise
+        raise type(e)(e.errno, e.strerror, path) from e
     try:
         os.replace(tmp, path)
     except BaseException:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .atomic import discard, write_temp
+from .atomic import check_output_path, discard, write_temp
 from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_folder as _hf_folder
@@ -333,6 +333,7 @@ def convert(
     roles = {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token}
     if to != "transformers" and any(v is not None for v in roles.values()):
         raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
+    check_output_path(destination, folder=to in FOLDER_TARGETS)  # before any work; names the real path
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
     files = _payload(tok, to, merges, roles, model_max_length)
 

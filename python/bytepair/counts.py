@@ -209,10 +209,22 @@ def _threads(num_threads: Optional[int]) -> Optional[int]:
     return num_threads
 
 
+def utf8_len(text: str) -> int:
+    """The length of ``text`` in UTF-8 bytes (what the core counts), lone surrogates
+    as the 3 bytes of the U+FFFD that replaces them.
+
+    >>> utf8_len("a한")
+    4
+    """
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def input_size(data: object) -> Optional[int]:
     """Bytes to count when known up front (a str or paths), for the progress bar."""
     if isinstance(data, str):
-        return len(data)
+        return utf8_len(data)
     if isinstance(data, os.PathLike):
         try:
             return os.path.getsize(data)
@@ -263,7 +275,12 @@ def count(
     cb_of = progress.counting if progress is not None else (lambda: None)
 
     def feed_texts(batch: List[str], size: int) -> None:
-        counter.feed_texts(batch, cb_of())
+        try:
+            counter.feed_texts(batch, cb_of())
+        except UnicodeEncodeError:  # lone surrogates: repaired as encode repairs them (nothing was fed yet)
+            from .tokenizer import fix_surrogates
+
+            counter.feed_texts([fix_surrogates(t) for t in batch], cb_of())
         if progress is not None:
             progress.counted(size)
 
@@ -280,7 +297,7 @@ def count(
                 pass
 
     if isinstance(data, str):
-        feed_texts([data], len(data))
+        feed_texts([data], utf8_len(data))
     elif isinstance(data, os.PathLike):
         feed_file(data)
     elif isinstance(data, (bytes, bytearray, memoryview)):
@@ -295,7 +312,7 @@ def count(
         for item in items:
             if isinstance(item, str):
                 batch.append(item)
-                size += len(item)
+                size += utf8_len(item)
                 if size >= BATCH_CHARS:
                     feed_texts(batch, size)
                     batch, size = [], 0

@@ -104,19 +104,33 @@ def resolve_tokenizer(tok: Any) -> Any:
     return tok
 
 
-def _encode(tok: Any, text: str) -> list[int]:
-    """Ids for ``text``, special-token text counted as plain text."""
+AllowedSpecial = Union[str, Iterable[str]]
+
+
+def _encode(tok: Any, text: str, allowed_special: AllowedSpecial = ()) -> list[int]:
+    """Ids for ``text``; special-token text is plain text unless listed in
+    ``allowed_special`` (or ``"all"``), never an error."""
     if isinstance(tok, Tokenizer):
+        if allowed_special == "all" or (allowed_special and not isinstance(allowed_special, str)):
+            allowed = "all" if allowed_special == "all" else set(allowed_special)
+            return tok.encode(text, allowed_special=allowed, disallowed_special=())  # type: ignore[arg-type]
         return tok.encode_ordinary(text)
     return list(tok.encode(text))
 
 
-def count_tokens(tok: Any, text: str) -> int:
-    """How many tokens ``tok`` makes of ``text``: :meth:`Tokenizer.count` (which,
-    like ``encode``, refuses special-token text) or the length of the ids."""
+def count_tokens(tok: Any, text: str, allowed_special: AllowedSpecial = ()) -> int:
+    """How many tokens ``tok`` makes of ``text``: special-token text counts as plain
+    text (as for counting user documents) unless listed in ``allowed_special``.
+
+    >>> from bytepair import get_encoding
+    >>> gpt2 = get_encoding("gpt2")
+    >>> count_tokens(gpt2, "<|endoftext|>"), count_tokens(gpt2, "<|endoftext|>", "all")
+    (7, 1)
+    """
     if isinstance(tok, Tokenizer):
-        return tok.count(text)
-    return len(_encode(tok, text))
+        allowed: Any = "all" if allowed_special == "all" else set(allowed_special or ())
+        return int(tok.count(text, allowed_special=allowed, disallowed_special=()))
+    return len(_encode(tok, text, allowed_special))
 
 
 def _token_bytes(tok: Any, i: int) -> bytes:
@@ -322,6 +336,7 @@ def sweep(
     merges: Sequence[int] | None = None,
     pattern: str | None = "o200k",
     special_tokens: Sequence[str] = (),
+    allowed_special: AllowedSpecial = (),
 ) -> Sweep:
     """Token count of ``eval_text`` at several vocab sizes of one merge list.
 
@@ -331,6 +346,8 @@ def sweep(
     size would give exactly the same prefix), never a retraining. Give the sizes as
     vocab sizes (``sizes``) or as merge counts (``merges``). ``eval_text``
     defaults to the training text. Sizes the corpus cannot reach are clipped.
+    Special-token text in ``eval_text`` is counted as plain text unless listed in
+    ``allowed_special``.
 
     >>> s = sweep("low lower lowest " * 3, merges=[0, 2, 4], pattern=None)
     >>> [(r.merges, r.tokens) for r in s.rows]
@@ -344,12 +361,23 @@ def sweep(
     n_special = len(source.special_tokens) if tok_given else len(special_tokens)  # type: ignore[union-attr]
     if (sizes is None) == (merges is None):
         raise ValueError("give the sizes either as vocab sizes (sizes=) or as merge counts (merges=)")
+    for what, given in (("sizes", sizes), ("merges", merges)):
+        if given is None:
+            continue
+        if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+            hint = " (the order is sweep(source, sizes, eval_text))" if isinstance(given, str) else ""
+            raise TypeError(f"{what} must be a list of int, got {type(given).__name__} {given!r:.40}{hint}")
+        for v in given:
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"{what} must be whole numbers (int), got {type(v).__name__} {v!r}")
+    if eval_text is not None and not isinstance(eval_text, (str, os.PathLike, list, tuple)):
+        raise TypeError(f"eval_text must be a str, a path or a list of them, got {type(eval_text).__name__}")
     wanted = list(sizes) if sizes is not None else [256 + m + n_special for m in merges or ()]
     if not wanted:
         raise ValueError("no sizes to sweep")
     for v in wanted:
-        if not isinstance(v, int) or isinstance(v, bool) or v < 256 + n_special:
-            raise ValueError(f"vocab size {v!r} is below 256 + {n_special} special tokens")
+        if v < 256 + n_special:
+            raise ValueError(f"vocab size {v!r} is below 256 + {n_special} special token{'' if n_special == 1 else 's'}")
     if tok_given:
         base: Any = source
         if eval_text is None:
@@ -367,7 +395,7 @@ def sweep(
     rows: list[SweepRow] = []
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]
-        tokens = sum(count_tokens(small, t) for t in texts)
+        tokens = sum(count_tokens(small, t, allowed_special) for t in texts)
         n_merges = sum(len(t) > 1 for t in small.token_bytes_list)
         rows.append(SweepRow(v, n_merges, tokens, n_bytes, n_chars))
     return Sweep(tokenizer_name(base) if tok_given else "trained on the input", rows)
@@ -516,6 +544,12 @@ class Pieces(TableResult):
     tokenizer: str
     text: str
     pieces: list[Piece]
+    #: tokens of the whole text (more than ``len(pieces)`` when a limit cut the list)
+    total: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.total is None:
+            self.total = len(self.pieces)
 
     def __len__(self) -> int:
         return len(self.pieces)
@@ -540,25 +574,29 @@ class Pieces(TableResult):
         headers = ["#", "id", "bytes", "text", "utf-8"]
         rows = [[Plain(p.index), Plain(p.id), p.hex, "'" + visible(show_bytes(p.bytes)) + "'",
                  "special" if p.special else ("complete" if p.complete else "partial")] for p in self.pieces]
-        n_bytes = len(self.text.encode("utf-8"))
-        title = (f"{self.tokenizer}: {len(self.pieces):,} tokens, {n_bytes:,} bytes, "
+        n_bytes = len(self.text.encode("utf-8", "surrogatepass"))
+        title = (f"{self.tokenizer}: {self.total:,} tokens, {n_bytes:,} bytes, "
                  f"{len(self.text):,} chars")
+        if self.total != len(self.pieces):
+            title += f" (the first {len(self.pieces):,} shown)"
         return title, headers, rows
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
-        return {"tokenizer": self.tokenizer, "tokens": len(self.pieces), "pieces": [
+        return {"tokenizer": self.tokenizer, "tokens": self.total, "pieces": [
             {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": p.text, "start": p.start,
              "chars": list(p.chars) if p.chars is not None else None,
              "complete": p.complete, "special": p.special} for p in self.pieces]}
 
 
-def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = ()) -> Pieces:
+def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = (),
+           limit: int | None = None) -> Pieces:
     """Encodes ``text`` and describes every token: id, bytes, text, and whether it
     is a complete UTF-8 sequence on its own.
 
     Special-token text is plain text unless listed in ``allowed_special`` (or
-    ``"all"``).
+    ``"all"``). ``limit`` describes only the first ``limit`` tokens (the whole
+    text is still encoded: ``total`` is its token count).
 
     >>> from bytepair import get_encoding
     >>> [(p.id, p.hex, p.complete) for p in pieces(get_encoding("gpt2"), "한")]
@@ -567,23 +605,36 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
     tok = resolve_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"pieces takes str, got {type(text).__name__}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise TypeError(f"limit must be an int >= 0 or None, got {limit!r}")
+    ids, special_ids, chars = piece_ids(tok, text, allowed_special)
+    shown = ids if limit is None else ids[:limit]
+    return Pieces(tokenizer_name(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))
+
+
+def piece_ids(tok: Any, text: str, allowed_special: str | Iterable[str] = ()) -> tuple[list[int], set[int], list]:
+    """The ids of ``text`` (as :func:`pieces` encodes it), the special ids, and each
+    token's character span (None where the tokenizer has no offsets)."""
     if isinstance(tok, Tokenizer):
         allowed = "all" if allowed_special == "all" else set(allowed_special)
         ids, spans = tok.encode_with_offsets(text, allowed_special=allowed,  # type: ignore[arg-type]
                                              disallowed_special=())
-        special_ids = set(tok.special_tokens.values())
         chars: list = spans.tolist() if hasattr(spans, "tolist") else list(spans)
-    else:
-        ids = _encode(tok, text)
-        special_ids = set()
-        chars = [None] * len(ids)
+        return ids, set(tok.special_tokens.values()), chars
+    ids = _encode(tok, text)
+    return ids, set(), [None] * len(ids)
+
+
+def describe_pieces(tok: Any, ids: Sequence[int], special_ids: set[int], chars: Sequence[Any],
+                    first: int = 0, pos: int = 0) -> list[Piece]:
+    """:class:`Piece` rows for ``ids`` (with their character spans ``chars``),
+    numbered from ``first``, starting at byte ``pos``."""
     out: list[Piece] = []
-    pos = 0
-    for k, i in enumerate(ids):
+    for k, i in enumerate(ids, first):
         b = _token_bytes(tok, i)
-        out.append(Piece(k, i, b, pos, i in special_ids, chars[k]))
+        out.append(Piece(k, i, b, pos, i in special_ids, chars[k - first]))
         pos += len(b)
-    return Pieces(tokenizer_name(tok), text, out)
+    return out
 
 
 # ---------------------------------------------------------------- compare
@@ -659,7 +710,8 @@ def _short(s: str, width: int = 20) -> str:
     return out + "…"
 
 
-def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, Any] | Sequence[Any]) -> Comparison:
+def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, Any] | Sequence[Any], *,
+            allowed_special: AllowedSpecial = ()) -> Comparison:
     """Tokens, bytes per token and characters per token for every text and tokenizer.
 
     ``texts`` maps a label (e.g. a language) to its text, or is a list of texts
@@ -695,7 +747,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
             n_vocab = getattr(tok, "n_vocab", None)
             if n_vocab is None:
                 n_vocab = len(getattr(tok, "vocab", ()))
-            rows.append(CompareRow(label, name, int(n_vocab), count_tokens(tok, text), nb, nc))
+            rows.append(CompareRow(label, name, int(n_vocab), count_tokens(tok, text, allowed_special), nb, nc))
     return Comparison(list(labelled), list(toks), rows)
 
 
@@ -743,7 +795,7 @@ class Evaluation(TableResult, _PerToken):
                 "unknown": self.unknown, "unknown_share": self.unknown_share}
 
 
-def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
+def evaluate(tokenizer: Any, held_out: TextSource, *, allowed_special: AllowedSpecial = ()) -> Evaluation:
     """Bytes per token and the share of byte-fallback / unknown tokens on held-out text.
 
     ``held_out`` is a str, a path, or a list of them.
@@ -759,7 +811,7 @@ def evaluate(tokenizer: Any, held_out: TextSource) -> Evaluation:
     char_level = _is_char_tokenizer(tok)
     cache: dict[int, bool] = {}
     for t in texts:
-        ids = _encode(tok, t)
+        ids = _encode(tok, t, allowed_special)
         n_tokens += len(ids)
         for i in ids:
             if char_level:

@@ -65,6 +65,19 @@ class _Bar:
             self._impl.update(n - self._n)
         self._n = n
 
+    def finish(self, n: int) -> None:
+        """Ends the bar full at ``n``: the real total once the work is done (training
+        that stopped early, a total that was unknown or estimated)."""
+        if self._impl is None:
+            return
+        if self._rich is not None:
+            self._rich.update(self._impl, total=n, completed=n)
+        else:
+            self._impl.total = n
+            self._impl.n = n
+            self._impl.refresh()
+        self._n = n
+
     def close(self) -> None:
         if self._rich is not None:
             self._rich.stop()
@@ -107,6 +120,7 @@ class TrainProgress:
     def merging(self, total: int) -> Callback:
         """A callback for the merge loop (``total`` merges at most)."""
         if self._count_bar is not None:
+            self._count_bar.finish(self._bytes_base)  # bytes counted: 100 %
             self._count_bar.close()
             self._count_bar = None
 
@@ -118,6 +132,12 @@ class TrainProgress:
             self._merge_bar.set(done)
 
         return cb
+
+    def merged(self, n: int) -> None:
+        """Records that the merge loop made ``n`` merges: the bar ends at 100 %
+        even when training stopped before ``total`` (the pairs ran out)."""
+        if self._merge_bar is not None:
+            self._merge_bar.finish(n)
 
     def close(self) -> None:
         for bar in (self._count_bar, self._merge_bar):

@@ -717,6 +717,8 @@ class Tokenizer:
         >>> small.n_vocab, ids[258]
         (258, 257)
         """
+        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+            raise TypeError(f"vocab_size must be a whole number (int), got {type(vocab_size).__name__} {vocab_size!r}")
         special_ids = sorted(self._special_tokens.values())
         lo = 256 + len(special_ids)
         if not isinstance(vocab_size, int) or not lo <= vocab_size <= self.n_vocab:

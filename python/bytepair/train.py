@@ -26,6 +26,29 @@ from .tokenizer import Tokenizer
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 
+class _DefaultPattern(str):
+    """The default ``pattern`` ("o200k"), told apart from an explicit "o200k" so
+    that ``train(counts=...)`` can refuse a pattern that contradicts the counts'."""
+
+
+DEFAULT_PATTERN = _DefaultPattern("o200k")
+
+
+def _warn_if_path(data: object) -> None:
+    """A str is always text; warn when it is also the name of an existing file."""
+    if isinstance(data, str) and 0 < len(data) < 4096 and "\n" not in data:
+        try:
+            is_file = os.path.isfile(data)
+        except (OSError, ValueError):
+            is_file = False
+        if is_file:
+            warnings.warn(
+                f"training on the str {data!r} as text, but it is also the name of a file; "
+                f"to train on the file, pass pathlib.Path({data!r})",
+                stacklevel=3,
+            )
+
+
 def validate_specials(special_tokens: Sequence[str]) -> List[str]:
     """The special tokens as a list, or a TrainingError naming what is wrong
     (a lone str, a non-str, the empty string, a duplicate)."""
@@ -91,7 +114,7 @@ def train(
     vocab_size: Optional[int] = None,
     *,
     counts: Optional[ChunkCounts] = None,
-    pattern: Optional[str] = "o200k",
+    pattern: Optional[str] = DEFAULT_PATTERN,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
@@ -113,7 +136,8 @@ def train(
             table (its pattern is used; its special tokens too unless
             ``special_tokens`` is given).
         pattern: pre-tokenization: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex,
-            or ``None`` (each document is one chunk).
+            or ``None`` (each document is one chunk). With ``counts`` the counts'
+            pattern is used, and a different ``pattern`` is an error.
         special_tokens: get the ids after the last merge, in the order given;
             their text is cut out of the corpus before counting, so merges never
             produce them.
@@ -135,6 +159,10 @@ def train(
             language (default: each language's training data).
         parity_unit: how a dev text's cost is measured: tokens per ``"bytes"``,
             per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
+
+    A ``str`` is text, never a path (a warning says so when it names an existing
+    file). Lone surrogates in str data are replaced by U+FFFD before counting,
+    exactly as :meth:`Tokenizer.encode` treats them (tiktoken's rule).
 
     Ties between equally frequent pairs go to the pair met first (distinct
     chunks in first-seen order, pairs left to right). When the corpus cannot
@@ -172,6 +200,14 @@ def train(
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     if counts is not None and not isinstance(counts, ChunkCounts):
         raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
+    if counts is not None and pattern is not DEFAULT_PATTERN and _patterns.resolve(pattern) != counts.pattern:
+        theirs = _patterns.name_of(counts.pattern) or counts.pattern
+        raise TrainingError(
+            f"pattern={pattern!r} differs from the pattern the counts were made with ({theirs!r}); "
+            "counts fix the pre-tokenization: drop pattern= or count again with it"
+        )
+    if data is not None:
+        _warn_if_path(data)
     if counts is not None and not special_tokens:
         specials = validate_specials(counts.special_tokens)
     if vocab_size < 256 + len(specials):
@@ -193,6 +229,7 @@ def train(
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         num_merges = vocab_size - 256 - len(specials)
         merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges))
+        bars.merged(len(merges))
     finally:
         bars.close()
     if len(merges) < num_merges:

@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import warnings
 
 from .. import __version__
 from ..errors import BytepairError
 from . import analysis, bench, budget, convert, dataset, encode, grow, serve, train, vocab
 from .common import UsageError
 
-__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "cli_speak", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
 COMMAND_MODULES = (train, grow, encode, budget, analysis, vocab, convert, bench, dataset, serve)
@@ -66,10 +68,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="colour tables and token boundaries (default: auto, only in a terminal)")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.add_parsers(sub)
     return p
+
+
+# The library's messages name Python arguments; on the command line they name flags.
+_CLI_SPEAK = [
+    (re.compile(r"\(for a tokenizer file use bytepair\.load\(path\)\)"), "(for a tokenizer file use -t FILE)"),
+    (re.compile(r"bytepair\.get_encoding\('([^']+)'\)"), r"-e \1"),
+    (re.compile(r"use get_encoding\(\) with one of"), "use -e with one of"),
+    (re.compile(r"pass pattern= \(e\.g\. '(\w+)' or a regex\)"), r"pass --pattern (e.g. \1 or a regex)"),
+    (re.compile(r" and special_tokens=, or preset="), ", or --preset"),
+    (re.compile(r"\bspecial_tokens="), "--special"),
+    (re.compile(r"\btext_column="), "--text-column"),
+    (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
+    (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
+    (re.compile(r"\bnum_threads\b"), "--threads"),
+    (re.compile(r"\bmin_frequency=(\d+)"), r"--min-frequency \1"),
+    (re.compile(r"\bmax_token_length=(\d+)"), r"--max-token-length \1"),
+]
+
+
+def cli_speak(msg: str) -> str:
+    """A library message reworded for the command line (flags, not arguments).
+
+    >>> cli_speak("no 'text' key; pass text_column=")
+    "no 'text' key; pass --text-column"
+    """
+    for pat, repl in _CLI_SPEAK:
+        msg = pat.sub(repl, msg)
+    return msg
 
 
 def _message(e: BaseException) -> str:
@@ -79,13 +109,25 @@ def _message(e: BaseException) -> str:
         msg = str(e.args[0])
     else:
         msg = str(e) or type(e).__name__
-    return " ".join(msg.split())
+    # one line per line of the message (several failed shards: one per line), spaces tidied
+    lines = [" ".join(line.split()) for line in msg.splitlines()]
+    return cli_speak("\n  ".join(line for line in lines if line))
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
+    print(f"bytepair: warning: {_message(Warning(str(message)))}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (0 ok, 2 user error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:  # bare `bytepair`: the help, not an error
+        parser.print_help()
+        return 0
+    saved = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
@@ -104,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"bytepair: error: {_message(e)}", file=sys.stderr)
         return 2
+    finally:
+        warnings.showwarning = saved
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from .common import (
     UsageError,
     add_command,
     add_input_options,
+    add_special_option,
     add_tokenizer_options,
+    allowed_special,
     boundaries,
     decode_input,
     emit,
@@ -22,33 +25,78 @@ from .common import (
     int_list,
     load_tokenizers,
     one_tokenizer,
+    pattern_value,
     read_joined_text,
     read_texts,
     show_result,
     use_color,
 )
 
+#: Tokens ``pieces`` shows when writing to a terminal and no --limit is given (about a screenful).
+SCREEN_TOKENS = 40
+#: Rows per block when streaming a long ``pieces`` listing into a pipe.
+STREAM_BLOCK = 4096
+
 
 def cmd_pieces(args: argparse.Namespace) -> int:
-    from ..inspect import pieces
+    from ..inspect import Pieces, describe_pieces, piece_ids, pieces
 
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
-    result = pieces(tok, text, allowed_special="all" if args.allow_special else ())
+    allowed = allowed_special(args)
     if args.html:
         from ..html import write_pieces_html
 
+        result = pieces(tok, text, allowed_special=allowed, limit=args.limit or None)
         write_pieces_html(result, args.html)
         if not args.json:
-            emit(f"wrote {args.html} ({len(result):,} tokens)")
+            emit(f"wrote {args.html} ({result.total:,} tokens)")
             return 0
+    to_terminal = bool(getattr(sys.stdout, "isatty", lambda: False)())
+    limit = args.limit
+    if limit is None:
+        limit = SCREEN_TOKENS if to_terminal and not args.json else 0
     if args.json:
-        emit_json(result.to_dict())
+        emit_json(pieces(tok, text, allowed_special=allowed, limit=limit or None).to_dict())
         return 0
-    emit(boundaries(result, use_color(args)))
+    ids, special_ids, chars = piece_ids(tok, text, allowed)
+    shown = ids[:limit] if limit else ids
+    if len(shown) <= STREAM_BLOCK:
+        result = Pieces(_name_of(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))
+        emit(boundaries(result, use_color(args)))
+        emit()
+        show_result(result, args)
+        if limit and len(ids) > limit:
+            emit(f"... {len(ids) - limit:,} more tokens (--limit N to show more, --limit 0 for all)")
+        return 0
+    # long listings stream block by block: boundaries, then the table (columns sized per block)
+    color = use_color(args)
+    pos = 0
+    blocks = []
+    for first in range(0, len(shown), STREAM_BLOCK):
+        part = describe_pieces(tok, shown[first:first + STREAM_BLOCK], special_ids, chars[first:first + STREAM_BLOCK],
+                               first, pos)
+        pos = part[-1].start + len(part[-1].bytes)
+        blocks.append((first, part[0].start))
+        if first and not color:
+            sys.stdout.write("|")
+        sys.stdout.write(boundaries(Pieces("", "", part), color))
     emit()
-    show_result(result, args)
+    emit()
+    head = Pieces(_name_of(tok), text, [], total=len(ids))
+    title = head._table()[0] or ""
+    emit(title + (f" (the first {len(shown):,} shown)" if len(shown) < len(ids) else ""))
+    for n, (first, start) in enumerate(blocks):
+        part = describe_pieces(tok, shown[first:first + STREAM_BLOCK], special_ids, chars[first:first + STREAM_BLOCK],
+                               first, start)
+        _, headers, rows = Pieces("", "", part)._table()
+        lines = format_table(headers, rows).split("\n")
+        emit("\n".join(lines if n == 0 else lines[1:]))
     return 0
+
+
+def _name_of(tok: Any) -> str:
+    return getattr(tok, "name", None) or type(tok).__name__
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -56,7 +104,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     texts = [t for _, t in read_texts(args)]
     with Busy(args, "training and tracing"):
-        result = trace(texts, args.merges, pattern=None if args.pattern == "none" else args.pattern)
+        result = trace(texts, args.merges, pattern=pattern_value(args.pattern))
     show_result(result, args)
     return 0
 
@@ -84,9 +132,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         source = [t for _, t in read_texts(args)]
         if sizes is None and merges is None:
             merges = [0, 64, 128, 256, 512]
-    pattern = None if args.pattern == "none" else args.pattern
+    pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
     with Busy(args, "sweeping"):
-        result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern)
+        result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern, allowed_special=allowed_special(args))
     if args.plot:
         from ..plot import plot_sweep
 
@@ -120,7 +168,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     texts = dict(read_texts(args))
     toks = dict(load_tokenizers(args, default=BUNDLED))
-    result = compare(texts, toks)
+    result = compare(texts, toks, allowed_special=allowed_special(args))
     if args.plot:
         from ..plot import plot_compare
 
@@ -135,7 +183,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..inspect import evaluate
 
     text = [t for _, t in read_texts(args)]
-    results = [evaluate(tok, text) for _, tok in load_tokenizers(args)]
+    results = [evaluate(tok, text, allowed_special=allowed_special(args)) for _, tok in load_tokenizers(args)]
     if args.json:
         emit_json([r.to_dict() for r in results])
         return 0
@@ -154,7 +202,9 @@ def add_parsers(subparsers: Any) -> None:
     add_tokenizer_options(pc)
     add_input_options(pc, what="text to cut into tokens")
     pc.add_argument("--html", metavar="OUT.html", help="write a page that colours token boundaries")
-    pc.add_argument("--allow-special", action="store_true", help="special-token text becomes its special id")
+    add_special_option(pc)
+    pc.add_argument("--limit", "--head", type=int, default=None, metavar="N",
+                    help=f"show the first N tokens (default: {SCREEN_TOKENS} in a terminal, all when piped; 0: all)")
 
     tr = add_command(subparsers, "trace", cmd_trace, "train a few merges on a text and show every step",
                      "Train on the input and show each merge: the pair, how often it occurred, and the text's tokens "
@@ -168,12 +218,15 @@ def add_parsers(subparsers: Any) -> None:
                      "Count the tokens of a text at several vocab sizes of one merge list. Without -e/-t the input is "
                      "trained once to the largest size and truncated; with -e/-t that tokenizer is truncated and the "
                      "input is the text to count.")
-    add_tokenizer_options(sw)
+    add_tokenizer_options(sw, pattern=False)
     add_input_options(sw, what="training text (or, with -e/-t, the text to count)")
     sw.add_argument("--sizes", metavar="N,N,...", help="vocab sizes")
     sw.add_argument("--merges", metavar="N,N,...", help="merge counts (instead of --sizes)")
     sw.add_argument("--eval", action="append", metavar="FILE", help="count tokens of this file (default: the input)")
-    sw.add_argument("--pattern", default="o200k", help="pre-tokenization for training (gpt2 | cl100k | o200k | none)")
+    sw.add_argument("--pattern", default=None,
+                    help="pre-tokenization for training (gpt2 | cl100k | o200k (default) | none | a regex); "
+                         "with -t a .tiktoken file, that file's pattern")
+    add_special_option(sw)
     sw.add_argument("--plot", metavar="OUT.png", help="draw tokens and vocab size against merges (needs matplotlib)")
 
     rk = add_command(subparsers, "ranks", cmd_ranks, "the merge at which words became one token",
@@ -188,6 +241,7 @@ def add_parsers(subparsers: Any) -> None:
                      "three bundled encodings.")
     add_tokenizer_options(cp, many=True, default=", ".join(BUNDLED))
     add_input_options(cp, what="texts to compare, one per file", texts=True)
+    add_special_option(cp)
     cp.add_argument("--plot", metavar="OUT.png", help="draw bytes per token as bars (needs matplotlib)")
 
     ev = add_command(subparsers, "evaluate", cmd_evaluate, "bytes per token and byte-fallback share on held-out text",
@@ -195,3 +249,4 @@ def add_parsers(subparsers: Any) -> None:
                      "are pieces of a character (byte fallback) and of unknown tokens.")
     add_tokenizer_options(ev, many=True)
     add_input_options(ev, what="held-out text")
+    add_special_option(ev)

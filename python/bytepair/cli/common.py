@@ -127,24 +127,59 @@ class TokenizerAction(argparse.Action):
         setattr(namespace, self.dest, items)
 
 
-def add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, default: str = DEFAULT_ENCODING) -> None:
+def add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, default: str = DEFAULT_ENCODING,
+                          pattern: bool = True) -> None:
+    """``-e NAME`` / ``-t FILE``, and ``--preset`` / ``--pattern`` for a ``-t`` file
+    that does not store them (``.tiktoken``, GPT-2 ``vocab.json`` + ``merges.txt``).
+    ``pattern=False`` when the command has a ``--pattern`` of its own (it is used
+    for the file too)."""
     more = " (repeatable)" if many else ""
     p.add_argument("-e", "--encoding", dest="tokenizers", action=TokenizerAction, metavar="NAME",
                    help=f"a bundled encoding: {', '.join(BUNDLED)}{more}; default {default}")
     p.add_argument("-t", "--tokenizer", dest="tokenizers", action=TokenizerAction, metavar="FILE",
                    help=f"a tokenizer file{more}")
+    p.add_argument("--preset", metavar="NAME", choices=BUNDLED,
+                   help="for a -t .tiktoken file: take pattern and special tokens from this bundled encoding")
+    if pattern:
+        p.add_argument("--pattern", metavar="PATTERN",
+                       help="for a -t .tiktoken or GPT-2 file: its pre-tokenization (gpt2 | cl100k | o200k | none | a regex)")
 
 
-def load_tokenizer(kind: str, value: str) -> tuple[str, Any]:
+def pattern_value(value: str | None) -> str | None:
+    """A ``--pattern`` value as the API takes it: ``none`` (any case) is None."""
+    if value is None or value.strip().lower() == "none":
+        return None
+    return value
+
+
+def load_tokenizer(kind: str, value: str, args: argparse.Namespace | None = None) -> tuple[str, Any]:
+    preset = getattr(args, "preset", None)
+    pattern = getattr(args, "pattern", None)
     if kind == "e":
         from ..registry import get_encoding
 
         return value, get_encoding(value)
     from .. import load
+    from ..formats import detect
 
     if not os.path.exists(value):
-        raise FileNotFoundError(2, "No such file or directory", value)
-    return Path(value).name, load(value)
+        from ..registry import list_encoding_names
+
+        hint = f" ({value} is a bundled encoding: use -e {value})" if value in list_encoding_names() else ""
+        raise FileNotFoundError(2, f"No such file or directory{hint}", value)
+    kw: dict[str, Any] = {}
+    if preset is not None or pattern is not None:
+        fmt = detect(value)
+        if fmt not in ("tiktoken", "gpt2"):
+            raise UsageError(f"{value} is a {fmt} file, which stores its own pattern and special tokens: "
+                             "drop --pattern/--preset")
+        if preset is not None:
+            if fmt != "tiktoken":
+                raise UsageError("--preset applies to .tiktoken files only")
+            kw["preset"] = preset
+        if pattern is not None:
+            kw["pattern"] = pattern_value(pattern)
+    return Path(value).name, load(value, **kw)
 
 
 def load_tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> list[tuple[str, Any]]:
@@ -152,7 +187,7 @@ def load_tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_
     out = []
     for k, v in specs:
         with Busy(args, f"loading {v}"):
-            out.append(load_tokenizer(k, v))
+            out.append(load_tokenizer(k, v, args))
     return out
 
 
@@ -167,9 +202,36 @@ def one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
 
 
 def add_input_options(p: argparse.ArgumentParser, *, what: str = "text to read", texts: bool = False) -> None:
+    """Positional files and ``--text`` (repeatable: every file and text given is used)."""
     p.add_argument("files", nargs="*", metavar="FILE", help=f"{what} (UTF-8 files; '-' is stdin)")
-    p.add_argument("--text", action="append" if texts else "store", metavar="STRING",
-                   help="the text itself instead of files" + (" (repeatable)" if texts else ""))
+    p.add_argument("--text", action="append", metavar="STRING",
+                   help="the text itself (repeatable; used with the files, after them)")
+
+
+def add_special_option(p: argparse.ArgumentParser) -> None:
+    """``--allow-special``: the one switch of every command that encodes or counts."""
+    p.add_argument("--allow-special", action="store_true",
+                   help="special-token text (e.g. <|endoftext|>) becomes its special id "
+                        "(default: it is plain text, as in any user document)")
+
+
+def allowed_special(args: argparse.Namespace) -> str | tuple:
+    return "all" if getattr(args, "allow_special", False) else ()
+
+
+def positive_int(what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number >= 1 (the message names the option)."""
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {s!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{what} must be at least 1, got {v} (omit it for all cores)"
+                                             if what == "--threads" else f"{what} must be at least 1, got {v}")
+        return v
+
+    return parse
 
 
 def read_stdin_bytes() -> bytes:
@@ -179,18 +241,23 @@ def read_stdin_bytes() -> bytes:
     return sys.stdin.read().encode("utf-8")
 
 
-def decode_input(raw: bytes, label: str, allow_bytes: bool) -> str | bytes:
+_TEXT_ONLY_HINT = ("this command reads UTF-8 text only: convert the file first (e.g. iconv -f LATIN1 -t UTF-8), "
+                   "or see its raw bytes' tokens with 'bytepair encode --bytes'")
+
+
+def decode_input(raw: bytes, label: str, allow_bytes: bool, bytes_flag: bool = False) -> str | bytes:
+    """``raw`` as text; binary input is refused with a hint the command can act on
+    (``bytes_flag``: the command has ``--bytes``)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         if allow_bytes:
             return raw
-        raise UsageError(
-            f"{label} is not UTF-8 text (invalid byte at offset {e.start});"
-            " to encode binary data as raw bytes, pass --bytes"
-        ) from None
+        hint = "to encode binary data as raw bytes, pass --bytes" if bytes_flag else _TEXT_ONLY_HINT
+        raise UsageError(f"{label} is not UTF-8 text (invalid byte at offset {e.start}); {hint}") from None
     if "\x00" in text and not allow_bytes:
-        raise UsageError(f"{label} looks binary (it contains NUL bytes); pass --bytes to encode it anyway")
+        hint = "pass --bytes to encode it anyway" if bytes_flag else _TEXT_ONLY_HINT
+        raise UsageError(f"{label} looks binary (it contains NUL bytes); {hint}")
     return text
 
 
@@ -198,13 +265,14 @@ def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required
     """The inputs as ``(label, text)`` pairs: files, then ``--text`` values; stdin
     when neither is given (an error when stdin is a terminal)."""
     out: list[tuple[str, str | bytes]] = []
+    flag = hasattr(args, "bytes")
     for f in getattr(args, "files", None) or []:
         if f == "-":
-            out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes)))
+            out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes, flag)))
             continue
         with open(f, "rb") as fh:
             raw = fh.read()
-        out.append((Path(f).name, decode_input(raw, f, allow_bytes)))
+        out.append((Path(f).name, decode_input(raw, f, allow_bytes, flag)))
     texts = getattr(args, "text", None)
     if isinstance(texts, str):
         texts = [texts]
@@ -215,7 +283,7 @@ def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required
             return out
         if getattr(sys.stdin, "isatty", lambda: False)():
             raise UsageError("no input: give FILE..., --text STRING, or pipe text on stdin")
-        out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes)))
+        out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes, flag)))
     return out
 
 

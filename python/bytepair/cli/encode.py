@@ -14,7 +14,9 @@ from .common import (
     UsageError,
     add_command,
     add_input_options,
+    add_special_option,
     add_tokenizer_options,
+    allowed_special,
     emit,
     emit_json,
     int_list,
@@ -160,7 +162,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
     if args.stream:
         return _decode_stream(tok, ids, args)
     data = tok.decode_bytes(ids)
-    if args.bytes:
+    to_terminal = bool(getattr(sys.stdout, "isatty", lambda: False)())
+    if args.bytes or (not args.json and not to_terminal):
+        # into a pipe or file: exactly the decoded bytes, nothing added, so
+        # `bytepair encode f | bytepair decode > g` gives g == f byte for byte
         out = getattr(sys.stdout, "buffer", None)
         if out is None:
             sys.stdout.write(data.decode("utf-8", "surrogateescape"))
@@ -172,8 +177,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
     text = data.decode("utf-8", errors="replace")
     if args.json:
         emit_json({"text": text, "complete_utf8": data == text.encode("utf-8")})
-    else:
-        emit(text)
+    else:  # a terminal: end the line so the prompt starts on its own
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -212,11 +217,13 @@ def cmd_count(args: argparse.Namespace) -> int:
     text = read_joined_text(args)
     toks = load_tokenizers(args)
     counts = []
+    allowed = allowed_special(args)
     if args.limit is not None:
         if args.limit < 0:
             raise UsageError(f"--limit must be at least 0, got {args.limit}")
         # stops reading as soon as the count exceeds the limit; prints LIMIT+1 then
-        counts = [(name, tok.count(text, limit=args.limit, disallowed_special=())) for name, tok in toks]
+        counts = [(name, tok.count(text, limit=args.limit, allowed_special=allowed or set(), disallowed_special=()))
+                  for name, tok in toks]
         over = {name: n > args.limit for name, n in counts}
         if args.json:
             emit_json({name: {"tokens": n, "over_limit": over[name]} for name, n in counts})
@@ -227,7 +234,8 @@ def cmd_count(args: argparse.Namespace) -> int:
         return 1 if any(over.values()) else 0
     for name, tok in toks:
         blocks = _blocks_with_progress(tok, text, args)
-        counts.append((name, count_tokens(tok, text) if blocks is None else sum(count_tokens(tok, b) for b in blocks)))
+        counts.append((name, count_tokens(tok, text, allowed) if blocks is None
+                       else sum(count_tokens(tok, b, allowed) for b in blocks)))
     if args.json:
         emit_json({name: n for name, n in counts})
     elif len(counts) == 1:
@@ -239,15 +247,17 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 def add_parsers(subparsers: Any) -> None:
     e = add_command(subparsers, "encode", cmd_encode, "text to token ids",
-                    "Encode text to token ids, printed space-separated (one line per input). Special-token text is "
-                    "plain text unless --allow-special is given.")
+            "Encode text to token ids, printed space-separated (one line per input: each file and each "
+            "--text). Special-token text is plain text unless --allow-special is given.")
     add_tokenizer_options(e)
     add_input_options(e, what="text to encode")
     e.add_argument("--bytes", action="store_true", help="accept binary (non-UTF-8) input and encode its raw bytes")
-    e.add_argument("--allow-special", action="store_true", help="special-token text becomes its special id")
+    add_special_option(e)
 
     d = add_command(subparsers, "decode", cmd_decode, "token ids to text",
-                    "Decode token ids (arguments, or whitespace/comma-separated or a JSON list on stdin).")
+            "Decode token ids (arguments, or whitespace/comma-separated or a JSON list on stdin). Into a "
+            "pipe or file the decoded bytes are written exactly (nothing added), so encode | decode "
+            "round-trips byte for byte; in a terminal the text ends with a newline.")
     add_tokenizer_options(d)
     d.add_argument("ids", nargs="*", metavar="ID", help="token ids")
     d.add_argument("--stream", action="store_true",
@@ -260,3 +270,4 @@ def add_parsers(subparsers: Any) -> None:
     add_input_options(c, what="text to count")
     c.add_argument("--limit", type=int, metavar="N",
                    help="stop once the count exceeds N: prints the count, or >N (exit status 1) when over")
+    add_special_option(c)

@@ -81,6 +81,19 @@ def detect(path: PathLike) -> str:
     first = next((ln for ln in data.splitlines() if ln.strip()), b"")
     if _TIKTOKEN_LINE.match(first):
         return "tiktoken"
+    if head in (b"[", b'"') or head.isdigit():
+        import json
+
+        try:
+            value = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            pass
+        else:
+            raise FormatError(
+                f"JSON (a {type(value).__name__}), but not a tokenizer file bytepair knows (bytepair, "
+                "tokenizer.json, character-level tokenizer.json or GPT-2 vocab.json: each is a JSON object)",
+                path=p,
+            )
     raise FormatError(
         "unrecognised file: not JSON, not a .tiktoken rank file, not a GPT-2 merges.txt", path=p
     )
@@ -119,8 +132,15 @@ def load(
         TypeError: an option that the detected format does not take (a file that
             stores its own pattern is never silently overridden).
     """
-    fmt = detect(path)
     p = os.fspath(path)
+    if not os.path.exists(p):
+        from ..registry import list_encoding_names
+
+        if isinstance(path, str) and path in list_encoding_names():
+            raise FileNotFoundError(
+                2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
+            )
+    fmt = detect(path)
     if os.path.isdir(p) and fmt != "gpt2":
         p = os.path.join(p, "tokenizer.json")
     given = {
