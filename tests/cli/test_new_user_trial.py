@@ -166,6 +166,14 @@ def test_tiktoken_file_takes_pattern_and_preset_flags(capsys, tmp_path):
         assert code == 0 and int(out) == len(want)
         code, out, _ = run(capsys, "encode", "-t", str(path), *flags, "--text", "대한민국 헌법")
         assert [int(x) for x in out.split()] == want
+    shard = tmp_path / "doc.txt"
+    shard.write_text("대한민국 헌법")
+    code, _, err = run(capsys, "encode-dataset", str(shard), "-o", str(tmp_path / "out"), "-t", str(path),
+                       "--workers", "1")
+    assert code == 2 and "--preset" in err
+    code, _, err = run(capsys, "encode-dataset", str(shard), "-o", str(tmp_path / "out"), "-t", str(path),
+                       "--preset", "gpt2", "--workers", "1")
+    assert code == 0, err
 
 
 def test_binary_input_hint_fits_the_command(capsys, tmp_path):

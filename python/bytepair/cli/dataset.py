@@ -18,6 +18,8 @@ import argparse
 import time
 from typing import Any
 
+from .common import UsageError
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
@@ -87,10 +89,12 @@ def cmd_encode_dataset(args: argparse.Namespace) -> int:
     from ..distributed import encode_dataset
 
     if args.tokenizer_file is not None:
-        from .. import load
+        from .common import load_tokenizer
 
-        tok: Any = load(args.tokenizer_file)
+        tok: Any = load_tokenizer("t", args.tokenizer_file, args)[1]
     else:
+        if args.preset is not None or args.pattern is not None:
+            raise UsageError("--preset/--pattern apply to a -t .tiktoken or GPT-2 file only")
         tok = args.encoding
     allowed: Any = "all" if args.allow_special else ()
     t0 = time.perf_counter()
@@ -146,6 +150,10 @@ def add_parsers(subparsers: Any) -> None:
     which = e.add_mutually_exclusive_group(required=True)
     which.add_argument("-e", "--encoding", help="a bundled encoding: gpt2, cl100k_base, o200k_base")
     which.add_argument("-t", "--tokenizer", dest="tokenizer_file", help="a tokenizer file")
+    e.add_argument("--preset", metavar="NAME", choices=["gpt2", "cl100k_base", "o200k_base"],
+                   help="for a -t .tiktoken file: take pattern and special tokens from this bundled encoding")
+    e.add_argument("--pattern", metavar="PATTERN",
+                   help="for a -t .tiktoken or GPT-2 file: its pre-tokenization (gpt2 | cl100k | o200k | none | a regex)")
     e.add_argument(
         "--format",
         choices=["bin", "npy", "parquet"],
