@@ -333,6 +333,8 @@ def convert(
     roles = {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token}
     if to != "transformers" and any(v is not None for v in roles.values()):
         raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
+    if to not in FOLDER_TARGETS and os.path.isdir(os.fspath(destination)):
+        raise FormatError(f"destination is a folder; give a file name for the {to} file", path=os.fspath(destination))
     check_output_path(destination, folder=to in FOLDER_TARGETS)  # before any work; names the real path
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
     files = _payload(tok, to, merges, roles, model_max_length)

@@ -76,10 +76,9 @@ def test_save_and_convert_name_the_real_path(tmp_path):
         with pytest.raises(OSError) as e:
             tok.save(bad)
         assert e.value.filename == bad
-        with pytest.raises(OSError) as e:
+        with pytest.raises((OSError, FormatError)) as e:
             bytepair.convert("gpt2", bad, to="bytepair")
-        assert e.value.filename == bad
-        assert ".tmp" not in str(e.value)
+        assert bad in str(e.value) and ".tmp" not in str(e.value) and ".bytepair-" not in str(e.value)
 
 
 # ---------------------------------------------------------------- progress bars

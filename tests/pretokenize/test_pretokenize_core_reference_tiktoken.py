@@ -281,7 +281,8 @@ def test_hostile_inputs_agree_with_reference(name):
 
 def test_custom_pattern_and_whole_text():
     assert _core.pretokenize(r"\w+|\s+", "ab  cd") == ["ab", "  ", "cd"]
-    assert _core.pretokenize(r"\d+", "a1b22") == ["1", "22"]  # unmatched text is skipped, as in tiktoken
+    # unmatched text is a piece of its own (tiktoken would drop it; bytepair never loses text)
+    assert _core.pretokenize(r"\d+", "a1b22") == ["a", "1", "b", "22"]
     assert _core.pretokenize(None, "ab cd") == ["ab cd"]
     assert _core.pretokenize(None, "") == []
 
