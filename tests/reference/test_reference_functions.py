@@ -45,8 +45,8 @@ def test_split_special():
 
 def test_count_chunks_first_seen_order_and_specials():
     counts = R.count_chunks(["b a b", "a c"], r"\S+")
-    assert counts == {b"b": 2, b"a": 2, b"c": 1}
-    assert list(counts) == [b"b", b"a", b"c"]
+    assert counts == {b"b": 2, b" ": 3, b"a": 2, b"c": 1}  # unmatched spaces are chunks too: no text lost
+    assert list(counts) == [b"b", b" ", b"a", b"c"]
     assert R.count_chunks(["ab<s>ab", "ab"], None, ["<s>"]) == {b"ab": 3}
     assert R.count_chunks(["x y", "x y"], None) == {b"x y": 2}
     assert R.count_chunks([""], None) == {}
