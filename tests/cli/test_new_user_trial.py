@@ -355,3 +355,23 @@ def test_pieces_into_a_pipe_streams_everything(capsys):
 
 def test_no_env_leak():
     assert "BYTEPAIR_FAKE" not in os.environ
+
+
+# ---------------------------------------------------------------- patterns from the command line
+
+
+def test_pattern_names_on_the_command_line(capsys, tmp_path):
+    code, _, err = run(capsys, "train", EN, "--pattern", "the", "-o", str(tmp_path / "t.json"))
+    assert code == 2 and "unknown pattern name 'the'" in err and "gpt4" in err
+    assert not (tmp_path / "t.json").exists()
+    code, _, err = run(capsys, "count-chunks", EN, "-o", str(tmp_path / "c.bpc"), "--pattern", "GPT4",
+                         "--workers", "1")
+    assert code == 0, err
+    counts = ChunkCounts.load(tmp_path / "c.bpc")
+    assert len(counts) > 1000 and counts.pattern == bytepair.patterns.CL100K
+    assert sum(len(c) * n for c, n in counts.items()) == (DATA / "en_kjv.txt").stat().st_size
+    code, _, _ = run(capsys, "train", EN, "--pattern", "(?:the)", "--vocab-size", "300", "-q",
+                       "-o", str(tmp_path / "t.json"))
+    assert code == 0
+    tok = bytepair.load(tmp_path / "t.json")
+    assert tok.decode(tok.encode("the cat sat on the mat")) == "the cat sat on the mat"
