@@ -19,6 +19,7 @@ from .common import (
     emit,
     emit_json,
     one_tokenizer,
+    pattern_value,
     read_texts,
     show_result,
 )
@@ -150,7 +151,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     langs = language_files(args.parity, "--parity")
     dev = language_files(args.dev, "--dev") if args.dev else None
     specials = args.special or ["<|endoftext|>"]
-    pattern = None if args.pattern == "none" else args.pattern
+    pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")  # train's --pattern default
     kw: dict = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
     if args.quiet or args.json:
         kw["progress"] = False
