@@ -39,7 +39,7 @@ STREAM_BLOCK = 4096
 
 
 def cmd_pieces(args: argparse.Namespace) -> int:
-    from ..inspect import Pieces, describe_pieces, piece_ids, pieces
+    from ..inspect import Pieces, describe_pieces, piece_ids, pieces, tokenizer_name
 
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
@@ -62,7 +62,7 @@ def cmd_pieces(args: argparse.Namespace) -> int:
     ids, special_ids, chars = piece_ids(tok, text, allowed)
     shown = ids[:limit] if limit else ids
     if len(shown) <= STREAM_BLOCK:
-        result = Pieces(_name_of(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))
+        result = Pieces(tokenizer_name(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))
         emit(boundaries(result, use_color(args)))
         emit()
         show_result(result, args)
@@ -83,7 +83,7 @@ def cmd_pieces(args: argparse.Namespace) -> int:
         sys.stdout.write(boundaries(Pieces("", "", part), color))
     emit()
     emit()
-    head = Pieces(_name_of(tok), text, [], total=len(ids))
+    head = Pieces(tokenizer_name(tok), text, [], total=len(ids))
     title = head._table()[0] or ""
     emit(title + (f" (the first {len(shown):,} shown)" if len(shown) < len(ids) else ""))
     for n, (first, start) in enumerate(blocks):
@@ -93,10 +93,6 @@ def cmd_pieces(args: argparse.Namespace) -> int:
         lines = format_table(headers, rows).split("\n")
         emit("\n".join(lines if n == 0 else lines[1:]))
     return 0
-
-
-def _name_of(tok: Any) -> str:
-    return getattr(tok, "name", None) or type(tok).__name__
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
