@@ -639,10 +639,9 @@ impl CoreBpe {
     /// syllable's span), so `start` is the index of the character holding the
     /// token's first byte, as tiktoken's `decode_with_offsets` reports it.
     ///
-    /// Cost: the encode, one pass over the ids for their lengths and, for
-    /// characters of non-ASCII text, one pass over the bytes building a bit
-    /// mask of UTF-8 continuation bytes per 64-byte block with running counts,
-    /// after which each offset is converted in O(1) (a popcount).
+    /// Cost: the encode and one pass over the ids for their lengths; for
+    /// characters of non-ASCII text, a running character count (one eight-byte
+    /// load and a popcount per token of up to eight bytes).
     pub fn encode_with_spans(
         &self,
         text: &str,
@@ -677,13 +676,12 @@ impl CoreBpe {
             // character holding its first byte and ends after the one holding
             // its last byte, which is the character count at its end
             let b = text.as_bytes();
-            let idx = CharIndex::new(b);
             let mut chars_at = 0usize;
             for &id in &ids {
                 let end = (at + byte_len(id)).min(len);
                 let first_cont = b.get(at).is_some_and(|&c| is_cont(c));
                 let start = chars_at - usize::from(first_cont && chars_at > 0);
-                let chars_end = idx.starts_before(end);
+                let chars_end = chars_at + char_starts(b, at, end);
                 spans.push([start as u32, chars_end as u32]);
                 at = end;
                 chars_at = chars_end;
@@ -693,14 +691,34 @@ impl CoreBpe {
     }
 }
 
+/// Character starts (bytes that are not `10xxxxxx`) in `b[at..end]`: one
+/// eight-byte load and a popcount for a token of up to eight bytes (most of
+/// them), a byte loop otherwise.
+#[inline(always)]
+fn char_starts(b: &[u8], at: usize, end: usize) -> usize {
+    let n = end - at;
+    if n <= 8 {
+        if let Some(w) = b.get(at..at + 8) {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(w);
+            let keep = if n == 8 { u64::MAX } else { (1u64 << n) - 1 };
+            return n - (cont_bits(u64::from_le_bytes(x)) & keep).count_ones() as usize;
+        }
+    }
+    b[at..end].iter().filter(|&&c| !is_cont(c)).count()
+}
+
 /// Counts of character starts before any byte offset, in O(1) per query: one
 /// bit per UTF-8 continuation byte, 64 to a word, with the count of
-/// continuation bytes before each word.
+/// continuation bytes before each word (the tests' second oracle for
+/// [`char_starts`]).
+#[cfg(test)]
 struct CharIndex {
     masks: Vec<u64>,
     before: Vec<u32>,
 }
 
+#[cfg(test)]
 impl CharIndex {
     fn new(b: &[u8]) -> Self {
         let words = b.len() / 64 + 1;
@@ -816,6 +834,12 @@ mod tests {
                 .filter(|&&c| !is_cont(c))
                 .count();
             assert_eq!(idx.starts_before(p), want);
+            for q in p..=text.len().min(p + 12) {
+                assert_eq!(
+                    char_starts(text.as_bytes(), p, q),
+                    idx.starts_before(q) - want
+                );
+            }
         }
     }
 
