@@ -25,7 +25,7 @@
 //! full); when it is 3/4 full, or table + arenas reach the budget, the cache
 //! is wiped back to the seed (one copy of the seed table) and refills with
 //! the text being encoded now. So a long-lived process runs as fast as a
-//! fresh one: what it saw first no longer decides what stays. A budget below
+//! fresh one: what it saw first does not decide what stays. A budget below
 //! the seed table's size leaves the seed alone (nothing is added). Text with
 //! no repeats (random base64) pays one wipe per ~100 K new pieces: linear.
 //!
