@@ -5,7 +5,7 @@
 //! `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base` encodings. They run on
 //! hand-written scanners (module `scan`) that are proven equal to the regexes by
 //! differential tests (here against `fancy-regex`, the engine tiktoken uses, and
-//! in `tests/test_pretok.py` against tiktoken itself), with character classes read
+//! in `tests/pretokenize/` against tiktoken itself), with character classes read
 //! from `regex-syntax` ([`unicode`]). Any other pattern goes through `fancy-regex`
 //! (it needs look-ahead and possessive quantifiers). [`Pretokenizer::Whole`] does
 //! no splitting at all.

@@ -4,7 +4,7 @@
 //! first use from `regex-syntax`, the crate that gives `fancy-regex` (and hence
 //! tiktoken) its meaning of `\p{L}`, `\s`, `(?i)` and so on, by parsing the very
 //! sub-expressions that occur in the patterns. So the scanners and the regex
-//! engine cannot drift apart; `tests/test_pretok.py` also checks every code point
+//! engine cannot drift apart; `tests/pretokenize/` also checks every code point
 //! against tiktoken itself, which pins the Unicode version (16.0 for tiktoken
 //! 0.14 and regex-syntax 0.8).
 //!

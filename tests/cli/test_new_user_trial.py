@@ -1,5 +1,5 @@
 """Every defect of the new-user trial (issue 14), as a test: run in-process like
-tests/test_cli.py, one test (or a few) per item."""
+tests/cli/test_cli_commands.py, one test (or a few) per item."""
 
 from __future__ import annotations
 
