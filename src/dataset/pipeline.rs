@@ -219,7 +219,9 @@ impl Current {
 /// the calling thread once per shard, in input order, when shard `i` is
 /// complete (its file renamed into place) or failed (no file left); it
 /// returns false to stop the run (the shards not yet reported are then
-/// abandoned, their temporary files removed).
+/// abandoned, their temporary files removed). `go_on()` is asked after every
+/// chunk the writer handles (the binding checks for Ctrl-C there); false
+/// stops the run the same way.
 ///
 /// Errors only when the threads cannot be started.
 pub fn encode_shards(
@@ -229,6 +231,7 @@ pub fn encode_shards(
     loader: Option<&dyn ColumnLoader>,
     opts: &Options,
     on_done: &mut dyn FnMut(usize, std::result::Result<Done, String>) -> bool,
+    go_on: &mut dyn FnMut() -> bool,
 ) -> Result<Collected> {
     let pool = pool(opts.threads)?;
     let budget = Budget {
@@ -296,7 +299,15 @@ pub fn encode_shards(
                 }
             });
             drop(ready_tx);
-            write_all(shards, opts, budget, &ready_rx, &mut collected, on_done);
+            write_all(
+                shards,
+                opts,
+                budget,
+                &ready_rx,
+                &mut collected,
+                on_done,
+                go_on,
+            );
             // unblock a reader waiting for room, if the run stopped early
             budget.stop();
         });
@@ -312,6 +323,7 @@ fn write_all(
     ready_rx: &mpsc::Receiver<Ready>,
     collected: &mut Collected,
     on_done: &mut dyn FnMut(usize, std::result::Result<Done, String>) -> bool,
+    go_on: &mut dyn FnMut() -> bool,
 ) {
     let mut early: BTreeMap<(usize, usize), Ready> = BTreeMap::new();
     let (mut shard, mut seq) = (0usize, 0usize);
@@ -329,6 +341,10 @@ fn write_all(
         };
         budget.release(r.bytes);
         seq += 1;
+        if !go_on() {
+            budget.stop();
+            return;
+        }
         let c = cur.get_or_insert_with(|| Current::start(&shards[shard], opts.width, collected));
         match r.body {
             Body::Ids(Ok((ids, ends))) => {

@@ -81,10 +81,18 @@ fn run(
     opts.width = Width::U16;
     let mut out: Vec<Option<std::result::Result<Done, String>>> =
         (0..shards.len()).map(|_| None).collect();
-    let col = encode_shards(&c, &pol, shards, None, &opts, &mut |i, r| {
-        out[i] = Some(r);
-        true
-    })
+    let col = encode_shards(
+        &c,
+        &pol,
+        shards,
+        None,
+        &opts,
+        &mut |i, r| {
+            out[i] = Some(r);
+            true
+        },
+        &mut || true,
+    )
     .unwrap();
     (out.into_iter().map(Option::unwrap).collect(), col)
 }
@@ -200,11 +208,19 @@ fn stopping_early_leaves_no_temporary_file() {
     opts.chunk_bytes = 1000;
     opts.max_inflight_bytes = 4000;
     let mut seen = 0;
-    encode_shards(&c, &pol, &shards, None, &opts, &mut |_, r| {
-        assert!(r.is_ok());
-        seen += 1;
-        seen < 2
-    })
+    encode_shards(
+        &c,
+        &pol,
+        &shards,
+        None,
+        &opts,
+        &mut |_, r| {
+            assert!(r.is_ok());
+            seen += 1;
+            seen < 2
+        },
+        &mut || true,
+    )
     .unwrap();
     assert_eq!(seen, 2);
     let names: Vec<String> = std::fs::read_dir(&d)

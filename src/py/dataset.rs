@@ -4,6 +4,7 @@
 //! column (`loader`, on the reader thread).
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -163,7 +164,15 @@ fn encode_shards<'py>(
     let policy = core.policy(Some(allowed_special), Some(disallowed_special));
     let loader = loader.map(PyLoader);
     let inner = &core.inner;
-    let mut raised: Option<PyErr> = None;
+    // the first Python error (from on_done, or Ctrl-C), raised after the run
+    let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+    let keep = |e: PyErr| {
+        raised
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(e);
+        false
+    };
     let collected = py
         .detach(|| {
             dataset::encode_shards(
@@ -203,19 +212,14 @@ fn encode_shards<'py>(
                                 ),
                             ),
                         };
-                        match call {
-                            Ok(_) => true,
-                            Err(e) => {
-                                raised = Some(e);
-                                false
-                            }
-                        }
+                        call.map_or_else(keep, |_| true)
                     })
                 },
+                &mut || Python::attach(|py| py.check_signals().map_or_else(keep, |_| true)),
             )
         })
         .map_err(to_py)?;
-    if let Some(e) = raised {
+    if let Some(e) = raised.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
     let ids = ids_bytes(py, &collected.ids, Width::U32)?;

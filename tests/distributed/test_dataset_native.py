@@ -286,3 +286,30 @@ def test_parquet_batches_dictionary_and_large_strings(tmp_path, monkeypatch):
     pq.write_table(pa.table({"text": ["a", None, "b"]}), tmp_path / "null.parquet")
     with pytest.raises(ShardsFailedError, match=r"row 1: 'text' is null"):
         encode_dataset([tmp_path / "null.parquet"], tmp_path / "out2", tokenizer="gpt2")
+
+
+def test_ctrl_c_stops_the_run_without_partial_files_and_resumes(tmp_path, monkeypatch):
+    import signal
+
+    paths, _ = make_shards(tmp_path / "in", 6, seed=17)
+    assert paths[1].name.endswith(".parquet")
+    real = enc_mod.native.parquet_columns
+
+    def interrupting(column, path):
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while the pipeline runs
+        yield from real(column, path)
+
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        m.setattr(enc_mod.native, "parquet_columns", interrupting)
+        with pytest.raises(KeyboardInterrupt):
+            encode_dataset(paths, out, tokenizer="gpt2", workers=2)
+    left = {p.name for p in out.iterdir()}
+    assert not [n for n in left if n.endswith(".tmp")]
+    done = {s["output"] for s in read_manifest(out)["shards"]}
+    assert len(done) < 6 and left == done | {"manifest.json"}
+    m2 = encode_dataset(paths, out, tokenizer="gpt2", workers=2)
+    fresh = encode_dataset(paths, tmp_path / "fresh", tokenizer="gpt2", workers=2)
+    assert m2["shards"] == fresh["shards"]
+    for s in fresh["shards"]:
+        assert (out / s["output"]).read_bytes() == (tmp_path / "fresh" / s["output"]).read_bytes()
