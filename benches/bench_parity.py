@@ -142,6 +142,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="timing runs per objective (median)")
     ap.add_argument("--pattern", default="o200k")
     ap.add_argument("--timing", action="store_true", help="only time training, on the full corpora")
+    ap.add_argument("--hybrid", type=float, default=0.0,
+                    help="also train the hybrid variant with this fraction of the merges pooled (e.g. 0.5)")
     args = ap.parse_args()
     if args.timing:
         timing([int(s) for s in args.sizes.split(",")], args.repeats, args.pattern)
@@ -170,16 +172,25 @@ def main() -> int:
             t2 = cpu()
             times["frequency"].append(t1 - t0)
             times["parity"].append(t2 - t1)
-        report = parity({"standard": std, "parity": par}, test, unit=unit)
+        rows = [("standard", "frequency", std), ("parity", "parity", par)]
+        hyb_chosen: list[str] = []
+        if args.hybrid:
+            g = int(args.hybrid * (size - 256))
+            hyb, hyb_chosen = learn_parity(train, size, dev=dev, pattern=args.pattern, parity_unit=unit,
+                                           progress=False, global_merges=g)
+            rows.append((f"hybrid {args.hybrid:.0%}", f"hybrid ({g:,} pooled)", hyb))
+        report = parity({name: tok for name, _, tok in rows}, test, unit=unit)
         n_bytes = sum(len(t.encode()) for t in test.values())
         med = {k: statistics.median(v) for k, v in times.items()}
-        for name, obj in (("standard", "frequency"), ("parity", "parity")):
+        for name, obj, _ in rows:
             w = report.worst(name)
-            by = "-" if name == "standard" else ", ".join(f"{g} {chosen.count(g):,}" for g in langs)
+            picks = hyb_chosen if name.startswith("hybrid") else chosen
+            by = "-" if name == "standard" else ", ".join(f"{g} {picks.count(g):,}" for g in langs)
             ratio = f"{med['parity'] / med['frequency']:.2f}x" if name == "parity" else ""
+            secs = f"{med[obj]:.2f}" if obj in med else ""
             print(f"| {size:,} | {obj} | {report.gini(name):.3f} | {w.language} | {w.tokens_per_char:.3f} | "
                   f"{report.total_tokens(name):,} | {n_bytes / report.total_tokens(name):.3f} | {by} | "
-                  f"{med[obj]:.2f} | {ratio} |")
+                  f"{secs} | {ratio} |")
     print()
     print(f"load average after: {os.getloadavg()[0]:.2f}; command: python benches/bench_parity.py "
           f"{' '.join(sys.argv[1:])}")

@@ -271,4 +271,5 @@ def parity_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    global_merges: int = 0,
 ) -> Tuple[List[Tuple[int, int]], List[int]]: ...

@@ -69,6 +69,7 @@ def learn_parity(
     documents: Optional[str] = None,
     progress: Optional[bool] = None,
     parity_unit: str = "bytes",
+    global_merges: int = 0,
 ) -> Tuple[Tokenizer, List[str]]:
     """Parity-aware training; returns the tokenizer and, per merge, the language
     that chose it. :func:`bytepair.train` with ``objective="parity"`` calls this.
@@ -76,6 +77,9 @@ def learn_parity(
     ``languages`` maps a language name to its training data (anything
     :func:`bytepair.train` takes); ``dev`` maps the same names to dev data
     (default: each language's training data is its own dev set).
+    ``global_merges=N`` is the hybrid variant: the first N merges are standard
+    BPE on all languages pooled (reported as chosen by ``"*"``), the rest
+    parity-aware.
 
     >>> tok, chosen = learn_parity({"en": "the cat " * 40, "ko": "고양이 " * 10}, 262, pattern="gpt2")
     >>> chosen
@@ -104,6 +108,7 @@ def learn_parity(
         raise TrainingError(f"vocab_size {vocab_size} is below 256 + {len(specials)} special tokens")
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
+    global_merges = check_int("global_merges", global_merges, minimum=0) or 0
     pat = _patterns.resolve(pattern)
     total = sum(input_size(d) or 0 for d in languages.values())
     bars = TrainProgress(enabled(progress), total or None)
@@ -122,7 +127,7 @@ def learn_parity(
             sizes.append(_size(d, unit))
         num_merges = vocab_size - 256 - len(specials)
         merges, chooser = _core.parity_merges(tables, dev_tables, sizes, num_merges, min_frequency, max_len,
-                                              bars.merging(num_merges))
+                                              bars.merging(num_merges), global_merges)
     finally:
         bars.close()
     if len(merges) < num_merges:
@@ -136,7 +141,7 @@ def learn_parity(
         tokens.append(tokens[a] + tokens[b])
     special_ids = {s: len(tokens) + i for i, s in enumerate(specials)}
     tok = Tokenizer(tokens, pat, special_ids, name=name, merges=merges)
-    return tok, [names[i] for i in chooser]
+    return tok, [names[i] if i < len(names) else "*" for i in chooser]
 
 
 # ---------------------------------------------------------------- the report

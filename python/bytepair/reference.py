@@ -580,6 +580,7 @@ def train_parity_from_counts(
     *,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    global_merges: int = 0,
 ) -> Tuple[List[Pair], List[str]]:
     """Parity-aware BPE (Foroutan et al., 2025): per language, training chunk
     counts, dev chunk counts and a dev size (bytes, characters, or 1 to compare
@@ -591,6 +592,10 @@ def train_parity_from_counts(
     training and dev chunks and gets id ``256 + k``. A language with no pair
     left (or none seen ``min_frequency`` times) lets the next most expensive
     one choose. Returns the merges and the language that chose each.
+
+    The hybrid variant (``global_merges=N``): the first N merges are standard
+    BPE on all languages pooled (pairs met first in language order), reported
+    as chosen by ``"*"``; the phase ends early if the pool has no qualifying pair.
 
     >>> merges, chosen_by = train_parity_from_counts(
     ...     {"en": {b"the the": 3}, "ko": {b"xyxy": 1}}, {"en": {b"the": 1}, "ko": {b"xy": 1}},
@@ -610,12 +615,23 @@ def train_parity_from_counts(
     known = set(vocab.values())
     merges: List[Pair] = []
     chosen_by: List[str] = []
+    pooled_phase = global_merges > 0
     for k in range(num_merges):
+        choice = None
+        if pooled_phase and k < global_merges:
+            pooled: Dict[Pair, int] = {}
+            for lang in langs:
+                for p, n in count_pairs(train_chunks[lang]).items():
+                    pooled[p] = pooled.get(p, 0) + n
+            stats = {p: n for p, n in pooled.items() if _joinable(p, vocab, known, max_token_length)}
+            pair = best_pair(stats, vocab)
+            if pair is not None and stats[pair] >= min_frequency:
+                choice = ("*", pair)
+        pooled_phase = choice is not None
         cost = {lang: Fraction(sum(len(ids) * n for ids, n in dev_chunks[lang].items()), dev_sizes[lang])
                 for lang in langs}
         by_cost = sorted(langs, key=cost.__getitem__, reverse=True)  # stable: ties keep the listed order
-        choice = None
-        for lang in by_cost:
+        for lang in by_cost if choice is None else []:
             stats = {p: n for p, n in count_pairs(train_chunks[lang]).items()
                      if _joinable(p, vocab, known, max_token_length)}
             pair = best_pair(stats, vocab)

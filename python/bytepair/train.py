@@ -126,6 +126,7 @@ def train(
     languages: Optional[Mapping[str, Data]] = None,
     dev: Optional[Mapping[str, Data]] = None,
     parity_unit: str = "bytes",
+    parity_global_merges: int = 0,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -159,6 +160,8 @@ def train(
             language (default: each language's training data).
         parity_unit: how a dev text's cost is measured: tokens per ``"bytes"``,
             per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
+        parity_global_merges: the hybrid variant: the first N merges are
+            standard BPE on all languages pooled, the rest parity-aware.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -187,7 +190,7 @@ def train(
         tok, _ = learn_parity(languages, vocab_size, dev=dev, pattern=pattern, special_tokens=special_tokens,
                               min_frequency=min_frequency, max_token_length=max_token_length,
                               name=name, num_threads=num_threads, documents=documents, progress=progress,
-                              parity_unit=parity_unit)
+                              parity_unit=parity_unit, global_merges=parity_global_merges)
         return tok
     if languages is not None or dev is not None:
         raise TypeError("languages= and dev= are for objective='parity'")

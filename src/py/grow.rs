@@ -36,9 +36,10 @@ fn extend_merges_py(
 }
 
 /// Parity-aware merges (see `bytepair.reference.train_parity_from_counts`):
-/// returns the merges and, per merge, the index of the language that chose it.
+/// returns the merges and, per merge, the index of the language that chose it
+/// (`len(tables)` for the first `global_merges`, chosen on all languages pooled).
 #[pyfunction]
-#[pyo3(name = "parity_merges", signature = (tables, dev_tables, dev_sizes, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+#[pyo3(name = "parity_merges", signature = (tables, dev_tables, dev_sizes, num_merges, min_frequency=1, max_token_length=None, progress=None, global_merges=0))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn parity_merges_py(
     py: Python<'_>,
@@ -49,6 +50,7 @@ fn parity_merges_py(
     min_frequency: u64,
     max_token_length: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
+    global_merges: usize,
 ) -> PyResult<(Vec<(u32, u32)>, Vec<usize>)> {
     let train: Vec<&crate::train::ChunkTable> = tables.iter().map(|t| &t.inner).collect();
     let dev: Vec<&crate::train::ChunkTable> = dev_tables.iter().map(|t| &t.inner).collect();
@@ -60,9 +62,15 @@ fn parity_merges_py(
     let ctl = Control::default();
     run_interruptible(py, &ctl, progress.as_ref(), || {
         let mut chooser = Vec::new();
-        let m = parity_merges(&train, &dev, &dev_sizes, &opts, &ctl, |_, l| {
-            chooser.push(l)
-        })?;
+        let m = parity_merges(
+            &train,
+            &dev,
+            &dev_sizes,
+            global_merges,
+            &opts,
+            &ctl,
+            |_, l| chooser.push(l),
+        )?;
         Ok((m, chooser))
     })
 }

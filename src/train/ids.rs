@@ -437,11 +437,16 @@ pub fn extend_merges(
 /// with no pair left (or only pairs seen fewer than `min_frequency` times) is
 /// passed over for the next most expensive one. Merge `k` creates id `256 + k`.
 ///
+/// With `global_merges > 0` (a hybrid), the first merges are chosen by
+/// standard BPE over all languages pooled; `observe` reports them as language
+/// `train.len()`.
+///
 /// `observe(step, language)` is told which language chose each merge.
 pub fn parity_merges(
     train: &[&ChunkTable],
     dev: &[&ChunkTable],
     dev_sizes: &[u64],
+    global_merges: usize,
     opts: &MergeOptions,
     ctl: &Control,
     mut observe: impl FnMut(usize, usize),
@@ -482,17 +487,49 @@ pub fn parity_merges(
     let mut merges = Vec::new();
     let mut touched = Vec::new();
     let mut order: Vec<usize> = (0..n).collect();
+    // The hybrid variant: the first `global_merges` merges are standard BPE on
+    // all languages' training chunks pooled (language order, then first-seen
+    // order), chosen by "language" `n`; the phase ends early when the pooled
+    // corpus has no qualifying pair.
+    let mut pooled: Option<Seqs> = None;
+    if global_merges > 0 {
+        let flats: Vec<Vec<Rank>> = train
+            .iter()
+            .map(|t| t.arena().iter().map(|&b| Rank::from(b)).collect())
+            .collect();
+        let chunks = train.iter().zip(&flats).flat_map(|(t, flat)| {
+            let base = t.arena().as_ptr() as usize;
+            t.iter().map(move |(c, k)| {
+                let at = c.as_ptr() as usize - base;
+                (&flat[at..at + c.len()], k)
+            })
+        });
+        let size = flats.iter().map(Vec::len).sum();
+        pooled = Some(Seqs::new(chunks, size, true)?);
+    }
     while merges.len() < opts.num_merges {
         ctl.check()?;
+        let max_len = opts.max_token_length;
+        let mut chosen = None;
+        if merges.len() < global_merges {
+            if let Some(p) = pooled.as_mut() {
+                if let Some((i, count)) = p.best(|a, b| toks.skip(a, b, max_len)) {
+                    if count >= min_freq {
+                        chosen = Some((n, p.pair_ab[i as usize]));
+                    }
+                }
+            }
+        }
+        if chosen.is_none() {
+            pooled = None; // the global phase is over
+        }
         // most expensive first: tokens_i / size_i, compared exactly
         order.sort_by(|&i, &j| {
             let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
             let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
             cj.cmp(&ci).then(i.cmp(&j))
         });
-        let max_len = opts.max_token_length;
-        let mut chosen = None;
-        for &l in &order {
+        for &l in order.iter().filter(|_| chosen.is_none()) {
             if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
                 if count >= min_freq {
                     chosen = Some((l, trains[l].pair_ab[i as usize]));
@@ -504,7 +541,11 @@ pub fn parity_merges(
         let Some((l, (a, b))) = chosen else { break };
         let new_id = 256 + merges.len() as u32;
         toks.push(a, b);
-        for st in trains.iter_mut().chain(devs.iter_mut()) {
+        for st in trains
+            .iter_mut()
+            .chain(devs.iter_mut())
+            .chain(pooled.iter_mut())
+        {
             st.apply(a, b, new_id, &mut touched);
         }
         observe(merges.len(), l);
@@ -561,8 +602,16 @@ mod tests {
     fn parity_one_language_equals_training() {
         let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
         let d = table(&[(b"banana", 1)]);
-        let m =
-            parity_merges(&[&t], &[&d], &[6], &opts(6), &Control::default(), |_, _| {}).unwrap();
+        let m = parity_merges(
+            &[&t],
+            &[&d],
+            &[6],
+            0,
+            &opts(6),
+            &Control::default(),
+            |_, _| {},
+        )
+        .unwrap();
         assert_eq!(m, learn_merges(&t, &opts(6), &Control::default()).unwrap());
     }
 
@@ -574,6 +623,7 @@ mod tests {
             &[&en, &ko],
             &[&en, &ko],
             &[55, 6],
+            0,
             &opts(1),
             &Control::default(),
             |_, _| {},
@@ -585,6 +635,7 @@ mod tests {
             &[&en, &ko],
             &[&en, &ko],
             &[110, 6],
+            0,
             &opts(1),
             &Control::default(),
             |_, _| {},
@@ -592,5 +643,28 @@ mod tests {
         .unwrap();
         // en now costs half a token per unit: ko chooses
         assert_eq!(m, vec![(b'x' as u32, b'y' as u32)]);
+    }
+
+    #[test]
+    fn hybrid_starts_with_pooled_frequency() {
+        let en = table(&[(b"the the the", 5)]);
+        let ko = table(&[(b"xyxyxy", 1)]);
+        let mut who = Vec::new();
+        let m = parity_merges(
+            &[&en, &ko],
+            &[&en, &ko],
+            &[110, 6],
+            1,
+            &opts(2),
+            &Control::default(),
+            |_, l| who.push(l),
+        )
+        .unwrap();
+        // merge 1: the pooled corpus's most frequent pair; merge 2: ko, the expensive one
+        assert_eq!(
+            m,
+            vec![(b't' as u32, b'h' as u32), (b'x' as u32, b'y' as u32)]
+        );
+        assert_eq!(who, vec![2, 1]);
     }
 }

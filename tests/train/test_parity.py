@@ -202,3 +202,33 @@ def test_cli_parity_and_train(tmp_path, capsys, langs):
     assert main(["parity", "-e", "gpt2", "--lang", f"en={files['en'][1]}", "--lang", f"ko={files['ko'][1]}",
                  "--plot", str(png)]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_hybrid_core_equals_reference(langs):
+    train = {g: t[:3000] for g, t in langs.items()}
+    tabs, counts = _tables(train, "o200k")
+    sizes = {g: len(t.encode()) for g, t in train.items()}
+    want, chosen = R.train_parity_from_counts(dict(zip(langs, counts)), dict(zip(langs, counts)), sizes, 120,
+                                              global_merges=40)
+    got, who = _core.parity_merges(tabs, tabs, list(sizes.values()), 120, 1, None, None, 40)
+    assert [tuple(m) for m in got] == want
+    names = list(langs) + ["*"]
+    assert [names[i] for i in who] == chosen and chosen[:40] == ["*"] * 40 and "*" not in chosen[40:]
+    # the pooled phase is standard BPE on the languages concatenated
+    pooled = bytepair.train([train[g] for g in langs], 256 + 40, pattern="o200k")
+    assert want[:40] == pooled.merges
+    tok = bytepair.train(None, 256 + 120, languages=train, objective="parity", parity_global_merges=40)
+    assert tok.merges == want
+
+
+def test_cli_hybrid(tmp_path, capsys, langs):
+    en, ko = tmp_path / "en.txt", tmp_path / "ko.txt"
+    en.write_text(langs["en"], encoding="utf-8")
+    ko.write_text(langs["ko"], encoding="utf-8")
+    out = tmp_path / "h.json"
+    assert main(["train", "--parity", f"en={en}", f"ko={ko}", "--parity-global", "30", "--vocab-size", "400",
+                 "-q", "-o", str(out)]) == 0
+    assert "merges chosen by: all pooled 30, en " in capsys.readouterr().out
+    want = bytepair.train(None, 400, languages={"en": en, "ko": ko}, objective="parity", parity_global_merges=30,
+                          special_tokens=["<|endoftext|>"])
+    assert bytepair.load(out) == want

@@ -159,11 +159,13 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         kw["num_threads"] = args.threads
     t0 = time.perf_counter()
     tok, chosen = learn_parity(langs, args.vocab_size, dev=dev, pattern=pattern, special_tokens=specials,
-                               parity_unit=args.parity_unit, **kw)
+                               parity_unit=args.parity_unit, global_merges=args.parity_global, **kw)
     secs = time.perf_counter() - t0
     out = Path(args.output)
     tok.save(out)
     per_lang = {g: chosen.count(g) for g in langs}
+    if args.parity_global:
+        per_lang = {"all pooled": chosen.count("*"), **per_lang}
     report = parity({"parity": tok}, dev or langs, unit=args.parity_unit)
     if args.json:
         emit_json({"languages": {g: str(p) for g, p in langs.items()}, "seconds": secs, "n_vocab": tok.n_vocab,
@@ -187,6 +189,8 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--dev", nargs="+", metavar="LANG=FILE",
                    help="with --parity: a dev file per language, where costs are measured (default: the "
                         "training files)")
+    t.add_argument("--parity-global", type=int, default=0, metavar="N",
+                   help="with --parity: the hybrid variant, the first N merges by standard BPE on all languages pooled")
     t.add_argument("--parity-unit", choices=["bytes", "chars", "tokens"], default="bytes",
                    help="with --parity: cost = tokens per byte (default), per character, or raw tokens "
                         "(parallel dev files)")
