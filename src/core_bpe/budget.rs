@@ -639,9 +639,9 @@ impl CoreBpe {
     /// syllable's span), so `start` is the index of the character holding the
     /// token's first byte, as tiktoken's `decode_with_offsets` reports it.
     ///
-    /// Cost: the encode and one pass over the ids for their lengths; for
-    /// characters of non-ASCII text, a running character count (one eight-byte
-    /// load and a popcount per token of up to eight bytes).
+    /// Cost: the encode and one pass over the ids reading one 16-bit entry per
+    /// token (byte length, character starts, whether the first byte continues
+    /// a character), for bytes and characters alike.
     pub fn encode_with_spans(
         &self,
         text: &str,
@@ -652,38 +652,45 @@ impl CoreBpe {
         let mut spans = Vec::with_capacity(ids.len());
         let len = text.len();
         let mut at = 0usize;
-        let lens = self.token_lens.get_or_init(|| {
-            self.vocab
-                .tokens()
-                .map(|t| u8::try_from(t.len()).unwrap_or(u8::MAX))
-                .collect()
-        });
-        let byte_len = |id: Rank| match lens.get(id as usize) {
-            Some(&n) if n < u8::MAX => n as usize,
-            _ => match self.vocab.token(id) {
-                Some(t) => t.len(),
-                None => self.special_decoder.get(&id).map_or(0, Vec::len),
-            },
+        let info = self
+            .token_info
+            .get_or_init(|| self.vocab.tokens().map(pack_info).collect());
+        // (byte length, character starts, first byte continues a character)
+        let token = |id: Rank| -> (usize, usize, bool) {
+            match info.get(id as usize) {
+                Some(&i) if i & INFO_LONG == 0 => (
+                    usize::from(i & 0x7F),
+                    usize::from((i >> 7) & 0x7F),
+                    i & INFO_CONT != 0,
+                ),
+                _ => {
+                    let t = self
+                        .vocab
+                        .token(id)
+                        .or_else(|| self.special_decoder.get(&id).map(Vec::as_slice))
+                        .unwrap_or(&[]);
+                    let starts = t.iter().filter(|&&c| !is_cont(c)).count();
+                    (t.len(), starts, t.first().is_some_and(|&c| is_cont(c)))
+                }
+            }
         };
         if unit == Unit::Byte || text.is_ascii() {
             for &id in &ids {
-                let end = (at + byte_len(id)).min(len);
+                let end = (at + token(id).0).min(len);
                 spans.push([at as u32, end as u32]);
                 at = end;
             }
         } else {
-            // one character count per token boundary: a token starts in the
-            // character holding its first byte and ends after the one holding
-            // its last byte, which is the character count at its end
-            let b = text.as_bytes();
+            // a token starts in the character holding its first byte and ends
+            // after the one holding its last byte: the running count of
+            // character starts, advanced by the token's own (a vocabulary
+            // property, so no byte of the text is read again)
             let mut chars_at = 0usize;
             for &id in &ids {
-                let end = (at + byte_len(id)).min(len);
-                let first_cont = b.get(at).is_some_and(|&c| is_cont(c));
+                let (_, starts, first_cont) = token(id);
                 let start = chars_at - usize::from(first_cont && chars_at > 0);
-                let chars_end = chars_at + char_starts(b, at, end);
+                let chars_end = chars_at + starts;
                 spans.push([start as u32, chars_end as u32]);
-                at = end;
                 chars_at = chars_end;
             }
         }
@@ -691,27 +698,31 @@ impl CoreBpe {
     }
 }
 
-/// Character starts (bytes that are not `10xxxxxx`) in `b[at..end]`: one
-/// eight-byte load and a popcount for a token of up to eight bytes (most of
-/// them), a byte loop otherwise.
-#[inline(always)]
-fn char_starts(b: &[u8], at: usize, end: usize) -> usize {
-    let n = end - at;
-    if n <= 8 {
-        if let Some(w) = b.get(at..at + 8) {
-            let mut x = [0u8; 8];
-            x.copy_from_slice(w);
-            let keep = if n == 8 { u64::MAX } else { (1u64 << n) - 1 };
-            return n - (cont_bits(u64::from_le_bytes(x)) & keep).count_ones() as usize;
-        }
+/// [`TokenInfo`] bit: the token's first byte continues a character.
+const INFO_CONT: u16 = 1 << 14;
+/// [`TokenInfo`] bit: longer than 127 bytes, look the token up instead.
+const INFO_LONG: u16 = 1 << 15;
+
+/// A mergeable token packed for [`CoreBpe::encode_with_spans`] (`TokenInfo`):
+/// bits 0-6 its byte length, 7-13 its character starts (bytes that are not
+/// `10xxxxxx`), [`INFO_CONT`] and [`INFO_LONG`].
+fn pack_info(t: &[u8]) -> u16 {
+    if t.len() > 0x7F {
+        return INFO_LONG;
     }
-    b[at..end].iter().filter(|&&c| !is_cont(c)).count()
+    let starts = t.iter().filter(|&&c| !is_cont(c)).count() as u16;
+    let cont = if t.first().is_some_and(|&c| is_cont(c)) {
+        INFO_CONT
+    } else {
+        0
+    };
+    t.len() as u16 | (starts << 7) | cont
 }
 
 /// Counts of character starts before any byte offset, in O(1) per query: one
 /// bit per UTF-8 continuation byte, 64 to a word, with the count of
 /// continuation bytes before each word (the tests' second oracle for
-/// [`char_starts`]).
+/// [`pack_info`]).
 #[cfg(test)]
 struct CharIndex {
     masks: Vec<u64>,
@@ -755,6 +766,7 @@ impl CharIndex {
     }
 }
 
+#[cfg(test)]
 /// The continuation bytes (`10xxxxxx`) of eight little-endian bytes as eight
 /// bits (bit k for byte k): the top bit of each byte without the next one,
 /// gathered into the top byte by a multiplication whose partial products
@@ -835,10 +847,11 @@ mod tests {
                 .count();
             assert_eq!(idx.starts_before(p), want);
             for q in p..=text.len().min(p + 12) {
-                assert_eq!(
-                    char_starts(text.as_bytes(), p, q),
-                    idx.starts_before(q) - want
-                );
+                let i = pack_info(&text.as_bytes()[p..q]);
+                assert_eq!(usize::from((i >> 7) & 0x7F), idx.starts_before(q) - want);
+                assert_eq!(usize::from(i & 0x7F), q - p);
+                let cont = q > p && is_cont(text.as_bytes()[p]);
+                assert_eq!(i & INFO_CONT != 0, cont);
             }
         }
     }

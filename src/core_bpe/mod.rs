@@ -80,10 +80,11 @@ pub struct CoreBpe {
     /// so a disallowed token hidden inside another match is still found.
     special_overlap: Option<AhoCorasick>,
     special_decoder: FxHashMap<Rank, Vec<u8>>,
-    /// Byte length of every mergeable token (255: look it up), built on first
-    /// use by [`budget`]'s spans: a 200 KB table stays in cache where the
-    /// vocabulary's offsets do not.
-    token_lens: std::sync::OnceLock<Vec<u8>>,
+    /// Per mergeable token, packed in 16 bits for [`budget`]'s spans: byte
+    /// length, character starts, whether its first byte continues a
+    /// character (see `budget::TokenInfo`). 400 KB for o200k_base, read once
+    /// per token where the vocabulary's offsets would miss the cache.
+    token_info: std::sync::OnceLock<Vec<u16>>,
     /// The vocabulary part of every piece cache of this encoder, built on
     /// first use (see [`cache`]).
     seed: cache::SeedCell,
@@ -162,7 +163,7 @@ impl CoreBpe {
             special_ac,
             special_overlap,
             special_decoder,
-            token_lens: std::sync::OnceLock::new(),
+            token_info: std::sync::OnceLock::new(),
             seed: cache::SeedCell::default(),
         })
     }
