@@ -275,7 +275,15 @@ def version(dist: str) -> str:
 
 
 def rss_mb() -> Tuple[float, float]:
-    """(current, peak) resident set size in MB."""
+    """(current, peak) resident set size in MB; freed heap memory is handed
+    back first (glibc keeps freed 1 MB strings otherwise), so "current" is
+    what the process still holds."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
     cur = 0.0
     try:
         with open("/proc/self/statm") as f:
@@ -315,6 +323,12 @@ def child(job: Dict[str, Any]) -> Dict[str, Any]:
     out["times"] = times
     out["cold_s"] = (t1 - t0) + times[0] if not others else None
     out["rss_mb"], out["peak_rss_mb"] = rss_mb()
+    if peer.startswith("bytepair"):
+        import bytepair
+
+        stats = bytepair.get_encoding(name)._core.piece_cache_stats()
+        out["cache_mb"] = stats["bytes"] / 1e6 if stats else None
+        out["cache_wipes"] = stats["wipes"] if stats else None
     out["hashes"] = [ids_hash(r) for r in ids]
     return out
 
@@ -331,15 +345,24 @@ def run_child(job: Dict[str, Any], pin: bool) -> Optional[Dict[str, Any]]:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def steady(res: Optional[Dict[str, Any]]) -> float:
-    """MB/s, median of the timed slices 2-5 (each slice's own MB)."""
+def steady(res: Any) -> float:
+    """MB/s, median of the timed slices 2-5 (each slice's own MB); for a list
+    of rounds, the median over rounds."""
+    if isinstance(res, list):
+        return statistics.median([steady(r) for r in res]) if res else 0.0
     if not res:
         return 0.0
     return statistics.median(mb / t for mb, t in zip(res["mb"][1:], res["times"][1:]) if t > 0)
 
 
-def cold(res: Optional[Dict[str, Any]]) -> float:
+def cold(res: Any) -> float:
+    if isinstance(res, list):
+        return statistics.median([cold(r) for r in res]) if res else 0.0
     return res["mb"][0] / res["cold_s"] if res and res.get("cold_s") else 0.0
+
+
+def rounds(job: Dict[str, Any], pin: bool, n: int) -> List[Dict[str, Any]]:
+    return [r for r in (run_child(job, pin) for _ in range(n)) if r]
 
 
 def table(title: str, header: List[str], rows: List[List[str]]) -> None:
@@ -359,22 +382,25 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if a and b else "-"
 
 
-def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longlived: bool) -> None:
+def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longlived: bool, n_rounds: int) -> None:
     pin = cores == "1"
     clock = "cpu" if pin else "wall"
     where = "1 core (taskset -c 0), CPU time" if pin else "all cores, wall time"
     run_peers = peers if "tiktoken" in peers else peers + ["tiktoken"]  # the exactness reference
-    fresh: Dict[Tuple[str, str], Optional[Dict[str, Any]]] = {}
-    for c in corpora:
-        for p in run_peers:
-            fresh[c, p] = run_child({"kind": "fresh", "peer": p, "encoding": name, "corpus": c, "clock": clock,
-                                     "corpora": corpora, "other_mb": 0}, pin)
+    fresh: Dict[Tuple[str, str], List[Dict[str, Any]]] = {(c, p): [] for c in corpora for p in run_peers}
+    for _ in range(n_rounds):  # rounds interleave the peers: each round's processes ran in the same machine phase
+        for c in corpora:
+            for p in run_peers:
+                r = run_child({"kind": "fresh", "peer": p, "encoding": name, "corpus": c, "clock": clock,
+                               "corpora": corpora, "other_mb": 0}, pin)
+                if r:
+                    fresh[c, p].append(r)
     arrays = [p for p in peers if p in ARRAY_PEERS]
     lists = [p for p in peers if p not in ARRAY_PEERS]
 
     def wrong(c: str, p: str) -> bool:
         ref, got = fresh.get((c, "tiktoken")), fresh.get((c, p))
-        return bool(ref and got and ref["hashes"] != got["hashes"])
+        return bool(ref and got and any(g["hashes"] != ref[0]["hashes"] for g in got))
 
     def best_other(c: str, group: List[str], how: Callable[[Any], float]) -> float:
         return max((how(fresh[c, p]) for p in group if not p.startswith("bytepair") and not wrong(c, p)),
@@ -386,7 +412,7 @@ def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longl
             header.append("list / fastest exact")
         rows = []
         for c in corpora:
-            any_res = next((r for r in (fresh[c, p] for p in run_peers) if r), None)
+            any_res = next((r[0] for r in (fresh[c, p] for p in run_peers) if r), None)
             row = [c, f"{any_res['mb'][0]:.2f}" if any_res else "-"]
             row += [fmt(how(fresh[c, p]), wrong(c, p)) for p in arrays]
             if "bytepair-np" in arrays:
@@ -398,7 +424,8 @@ def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longl
         what = ("steady: first slice untimed, median of 4 later slices" if col == "steady"
                 else "cold: new process, tokenizer load + first slice")
         table(f"{name}, {where}: {what} (MB/s)", header, rows)
-    loads = [[p] + [f"{fresh[c, p]['load_s'] * 1e3:.0f}" if fresh[c, p] else "-" for c in corpora] for p in run_peers]
+    loads = [[p] + [f"{statistics.median(r['load_s'] for r in fresh[c, p]) * 1e3:.0f}" if fresh[c, p] else "-"
+                    for c in corpora] for p in run_peers]
     table(f"{name}, {where}: tokenizer load (ms)", ["peer"] + corpora, loads)
     if not longlived:
         return
@@ -406,29 +433,33 @@ def run_fresh(name: str, corpora: List[str], peers: List[str], cores: str, longl
     long_peers = [p for p in peers if p != "tiktoken"]
     for c in corpora:
         for p in long_peers:
-            r = run_child({"kind": "long", "peer": p, "encoding": name, "corpus": c, "clock": clock,
-                           "corpora": CORPORA, "other_mb": OTHER_MB}, pin)
+            rs = rounds({"kind": "long", "peer": p, "encoding": name, "corpus": c, "clock": clock,
+                         "corpora": CORPORA, "other_mb": OTHER_MB}, pin, n_rounds)
             f = fresh[c, p]
             ref = fresh.get((c, "tiktoken"))
-            bad = bool(r and ref and r["hashes"] != ref["hashes"])
-            rows.append([c, p, fmt(steady(f)), fmt(steady(r), bad), ratio(steady(r), steady(f)),
+            bad = bool(ref and any(r["hashes"] != ref[0]["hashes"] for r in rs))
+            r = rs[-1] if rs else None
+            cache = (f"{r['cache_mb']:.0f} ({r['cache_wipes']} wipes)" if r and r.get("cache_mb") is not None
+                     else "-")
+            rows.append([c, p, fmt(steady(f)), fmt(steady(rs), bad), ratio(steady(rs), steady(f)),
                          f"{r['other_mb'] / r['other_s']:.0f}" if r and r.get("other_s") else "-",
-                         f"{f['rss_mb']:.0f}" if f else "-", f"{r['rss_mb']:.0f} / {r['peak_rss_mb']:.0f}" if r else "-"])
+                         f"{f[-1]['rss_mb']:.0f}" if f else "-",
+                         f"{r['rss_mb']:.0f} / {r['peak_rss_mb']:.0f}" if r else "-", cache])
     table(f"{name}, {where}: long-lived process ({OTHER_MB} MB of the other corpora first, then the corpus; steady MB/s)",
           ["corpus", "peer", "fresh", "long-lived", "long / fresh", "other MB/s", "fresh RSS MB",
-           "long RSS / peak MB"], rows)
+           "long RSS / peak MB", "piece cache MB"], rows)
 
 
 # ---------------------------------------------------------------- in-process groups
 
 
-def median_time(fn: Callable[[], object], reps: int) -> float:
+def median_time(fn: Callable[[], object], reps: int, clock: Callable[[], float] = time.perf_counter) -> float:
     ts = []
     for _ in range(reps):
         gc.collect()
-        t = time.perf_counter()
+        t = clock()
         fn()
-        ts.append(time.perf_counter() - t)
+        ts.append(clock() - t)
     return statistics.median(ts)
 
 
@@ -538,7 +569,9 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
         giga = gigatoken_tokenizer(name)
     except Exception:  # noqa: BLE001
         giga = None
-    peers: Dict[str, Callable[[str], Any]] = {"bytepair": enc.encode_to_numpy}
+    # one thread and CPU time: linearity is about the work per byte (a parallel
+    # encode would flatter the long inputs, wall time under load is noise)
+    peers: Dict[str, Callable[[str], Any]] = {"bytepair": lambda t: enc.encode_to_numpy(t, num_threads=1)}
     if giga is not None:
         peers["gigatoken"] = giga.encode
     peers["tiktoken"] = tt.encode_ordinary
@@ -561,7 +594,7 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
                     if p == "bytepair":
                         want = got
                     ok = want is None or all(np.array_equal(a, b) for a, b in zip(got, want))
-                    t = min(median_time(lambda f=f: [f(x) for x in texts], 1) for _ in range(r))
+                    t = min(median_time(lambda f=f: [f(x) for x in texts], 1, time.process_time) for _ in range(r))
                     raw[p][n] = t / nb * 1e9
                     per[p][n] = f"{raw[p][n]:.1f}" + ("" if ok else " WRONG")
                 except BaseException as e:  # tiktoken panics are BaseException
@@ -573,7 +606,7 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
         lin = [ratio(raw[p].get(hi, 0.0), raw[p].get(lo, 0.0)) for p in peers if p != "tiktoken"]
         rows.append([kind] + cells + [" / ".join(lin)])
     linear = " / ".join(p for p in peers if p != "tiktoken")
-    table(f"{name}: worst case, ns per byte ({' / '.join(peers)})",
+    table(f"{name}: worst case, CPU ns per byte, one call per text ({' / '.join(peers)})",
           ["input"] + [size_label(n) for n in sizes] + [f"{size_label(hi)} / {size_label(lo)} per byte ({linear})"], rows)
 
 
@@ -633,6 +666,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--cores", nargs="+", default=["1"], choices=["1", "all"],
                     help="fresh/longlived children pinned to one core (CPU time) and/or unpinned (wall time)")
     ap.add_argument("--repeat", type=int, default=5, help="repetitions of the in-process groups")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="fresh/longlived: processes per (peer, corpus), rounds interleaving the peers; median")
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000, 10_000_000])
     args = ap.parse_args(argv)
     if args.child:
@@ -646,7 +681,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     for name in encodings:
         for cores in args.cores:
             if "fresh" in groups or "longlived" in groups:
-                run_fresh(name, args.corpora, args.peers, cores, "longlived" in groups)
+                run_fresh(name, args.corpora, args.peers, cores, "longlived" in groups, max(1, args.rounds))
         if "threads" in groups:
             run_threads(name, args.corpora, args.repeat)
         if "batch" in groups:

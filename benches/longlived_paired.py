@@ -1,0 +1,63 @@
+"""Long-lived against fresh, paired in one process (issue 15's long-lived
+target, measured without the process-to-process noise of bench_encode.py).
+
+Two encoders of the same encoding in one process, each with its own piece
+caches: ``long`` first encodes 50 MB of the *other* corpora (1 MB slices,
+round robin), ``fresh`` nothing. Both warm on the target corpus's first slice
+(untimed), then encode slices 2-5 alternately (order swapped each slice), CPU
+time, pinned by the caller (``taskset -c 0``). Printed: each encoder's median
+MB/s, the median of the per-slice paired ratios long / fresh, and the long
+encoder's piece cache size and wipes.
+
+    taskset -c 0 python benches/longlived_paired.py --encodings cl100k_base o200k_base gpt2
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+
+from bench_encode import CORPORA, OTHER_MB, corpus_bytes, other_text, slices
+
+from bytepair import _core, registry
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--encodings", nargs="+", default=["cl100k_base", "o200k_base", "gpt2"])
+    ap.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA)
+    args = ap.parse_args()
+    print("| encoding | corpus | fresh MB/s | long-lived MB/s | long / fresh (paired median) | long cache MB | wipes |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.encodings:
+        data, spec = registry.read_bundled_ranks(name), registry._spec(name)
+        for c in args.corpora:
+            fresh = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
+            long = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
+            for o in other_text(c, CORPORA, OTHER_MB):
+                long.encode_to_bytes(o, None, None, 1)
+            parts = slices(corpus_bytes(c))
+            for core in (fresh, long):
+                core.encode_to_bytes(parts[0], None, None, 1)
+            rates = {"fresh": [], "long": []}
+            for k, p in enumerate(parts[1:]):
+                mb = len(p.encode()) / 1e6
+                order = [("fresh", fresh), ("long", long)]
+                for label, core in order if k % 2 == 0 else order[::-1]:
+                    t = time.process_time()
+                    core.encode_to_bytes(p, None, None, 1)
+                    rates[label].append(mb / (time.process_time() - t))
+            ratio = statistics.median(a / b for a, b in zip(rates["long"], rates["fresh"]))
+            st = long.piece_cache_stats() or {}
+            print(f"| {name} | {c} | {statistics.median(rates['fresh']):.0f} | {statistics.median(rates['long']):.0f} "
+                  f"| {ratio:.2f}x | {st.get('bytes', 0) / 1e6:.0f} | {st.get('wipes', '-')} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
