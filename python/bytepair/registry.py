@@ -212,15 +212,12 @@ def p50k_ranks_from_r50k(r50k: bytes) -> bytes:
     return r50k + extra
 
 
-def _core_input(data: bytes, spec: _Spec) -> bytes:
-    """The rank file as the core reads it: ranks must be dense, so a rank the file
-    leaves out (p50k's 50256) is filled with its special token's text (see
-    ``CoreBPE`` on fillers; such a token is never a whole gpt2-pattern piece)."""
-    if spec.derived_from is None:
-        return data
-    filler = base64.b64encode(ENDOFTEXT.encode()) + b" 50256\n"
-    cut = data.index(b" 50255\n") + len(b" 50255\n")
-    return data[:cut] + filler + data[cut:]
+def _gap_tokens(data: bytes) -> List[bytes]:
+    """The tokens of a rank file whose ranks leave gaps, in rank order, ``b""`` at
+    each gap (the core's gap: never looked up; p50k_base's 50256 holds the
+    special token ``<|endoftext|>``, as in tiktoken)."""
+    ranks = {int(rank): base64.b64decode(tok) for tok, rank in (line.split() for line in data.splitlines() if line)}
+    return [ranks.get(i, b"") for i in range(max(ranks) + 1)]
 
 
 def check_sha256(data: bytes, expected: str, path: str) -> None:
@@ -239,7 +236,10 @@ def check_sha256(data: bytes, expected: str, path: str) -> None:
 def load_bundled(name: str, data: bytes) -> Tokenizer:
     """Builds the tokenizer of a bundled encoding from the (checked) rank-file bytes."""
     spec = _spec(name)
-    core = _core.CoreBPE.from_tiktoken(_core_input(data, spec), spec.specials, spec.pattern)
+    if spec.derived_from is None:
+        core = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
+    else:  # p50k: its ranks skip 50256, which only the core's constructor takes
+        core = _core.CoreBPE(_gap_tokens(data), spec.specials, spec.pattern)
     return Tokenizer.from_core(core, spec.pattern, spec.specials, name=name, bundled=name)
 
 

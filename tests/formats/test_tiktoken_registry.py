@@ -118,3 +118,11 @@ def test_whole_model_table_matches_tiktoken():
 def test_models_of_new_encodings_load(model, name):
     enc = bytepair.encoding_for_model(model)
     assert enc.name == name and enc is bytepair.get_encoding(name)
+
+
+def test_p50k_gap_is_a_core_gap_and_converts(tmp_path):
+    enc = bytepair.get_encoding("p50k_base")
+    assert enc.gaps == [50256] and enc.token_bytes_list[50256] == b""
+    report = bytepair.convert("p50k_base", tmp_path / "p50k.json", to="hf")
+    assert report.identical
+    assert bytepair.load(tmp_path / "p50k.json").encode("x  = 1\n        y") == enc.encode("x  = 1\n        y")
