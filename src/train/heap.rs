@@ -30,14 +30,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use rustc_hash::FxHashMap;
-
+use super::pairs::{valid, Node, Pairs, DEAD, NONE};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::Rank;
-
-const NONE: u32 = u32::MAX;
-const DEAD: u32 = u32::MAX;
 
 /// Options of the merge loop (see `bytepair.reference.train_from_counts`).
 #[derive(Debug, Clone)]
@@ -50,88 +46,20 @@ pub struct MergeOptions {
     pub max_token_length: Option<usize>,
 }
 
-/// One arena position: the token starting there (or `DEAD`), its neighbours in
-/// the chunk and the chunk's index. Kept together so that visiting an
-/// occurrence costs one cache miss, not four (the arena is far larger than the
-/// caches and occurrences are visited in scattered order).
-#[derive(Clone, Copy)]
-struct Node {
-    tok: u32,
-    next: u32,
-    prev: u32,
-    chunk: u32,
-}
-
 struct State {
     nodes: Vec<Node>,
     /// Frequency of each chunk.
     freqs: Vec<i64>,
-    pair_ab: Vec<(u32, u32)>,
-    counts: Vec<i64>,
-    occ: Vec<Vec<u32>>,
-    head: Vec<u32>,
-    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
-    index: FxHashMap<u64, u32>,
+    pairs: Pairs,
 }
 
 impl State {
     #[inline]
-    fn valid(&self, p: u32, a: u32, b: u32) -> bool {
-        let n = &self.nodes[p as usize];
-        n.tok == a && n.next != NONE && self.nodes[n.next as usize].tok == b
-    }
-
-    /// The first valid occurrence of pair `i`, dropping stale entries before it.
-    fn first_valid(&mut self, i: u32) -> Option<u32> {
-        let (a, b) = self.pair_ab[i as usize];
-        let mut h = self.head[i as usize] as usize;
-        let found = loop {
-            match self.occ[i as usize].get(h) {
-                None => break None,
-                Some(&p) if self.valid(p, a, b) => break Some(p),
-                Some(_) => h += 1,
-            }
-        };
-        self.head[i as usize] = h as u32;
-        found
-    }
-
-    #[inline]
-    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
-        if a < 256 && b < 256 {
-            Some(a * 256 + b)
-        } else {
-            self.index
-                .get(&(u64::from(a) << 32 | u64::from(b)))
-                .copied()
-        }
-    }
-
-    #[inline]
-    fn dec(&mut self, a: u32, b: u32, w: i64) {
-        // Every adjacent pair was counted when it appeared, so it is present.
-        if let Some(i) = self.lookup(a, b) {
-            self.counts[i as usize] -= w;
-        }
-    }
-
-    #[inline]
     fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
-        let i = match self.lookup(a, b) {
-            Some(i) => i,
-            None => {
-                let i = self.pair_ab.len() as u32;
-                self.pair_ab.push((a, b));
-                self.counts.push(0);
-                self.occ.push(Vec::new());
-                self.head.push(0);
-                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
-                touched.push(i);
-                i
-            }
-        };
-        self.counts[i as usize] += w;
-        self.occ[i as usize].push(pos);
+        let (i, new, _) = self.pairs.add(a, b, w, pos);
+        if new {
+            touched.push(i);
+        }
     }
 }
 
@@ -160,11 +88,7 @@ pub fn learn_merges(
     let mut st = State {
         nodes: Vec::with_capacity(n),
         freqs: Vec::with_capacity(table.len()),
-        pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
-        counts: vec![0; 65536],
-        occ: vec![Vec::new(); 65536],
-        head: vec![0; 65536],
-        index: FxHashMap::default(),
+        pairs: Pairs::with_byte_pairs(),
     };
     let mut pos = 0u32;
     for (ci, (chunk, c)) in table.iter().enumerate() {
@@ -196,13 +120,13 @@ pub fn learn_merges(
         }
     }
     for (i, &n) in sizes.iter().enumerate() {
-        st.occ[i] = Vec::with_capacity(n as usize);
+        st.pairs.occ[i] = Vec::with_capacity(n as usize);
     }
     for (p, node) in st.nodes.iter().enumerate() {
         if node.next != NONE {
             let i = (u32::from(arena[p]) << 8 | u32::from(arena[p + 1])) as usize;
-            st.counts[i] += st.freqs[node.chunk as usize];
-            st.occ[i].push(p as u32);
+            st.pairs.counts[i] += st.freqs[node.chunk as usize];
+            st.pairs.occ[i].push(p as u32);
         }
     }
     let mut tok_len: Vec<u32> = vec![1; 256];
@@ -212,8 +136,12 @@ pub fn learn_merges(
     };
     let mut heap: BinaryHeap<(i64, Reverse<u32>, u32)> = BinaryHeap::new();
     for i in 0..65536u32 {
-        if st.counts[i as usize] > 0 && !too_long(&tok_len, i >> 8, i & 255) {
-            heap.push((st.counts[i as usize], Reverse(st.occ[i as usize][0]), i));
+        if st.pairs.counts[i as usize] > 0 && !too_long(&tok_len, i >> 8, i & 255) {
+            heap.push((
+                st.pairs.counts[i as usize],
+                Reverse(st.pairs.occ[i as usize][0]),
+                i,
+            ));
         }
     }
     let mut merges: Vec<(Rank, Rank)> = Vec::new();
@@ -226,11 +154,11 @@ pub fn learn_merges(
             let Some((c, Reverse(key), i)) = heap.pop() else {
                 break None;
             };
-            let cur = st.counts[i as usize];
+            let cur = st.pairs.counts[i as usize];
             if cur <= 0 {
                 continue;
             }
-            let Some(first) = st.first_valid(i) else {
+            let Some(first) = st.pairs.first_valid(&st.nodes, i) else {
                 continue;
             };
             if cur == c && first == key {
@@ -242,13 +170,13 @@ pub fn learn_merges(
         if count < min_freq {
             break;
         }
-        let (a, b) = st.pair_ab[best as usize];
+        let (a, b) = st.pairs.pair_ab[best as usize];
         let new_id = (256 + merges.len()) as u32;
         merges.push((a, b));
         tok_len.push(tok_len[a as usize] + tok_len[b as usize]);
 
-        let mut list = std::mem::take(&mut st.occ[best as usize]);
-        let from = st.head[best as usize] as usize;
+        let mut list = std::mem::take(&mut st.pairs.occ[best as usize]);
+        let from = st.pairs.head[best as usize] as usize;
         // First a branch-free pass that keeps the positions still holding `a`:
         // its loads are independent, so the CPU overlaps their cache misses
         // (this pass is most of the time of a merge on a large table).
@@ -261,7 +189,7 @@ pub fn learn_merges(
         list.truncate(kept);
         touched.clear();
         for &p in &list {
-            if !st.valid(p, a, b) {
+            if !valid(&st.nodes, p, a, b) {
                 continue;
             }
             let node = st.nodes[p as usize];
@@ -279,11 +207,11 @@ pub fn learn_merges(
                 DEAD
             };
             if l != NONE {
-                st.dec(x, a, w);
+                st.pairs.dec(x, a, w);
             }
-            st.counts[best as usize] -= w;
+            st.pairs.counts[best as usize] -= w;
             if r != NONE {
-                st.dec(b, y, w);
+                st.pairs.dec(b, y, w);
             }
             st.nodes[p as usize].tok = new_id;
             st.nodes[p as usize].next = r;
@@ -298,13 +226,13 @@ pub fn learn_merges(
                 st.inc(new_id, y, w, p, &mut touched);
             }
         }
-        st.head[best as usize] = 0;
-        debug_assert_eq!(st.counts[best as usize], 0);
+        st.pairs.head[best as usize] = 0;
+        debug_assert_eq!(st.pairs.counts[best as usize], 0);
         for &t in &touched {
-            let (x, y) = st.pair_ab[t as usize];
-            if st.counts[t as usize] > 0 && !too_long(&tok_len, x, y) {
-                if let Some(first) = st.first_valid(t) {
-                    heap.push((st.counts[t as usize], Reverse(first), t));
+            let (x, y) = st.pairs.pair_ab[t as usize];
+            if st.pairs.counts[t as usize] > 0 && !too_long(&tok_len, x, y) {
+                if let Some(first) = st.pairs.first_valid(&st.nodes, t) {
+                    heap.push((st.pairs.counts[t as usize], Reverse(first), t));
                 }
             }
         }

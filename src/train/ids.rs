@@ -21,36 +21,21 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::heap::MergeOptions;
+use super::pairs::{valid, Node, Pairs, DEAD, NONE};
 use super::{ChunkTable, Control};
 use crate::encode::encode_piece;
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 use crate::Rank;
 
-const NONE: u32 = u32::MAX;
-const DEAD: u32 = u32::MAX;
-
-#[derive(Clone, Copy)]
-struct Node {
-    tok: u32,
-    next: u32,
-    prev: u32,
-    chunk: u32,
-}
-
 /// The merge state of one corpus (see the module docs).
 struct Seqs {
     nodes: Vec<Node>,
     freqs: Vec<i64>,
-    pair_ab: Vec<(u32, u32)>,
-    counts: Vec<i64>,
-    occ: Vec<Vec<u32>>,
-    head: Vec<u32>,
-    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
-    index: FxHashMap<u64, u32>,
+    pairs: Pairs,
     /// Pairs passed over for good.
     banned: Vec<bool>,
     heap: BinaryHeap<(i64, Reverse<u32>, u32)>,
@@ -74,11 +59,7 @@ impl Seqs {
         let mut st = Seqs {
             nodes: Vec::with_capacity(size_hint),
             freqs: Vec::new(),
-            pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
-            counts: vec![0; 65536],
-            occ: vec![Vec::new(); 65536],
-            head: vec![0; 65536],
-            index: FxHashMap::default(),
+            pairs: Pairs::with_byte_pairs(),
             banned: vec![false; 65536],
             heap: BinaryHeap::new(),
             tokens: 0,
@@ -131,10 +112,10 @@ impl Seqs {
             }
         }
         if chooses {
-            for i in 0..st.pair_ab.len() {
-                if st.counts[i] > 0 {
+            for i in 0..st.pairs.pair_ab.len() {
+                if st.pairs.counts[i] > 0 {
                     st.heap
-                        .push((st.counts[i], Reverse(st.occ[i][0]), i as u32));
+                        .push((st.pairs.counts[i], Reverse(st.pairs.occ[i][0]), i as u32));
                 }
             }
         }
@@ -142,63 +123,14 @@ impl Seqs {
     }
 
     #[inline]
-    fn valid(&self, p: u32, a: u32, b: u32) -> bool {
-        let n = &self.nodes[p as usize];
-        n.tok == a && n.next != NONE && self.nodes[n.next as usize].tok == b
-    }
-
-    fn first_valid(&mut self, i: u32) -> Option<u32> {
-        let (a, b) = self.pair_ab[i as usize];
-        let mut h = self.head[i as usize] as usize;
-        let found = loop {
-            match self.occ[i as usize].get(h) {
-                None => break None,
-                Some(&p) if self.valid(p, a, b) => break Some(p),
-                Some(_) => h += 1,
-            }
-        };
-        self.head[i as usize] = h as u32;
-        found
-    }
-
-    #[inline]
-    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
-        if a < 256 && b < 256 {
-            Some(a * 256 + b)
-        } else {
-            self.index
-                .get(&(u64::from(a) << 32 | u64::from(b)))
-                .copied()
-        }
-    }
-
-    #[inline]
-    fn dec(&mut self, a: u32, b: u32, w: i64) {
-        if let Some(i) = self.lookup(a, b) {
-            self.counts[i as usize] -= w;
-        }
-    }
-
-    #[inline]
     fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
-        let i = match self.lookup(a, b) {
-            Some(i) => i,
-            None => {
-                let i = self.pair_ab.len() as u32;
-                self.pair_ab.push((a, b));
-                self.counts.push(0);
-                self.occ.push(Vec::new());
-                self.head.push(0);
-                self.banned.push(false);
-                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
-                i
-            }
-        };
-        if self.counts[i as usize] == 0 {
+        let (i, new, before) = self.pairs.add(a, b, w, pos);
+        if new {
+            self.banned.push(false);
+        }
+        if before == 0 {
             touched.push(i);
         }
-        self.counts[i as usize] += w;
-        self.occ[i as usize].push(pos);
     }
 
     /// The best pair (highest count, then earliest occurrence) that `skip`
@@ -209,15 +141,15 @@ impl Seqs {
             if self.banned[i as usize] {
                 continue;
             }
-            let cur = self.counts[i as usize];
+            let cur = self.pairs.counts[i as usize];
             if cur <= 0 {
                 continue;
             }
-            let Some(first) = self.first_valid(i) else {
+            let Some(first) = self.pairs.first_valid(&self.nodes, i) else {
                 continue;
             };
             if cur == c && first == key {
-                let (a, b) = self.pair_ab[i as usize];
+                let (a, b) = self.pairs.pair_ab[i as usize];
                 if skip(a, b) {
                     self.banned[i as usize] = true;
                     continue;
@@ -230,18 +162,18 @@ impl Seqs {
 
     /// Puts a pair popped by [`Self::best`] back (it was not used).
     fn unpop(&mut self, i: u32, count: i64) {
-        if let Some(first) = self.first_valid(i) {
+        if let Some(first) = self.pairs.first_valid(&self.nodes, i) {
             self.heap.push((count, Reverse(first), i));
         }
     }
 
     /// Merges every occurrence of `(a, b)` into `new_id`, left to right.
     fn apply(&mut self, a: u32, b: u32, new_id: u32, touched: &mut Vec<u32>) {
-        let Some(best) = self.lookup(a, b) else {
+        let Some(best) = self.pairs.lookup(a, b) else {
             return;
         };
-        let mut list = std::mem::take(&mut self.occ[best as usize]);
-        let from = (self.head[best as usize] as usize).min(list.len());
+        let mut list = std::mem::take(&mut self.pairs.occ[best as usize]);
+        let from = (self.pairs.head[best as usize] as usize).min(list.len());
         let mut kept = 0usize;
         for i in from..list.len() {
             let p = list[i];
@@ -251,7 +183,7 @@ impl Seqs {
         list.truncate(kept);
         touched.clear();
         for &p in &list {
-            if !self.valid(p, a, b) {
+            if !valid(&self.nodes, p, a, b) {
                 continue;
             }
             let node = self.nodes[p as usize];
@@ -269,11 +201,11 @@ impl Seqs {
                 DEAD
             };
             if l != NONE {
-                self.dec(x, a, w);
+                self.pairs.dec(x, a, w);
             }
-            self.counts[best as usize] -= w;
+            self.pairs.counts[best as usize] -= w;
             if r != NONE {
-                self.dec(b, y, w);
+                self.pairs.dec(b, y, w);
             }
             self.tokens -= w;
             self.nodes[p as usize].tok = new_id;
@@ -289,12 +221,13 @@ impl Seqs {
                 self.inc(new_id, y, w, p, touched);
             }
         }
-        self.head[best as usize] = 0;
+        self.pairs.head[best as usize] = 0;
         if self.chooses {
             for &t in touched.iter() {
-                if self.counts[t as usize] > 0 {
-                    if let Some(first) = self.first_valid(t) {
-                        self.heap.push((self.counts[t as usize], Reverse(first), t));
+                if self.pairs.counts[t as usize] > 0 {
+                    if let Some(first) = self.pairs.first_valid(&self.nodes, t) {
+                        self.heap
+                            .push((self.pairs.counts[t as usize], Reverse(first), t));
                     }
                 }
             }
@@ -416,7 +349,7 @@ pub fn extend_merges(
         if count < min_freq {
             break;
         }
-        let (a, b) = st.pair_ab[i as usize];
+        let (a, b) = st.pairs.pair_ab[i as usize];
         let new_id = first_id + merges.len() as u32;
         toks.push(a, b);
         st.apply(a, b, new_id, &mut touched);
@@ -515,7 +448,7 @@ pub fn parity_merges(
             if let Some(p) = pooled.as_mut() {
                 if let Some((i, count)) = p.best(|a, b| toks.skip(a, b, max_len)) {
                     if count >= min_freq {
-                        chosen = Some((n, p.pair_ab[i as usize]));
+                        chosen = Some((n, p.pairs.pair_ab[i as usize]));
                     }
                 }
             }
@@ -532,7 +465,7 @@ pub fn parity_merges(
         for &l in order.iter().filter(|_| chosen.is_none()) {
             if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
                 if count >= min_freq {
-                    chosen = Some((l, trains[l].pair_ab[i as usize]));
+                    chosen = Some((l, trains[l].pairs.pair_ab[i as usize]));
                     break;
                 }
                 trains[l].unpop(i, count);

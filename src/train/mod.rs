@@ -30,6 +30,7 @@ pub mod chunks;
 pub mod count;
 pub mod heap;
 pub mod ids;
+mod pairs;
 pub mod stream;
 
 pub use chunks::ChunkTable;

@@ -1,0 +1,116 @@
+//! The pair table that both merge loops share: the byte-position loop of
+//! [`super::heap`] and the id-sequence loops of [`super::ids`].
+//!
+//! Every position of the corpus is a [`Node`] in a doubly linked list per
+//! chunk. A pair (a, b) has an index: `a * 256 + b` for two bytes, an entry in
+//! `index` otherwise. Per pair the table keeps its weighted count and its
+//! occurrences (node positions, in the order the tie-break rule reads them),
+//! with `head` skipping occurrences already known to be stale. A count only
+//! ever falls for an existing pair, so a heap entry never ranks a pair below
+//! its true count.
+
+use rustc_hash::FxHashMap;
+
+/// No neighbour.
+pub(super) const NONE: u32 = u32::MAX;
+/// A position whose token was merged into the one on its left.
+pub(super) const DEAD: u32 = u32::MAX;
+
+/// One corpus position: the token starting there (or `DEAD`), its neighbours
+/// in the chunk and the chunk's index. Kept together so that visiting an
+/// occurrence costs one cache miss, not four (the arena is far larger than the
+/// caches and occurrences are visited in scattered order).
+#[derive(Clone, Copy)]
+pub(super) struct Node {
+    pub tok: u32,
+    pub next: u32,
+    pub prev: u32,
+    pub chunk: u32,
+}
+
+/// Whether node `p` still starts an occurrence of pair (a, b).
+#[inline]
+pub(super) fn valid(nodes: &[Node], p: u32, a: u32, b: u32) -> bool {
+    let n = &nodes[p as usize];
+    n.tok == a && n.next != NONE && nodes[n.next as usize].tok == b
+}
+
+/// Counts and occurrences of every pair seen so far (see the module docs).
+pub(super) struct Pairs {
+    pub pair_ab: Vec<(u32, u32)>,
+    pub counts: Vec<i64>,
+    pub occ: Vec<Vec<u32>>,
+    pub head: Vec<u32>,
+    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
+    pub index: FxHashMap<u64, u32>,
+}
+
+impl Pairs {
+    /// The table with the 65,536 byte pairs at their fixed indices, all unseen.
+    pub fn with_byte_pairs() -> Self {
+        Pairs {
+            pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
+            counts: vec![0; 65536],
+            occ: vec![Vec::new(); 65536],
+            head: vec![0; 65536],
+            index: FxHashMap::default(),
+        }
+    }
+
+    /// The first valid occurrence of pair `i`, dropping stale entries before it.
+    pub fn first_valid(&mut self, nodes: &[Node], i: u32) -> Option<u32> {
+        let (a, b) = self.pair_ab[i as usize];
+        let mut h = self.head[i as usize] as usize;
+        let found = loop {
+            match self.occ[i as usize].get(h) {
+                None => break None,
+                Some(&p) if valid(nodes, p, a, b) => break Some(p),
+                Some(_) => h += 1,
+            }
+        };
+        self.head[i as usize] = h as u32;
+        found
+    }
+
+    #[inline]
+    pub fn lookup(&self, a: u32, b: u32) -> Option<u32> {
+        if a < 256 && b < 256 {
+            Some(a * 256 + b)
+        } else {
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
+        }
+    }
+
+    /// Takes `w` from the count of (a, b).
+    #[inline]
+    pub fn dec(&mut self, a: u32, b: u32, w: i64) {
+        // Every adjacent pair was counted when it appeared, so it is present.
+        if let Some(i) = self.lookup(a, b) {
+            self.counts[i as usize] -= w;
+        }
+    }
+
+    /// Adds `w` to the count of (a, b) with an occurrence at `pos`; returns the
+    /// pair's index, whether the pair is new, and its count before.
+    #[inline]
+    pub fn add(&mut self, a: u32, b: u32, w: i64, pos: u32) -> (u32, bool, i64) {
+        let (i, new) = match self.lookup(a, b) {
+            Some(i) => (i, false),
+            None => {
+                let i = self.pair_ab.len() as u32;
+                self.pair_ab.push((a, b));
+                self.counts.push(0);
+                self.occ.push(Vec::new());
+                self.head.push(0);
+                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
+                (i, true)
+            }
+        };
+        let before = self.counts[i as usize];
+        self.counts[i as usize] += w;
+        self.occ[i as usize].push(pos);
+        (i, new, before)
+    }
+}
