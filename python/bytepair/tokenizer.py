@@ -194,8 +194,8 @@ class Tokenizer:
         """Token bytes to rank for every mergeable token (gaps are not listed)."""
         if self._ranks is None:
             ranks = {t: i for i, t in enumerate(self._tokens) if t}  # b"" is a gap
-            # a rank the rank file leaves to a special token (p50k_base's 50256)
-            # holds that token's text in the core; it is not mergeable
+            # a rank filled with its special token's own text (a core "filler",
+            # see CoreBpe::from_vocab) is that special token, not a mergeable one
             for s, i in self._special_tokens.items():
                 if i < len(self._tokens) and self._tokens[i] == s.encode("utf-8"):
                     del ranks[self._tokens[i]]
@@ -790,8 +790,8 @@ class Tokenizer:
 
     @property
     def _mergeable_ranks(self) -> Dict[bytes, int]:
-        """tiktoken's attribute: mergeable token bytes to rank (a copy). Ranks that
-        the rank file leaves to a special token (p50k_base's 50256) are not in it."""
+        """tiktoken's attribute: mergeable token bytes to rank (a copy); gaps
+        (p50k_base's 50256, which is ``<|endoftext|>``) are not in it."""
         return self.mergeable_ranks
 
     @property

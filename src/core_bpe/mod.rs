@@ -115,10 +115,9 @@ impl CoreBpe {
             if s.is_empty() {
                 return Err(Error::vocab("a special token is the empty string"));
             }
-            // a rank the rank file leaves out may be filled with the special
-            // token's own text (p50k_base: `<|endoftext|>` is rank 50256, between
-            // mergeable ranks); such a filler is never a whole piece for the
-            // tokenizers that use it, so merging never produces it. A gap (no
+            // a special token may also sit on a rank that holds its own text
+            // (a "filler" for a rank the vocabulary leaves out, like a gap);
+            // decoding and single-token lookup then agree with the special. A gap (no
             // token at the id, see `Vocab::new`) may hold a special token too.
             let filler = vocab.token(*r) == Some(s.as_bytes());
             if vocab.token(*r).is_some() && !filler {
