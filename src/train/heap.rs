@@ -30,7 +30,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use super::pairs::{valid, Node, Pairs, DEAD, NONE};
+use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::Rank;
@@ -51,16 +51,6 @@ struct State {
     /// Frequency of each chunk.
     freqs: Vec<i64>,
     pairs: Pairs,
-}
-
-impl State {
-    #[inline]
-    fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
-        let (i, new, _) = self.pairs.add(a, b, w, pos);
-        if new {
-            touched.push(i);
-        }
-    }
 }
 
 /// Learns up to `opts.num_merges` merges from `table`, exactly as
@@ -175,58 +165,19 @@ pub fn learn_merges(
         merges.push((a, b));
         tok_len.push(tok_len[a as usize] + tok_len[b as usize]);
 
-        let mut list = std::mem::take(&mut st.pairs.occ[best as usize]);
-        let from = st.pairs.head[best as usize] as usize;
-        // First a branch-free pass that keeps the positions still holding `a`:
-        // its loads are independent, so the CPU overlaps their cache misses
-        // (this pass is most of the time of a merge on a large table).
-        let mut kept = 0usize;
-        for i in from..list.len() {
-            let p = list[i];
-            list[kept] = p;
-            kept += usize::from(st.nodes[p as usize].tok == a);
-        }
-        list.truncate(kept);
         touched.clear();
-        for &p in &list {
-            if !valid(&st.nodes, p, a, b) {
-                continue;
-            }
-            let node = st.nodes[p as usize];
-            let w = st.freqs[node.chunk as usize];
-            let (l, q) = (node.prev, node.next);
-            let r = st.nodes[q as usize].next;
-            let x = if l != NONE {
-                st.nodes[l as usize].tok
-            } else {
-                DEAD
-            };
-            let y = if r != NONE {
-                st.nodes[r as usize].tok
-            } else {
-                DEAD
-            };
-            if l != NONE {
-                st.pairs.dec(x, a, w);
-            }
-            st.pairs.counts[best as usize] -= w;
-            if r != NONE {
-                st.pairs.dec(b, y, w);
-            }
-            st.nodes[p as usize].tok = new_id;
-            st.nodes[p as usize].next = r;
-            st.nodes[q as usize].tok = DEAD;
-            if r != NONE {
-                st.nodes[r as usize].prev = p;
-            }
-            if l != NONE {
-                st.inc(x, new_id, w, l, &mut touched);
-            }
-            if r != NONE {
-                st.inc(new_id, y, w, p, &mut touched);
-            }
-        }
-        st.pairs.head[best as usize] = 0;
+        merge_pair(
+            &mut st.nodes,
+            &st.freqs,
+            &mut st.pairs,
+            best,
+            new_id,
+            |i, new, _| {
+                if new {
+                    touched.push(i);
+                }
+            },
+        );
         debug_assert_eq!(st.pairs.counts[best as usize], 0);
         for &t in &touched {
             let (x, y) = st.pairs.pair_ab[t as usize];

@@ -24,7 +24,7 @@ use std::sync::atomic::Ordering;
 use rustc_hash::FxHashSet;
 
 use super::heap::MergeOptions;
-use super::pairs::{valid, Node, Pairs, DEAD, NONE};
+use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
 use crate::encode::encode_piece;
 use crate::error::{Error, Result};
@@ -172,56 +172,23 @@ impl Seqs {
         let Some(best) = self.pairs.lookup(a, b) else {
             return;
         };
-        let mut list = std::mem::take(&mut self.pairs.occ[best as usize]);
-        let from = (self.pairs.head[best as usize] as usize).min(list.len());
-        let mut kept = 0usize;
-        for i in from..list.len() {
-            let p = list[i];
-            list[kept] = p;
-            kept += usize::from(self.nodes[p as usize].tok == a);
-        }
-        list.truncate(kept);
         touched.clear();
-        for &p in &list {
-            if !valid(&self.nodes, p, a, b) {
-                continue;
-            }
-            let node = self.nodes[p as usize];
-            let w = self.freqs[node.chunk as usize];
-            let (l, q) = (node.prev, node.next);
-            let r = self.nodes[q as usize].next;
-            let x = if l != NONE {
-                self.nodes[l as usize].tok
-            } else {
-                DEAD
-            };
-            let y = if r != NONE {
-                self.nodes[r as usize].tok
-            } else {
-                DEAD
-            };
-            if l != NONE {
-                self.pairs.dec(x, a, w);
-            }
-            self.pairs.counts[best as usize] -= w;
-            if r != NONE {
-                self.pairs.dec(b, y, w);
-            }
-            self.tokens -= w;
-            self.nodes[p as usize].tok = new_id;
-            self.nodes[p as usize].next = r;
-            self.nodes[q as usize].tok = DEAD;
-            if r != NONE {
-                self.nodes[r as usize].prev = p;
-            }
-            if l != NONE {
-                self.inc(x, new_id, w, l, touched);
-            }
-            if r != NONE {
-                self.inc(new_id, y, w, p, touched);
-            }
-        }
-        self.pairs.head[best as usize] = 0;
+        let banned = &mut self.banned;
+        self.tokens -= merge_pair(
+            &mut self.nodes,
+            &self.freqs,
+            &mut self.pairs,
+            best,
+            new_id,
+            |i, new, before| {
+                if new {
+                    banned.push(false);
+                }
+                if before == 0 {
+                    touched.push(i);
+                }
+            },
+        );
         if self.chooses {
             for &t in touched.iter() {
                 if self.pairs.counts[t as usize] > 0 {

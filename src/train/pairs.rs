@@ -114,3 +114,77 @@ impl Pairs {
         (i, new, before)
     }
 }
+
+/// Merges every still-valid occurrence of pair `best` = (a, b) into `new_id`,
+/// left to right: the left node takes `new_id`, the right one dies, and the
+/// counts of the neighbouring pairs move from the old tokens to the new one.
+/// `on_add(index, new, before)` is called for every pair occurrence the merge
+/// creates, with the pair's index, whether the pair is new and its count
+/// before. Returns the total weight merged (tokens saved). Cost: the length
+/// of the pair's occurrence list.
+pub(super) fn merge_pair(
+    nodes: &mut [Node],
+    freqs: &[i64],
+    pairs: &mut Pairs,
+    best: u32,
+    new_id: u32,
+    mut on_add: impl FnMut(u32, bool, i64),
+) -> i64 {
+    let (a, b) = pairs.pair_ab[best as usize];
+    let mut list = std::mem::take(&mut pairs.occ[best as usize]);
+    let from = (pairs.head[best as usize] as usize).min(list.len());
+    // First a branch-free pass that keeps the positions still holding `a`:
+    // its loads are independent, so the CPU overlaps their cache misses
+    // (this pass is most of the time of a merge on a large table).
+    let mut kept = 0usize;
+    for i in from..list.len() {
+        let p = list[i];
+        list[kept] = p;
+        kept += usize::from(nodes[p as usize].tok == a);
+    }
+    list.truncate(kept);
+    let mut merged = 0i64;
+    for &p in &list {
+        if !valid(nodes, p, a, b) {
+            continue;
+        }
+        let node = nodes[p as usize];
+        let w = freqs[node.chunk as usize];
+        let (l, q) = (node.prev, node.next);
+        let r = nodes[q as usize].next;
+        let x = if l != NONE {
+            nodes[l as usize].tok
+        } else {
+            DEAD
+        };
+        let y = if r != NONE {
+            nodes[r as usize].tok
+        } else {
+            DEAD
+        };
+        if l != NONE {
+            pairs.dec(x, a, w);
+        }
+        pairs.counts[best as usize] -= w;
+        if r != NONE {
+            pairs.dec(b, y, w);
+        }
+        merged += w;
+        nodes[p as usize].tok = new_id;
+        nodes[p as usize].next = r;
+        nodes[q as usize].tok = DEAD;
+        if r != NONE {
+            nodes[r as usize].prev = p;
+        }
+        if l != NONE {
+            let (i, new, before) = pairs.add(x, new_id, w, l);
+            on_add(i, new, before);
+        }
+        if r != NONE {
+            let (i, new, before) = pairs.add(new_id, y, w, p);
+            on_add(i, new, before);
+        }
+    }
+    pairs.head[best as usize] = 0;
+    merged
+}
