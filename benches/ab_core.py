@@ -66,20 +66,44 @@ def load_build(path: str, tag: int) -> Any:
     return module
 
 
+def _np_calls(core: Any) -> tuple:
+    """The numpy-output calls of a build, including the numpy step: builds
+    before 2026-12-01 returned bytes (``encode_to_bytes``), later ones arrays
+    that numpy views without a copy (``encode_to_array``)."""
+    import numpy as np
+
+    if hasattr(core, "encode_to_array"):
+        def single(text: str, threads: Any) -> object:
+            return np.asarray(core.encode_to_array(text, None, None, threads))
+
+        def batch(docs: List[str], threads: Any) -> object:
+            ids, offs = core.encode_batch_to_arrays(docs, None, None, threads)
+            return np.asarray(ids), np.asarray(offs)
+    else:
+        def single(text: str, threads: Any) -> object:
+            return np.frombuffer(core.encode_to_bytes(text, None, None, threads), dtype=np.uint32)
+
+        def batch(docs: List[str], threads: Any) -> object:
+            ids, offs = core.encode_batch_to_bytes(docs, None, None, threads)
+            return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offs, dtype=np.int64)
+    return single, batch
+
+
 def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object]:
+    np_single, np_batch = _np_calls(core)
     if mode == "decode":
         ids = core.encode_ordinary(text)
         return lambda: core.decode_bytes(ids)
     return {
         "single": lambda: core.encode_ordinary(text),
-        "np": lambda: core.encode_to_bytes(text, None, None),
+        "np": lambda: np_single(text, 1),
         "docs": lambda: [core.encode_ordinary(d) for d in docs],
         "count": lambda: [core.count(d) for d in docs],
         "batch": lambda: core.encode_batch(docs, None, None, None),
         "batch1": lambda: core.encode_batch(docs, None, None, 1),
         "count_batch": lambda: core.count_batch(docs, None, None, None),
-        "numpy_batch": lambda: core.encode_batch_to_bytes(docs, None, None, None),
-        "numpy_batch1": lambda: core.encode_batch_to_bytes(docs, None, None, 1),
+        "numpy_batch": lambda: np_batch(docs, None),
+        "numpy_batch1": lambda: np_batch(docs, 1),
         "count_batch1": lambda: core.count_batch(docs, None, None, 1),
     }[mode]
 
@@ -92,12 +116,15 @@ def main(argv: List[str] | None = None) -> None:
     ap.add_argument("--corpora", nargs="+", default=["en_austen", "code_python", "ko_prose"], choices=CORPORA)
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--unseen", action="store_true",
+                    help="--steady, with every build's caches wiped and warmed on the first slice again before "
+                         "each timed slice, so the timed text is never seen before (bench_encode's steady cell)")
     ap.add_argument("--steady", action="store_true",
                     help="bench_encode's steady state: each build warms on the corpus's first slice (untimed), "
                          "then every timed run takes one of the next four slices in turn; caches are never "
                          "emptied (the timed text is never the one the caches warmed on); CPU time")
     args = ap.parse_args(argv)
-    if args.steady:
+    if args.steady or args.unseen:
         return steady_main(args)
 
     data = registry.read_bundled_ranks(args.encoding)
@@ -154,6 +181,11 @@ def steady_main(args: argparse.Namespace) -> None:
             order = list(range(len(cores)))
             for mode in args.mode:
                 for i in order if rep % 2 == 0 else order[::-1]:
+                    if args.unseen:
+                        # bench_encode's steady cell: warm on the first slice only,
+                        # so the timed slice's new pieces miss as in a fresh process
+                        modules[i].clear_piece_memo()
+                        job(cores[i], mode, parts[0], docs[0])()
                     run = job(cores[i], mode, parts[k], docs[k])
                     gc.collect()
                     t = time.process_time()

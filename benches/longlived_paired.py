@@ -41,17 +41,17 @@ def main() -> None:
             fresh = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
             long = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
             for o in other_text(c, CORPORA, OTHER_MB):
-                long.encode_to_bytes(o, None, None, 1)
+                long.encode_to_array(o, None, None, 1)
             parts = slices(corpus_bytes(c))
             for core in (fresh, long):
-                core.encode_to_bytes(parts[0], None, None, 1)
+                core.encode_to_array(parts[0], None, None, 1)
             rates = {"fresh": [], "long": []}
             for k, p in enumerate(parts[1:]):
                 mb = len(p.encode()) / 1e6
                 order = [("fresh", fresh), ("long", long)]
                 for label, core in order if k % 2 == 0 else order[::-1]:
                     t = time.process_time()
-                    core.encode_to_bytes(p, None, None, 1)
+                    core.encode_to_array(p, None, None, 1)
                     rates[label].append(mb / (time.process_time() - t))
             ratio = statistics.median(a / b for a, b in zip(rates["long"], rates["fresh"]))
             st = long.piece_cache_stats() or {}

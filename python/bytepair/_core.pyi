@@ -77,7 +77,7 @@ _ShardDone: TypeAlias = Callable[[int, int, int, Optional[bytes], Optional[bytes
 _ColumnLoader: TypeAlias = Callable[[str], Iterable[Tuple[bytes, bool, bytes]]]
 
 # The native shard pipeline (src/dataset); returns the "collect" outputs'
-# ids (uint32) and offsets (int64) as native-endian bytes.
+# ids (uint32) and offsets (int64), for numpy.asarray (no copy).
 def encode_shards(
     core: CoreBPE,
     shards: Sequence[_ShardJob],
@@ -92,7 +92,7 @@ def encode_shards(
     on_done: _ShardDone,
     chunk_bytes: Optional[int] = None,
     max_inflight_bytes: Optional[int] = None,
-) -> Tuple[bytes, bytes]: ...
+) -> Tuple["Array", "Array"]: ...
 # budgets and offsets (src/py/budget.rs)
 @final
 class Spans:
@@ -123,6 +123,14 @@ def truncate_span(
     allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
 ) -> Tuple[int, int]: ...
 
+# A Rust vector of uint32 ids or int64 offsets; numpy.asarray(a) views it
+# without a copy (read-only; the array keeps it alive).
+@final
+class Array:
+    def __len__(self) -> int: ...
+    @property
+    def __array_interface__(self) -> Dict[str, object]: ...
+
 @final
 class CoreBPE:
     # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
@@ -149,14 +157,14 @@ class CoreBPE:
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = 1,
     ) -> List[int]: ...
-    # The ids as native-endian uint32 bytes (for numpy.frombuffer).
-    def encode_to_bytes(
+    # The ids, for numpy.asarray (read-only uint32 over the core's buffer, no copy).
+    def encode_to_array(
         self,
         text: str,
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = 1,
-    ) -> bytes: ...
+    ) -> Array: ...
     # This thread's piece cache for this encoder (bytes, budget, table_bytes,
     # entries, seed_entries, long_entries, wipes), None before its first use here.
     def piece_cache_stats(self) -> Optional[Dict[str, int]]: ...
@@ -174,15 +182,15 @@ class CoreBPE:
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = None,
     ) -> List[List[int]]: ...
-    # All ids concatenated (native uint32 bytes) and len(texts) + 1 offsets
-    # (native int64 bytes).
-    def encode_batch_to_bytes(
+    # All ids concatenated (uint32) and len(texts) + 1 offsets (int64), for
+    # numpy.asarray (no copy).
+    def encode_batch_to_arrays(
         self,
         texts: Sequence[str],
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = None,
-    ) -> Tuple[bytes, bytes]: ...
+    ) -> Tuple[Array, Array]: ...
     def count_batch(
         self,
         texts: Sequence[str],

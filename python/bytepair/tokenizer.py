@@ -468,10 +468,11 @@ class Tokenizer:
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
-            buf = self._core.encode_to_bytes(text, *pol, num_threads)
+            arr = self._core.encode_to_array(text, *pol, num_threads)
         except UnicodeEncodeError:
-            buf = self._core.encode_to_bytes(fix_surrogates(text), *pol, num_threads)
-        return np.frombuffer(buf, dtype=np.uint32)
+            arr = self._core.encode_to_array(fix_surrogates(text), *pol, num_threads)
+        # the core's buffer itself, read-only (no copy)
+        return np.asarray(arr)
 
     def encode_batch(
         self,
@@ -515,9 +516,9 @@ class Tokenizer:
         """
         import numpy as np
 
-        ids, offsets = self._batch(self._core.encode_batch_to_bytes, texts, num_threads, allowed_special,
+        ids, offsets = self._batch(self._core.encode_batch_to_arrays, texts, num_threads, allowed_special,
                                    disallowed_special)
-        return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.int64)
+        return np.asarray(ids), np.asarray(offsets)
 
     def encode_files(
         self,

@@ -37,6 +37,23 @@ impl FlatBatch {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Every text's ids in one vector: the single run itself when there is
+    /// one, else the runs copied one after another (one `memcpy` each).
+    pub fn into_ids(self) -> Vec<Rank> {
+        let mut runs = self.runs.into_iter();
+        let Some(mut first) = runs.next() else {
+            return Vec::new();
+        };
+        if runs.len() > 0 {
+            let total = self.ends.last().copied().unwrap_or(0);
+            first.reserve_exact(total - first.len());
+            for r in runs {
+                first.extend_from_slice(&r);
+            }
+        }
+        first
+    }
 }
 
 /// Cuts `sizes` into consecutive ranges of about `target` bytes each.
@@ -145,6 +162,7 @@ mod tests {
             }
             assert_eq!(flat.ends.len(), texts.len());
             assert_eq!(flat.len(), all.len());
+            assert_eq!(flat.into_ids(), all);
         }
         assert!(core
             .encode_batch_flat(&[] as &[&str], &pol, None)

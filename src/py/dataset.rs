@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
+use super::array::PyArray;
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
 use crate::dataset::{
@@ -119,7 +120,7 @@ fn encode_shards<'py>(
     on_done: Py<PyAny>,
     chunk_bytes: Option<usize>,
     max_inflight_bytes: Option<usize>,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+) -> PyResult<(PyArray, PyArray)> {
     let mut list = Vec::with_capacity(shards.len());
     for (path, format, gzip, output, dest) in shards {
         let path = PathBuf::from(path);
@@ -222,9 +223,11 @@ fn encode_shards<'py>(
     if let Some(e) = raised.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
-    let ids = ids_bytes(py, &collected.ids, Width::U32)?;
-    let offsets = ne_bytes(py, &collected.offsets, i64::to_ne_bytes)?;
-    Ok((ids, offsets))
+    // the collected vectors themselves, viewed by numpy without a copy
+    Ok((
+        PyArray::ids(collected.ids),
+        PyArray::offsets(collected.offsets),
+    ))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -9,6 +9,7 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
+use super::array::PyArray;
 use super::errors::to_py;
 use crate::core_bpe::{CoreBpe, SpecialPolicy};
 use crate::parallel::{map_par, map_streaming, resolve_threads};
@@ -26,21 +27,6 @@ pub(crate) struct PyCoreBpe {
     /// tiktoken's default policy (every special token disallowed), built once:
     /// the common `encode(text)` call then allocates nothing for it.
     default_policy: SpecialPolicy,
-}
-
-/// `n` fixed-size values as one `bytes` of their native-endian bytes (what
-/// `numpy.frombuffer` reads).
-fn ne_bytes<'py, const W: usize>(
-    py: Python<'py>,
-    n: usize,
-    values: impl Iterator<Item = [u8; W]>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, n * W, |buf| {
-        for (dst, v) in buf.chunks_exact_mut(W).zip(values) {
-            dst.copy_from_slice(&v);
-        }
-        Ok(())
-    })
 }
 
 fn specials_sorted(special_tokens: HashMap<String, Rank>) -> Vec<(String, Rank)> {
@@ -172,20 +158,21 @@ impl PyCoreBpe {
     }
 
     /// The ids as native-endian uint32 bytes (for `numpy.frombuffer`).
-    #[pyo3(name = "encode_to_bytes", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
-    fn py_encode_to_bytes<'py>(
+    #[pyo3(name = "encode_to_array", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
+    fn py_encode_to_array(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         text: PyBackedStr,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<PyArray> {
         let policy = self.policy(allowed_special, disallowed_special);
         let ids = py
             .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
-        ne_bytes(py, ids.len(), ids.iter().map(|id| id.to_ne_bytes()))
+        // the encoder's own buffer, handed over without a copy
+        Ok(PyArray::ids(ids))
     }
 
     #[pyo3(name = "count", signature = (text, allowed_special=None, disallowed_special=None))]
@@ -255,37 +242,30 @@ impl PyCoreBpe {
         PyList::new(py, lists)
     }
 
-    /// All texts' ids concatenated, as native-endian uint32 bytes, and the
-    /// `len(texts) + 1` offsets into them as native-endian int64 bytes (text
-    /// `i` is `ids[offsets[i]:offsets[i + 1]]`). No Python object per id, so
-    /// nothing runs under the GIL but the two copies.
-    #[pyo3(name = "encode_batch_to_bytes", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
-    fn py_encode_batch_to_bytes<'py>(
+    /// All texts' ids concatenated (one `uint32` array) and the
+    /// `len(texts) + 1` offsets into them (`int64`; text `i` is
+    /// `ids[offsets[i]:offsets[i + 1]]`). Everything runs with the GIL
+    /// released; the arrays reach numpy without a copy.
+    #[pyo3(name = "encode_batch_to_arrays", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
+    fn py_encode_batch_to_arrays(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         texts: Vec<PyBackedStr>,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(PyArray, PyArray)> {
         let policy = self.policy(allowed_special, disallowed_special);
-        // one flat buffer per run of texts, copied once into the result
-        let flat = py
-            .detach(|| self.inner.encode_batch_flat(&texts, &policy, num_threads))
+        let (ids, offsets) = py
+            .detach(|| {
+                let flat = self.inner.encode_batch_flat(&texts, &policy, num_threads)?;
+                let offsets: Vec<i64> = std::iter::once(0i64)
+                    .chain(flat.ends.iter().map(|&e| e as i64))
+                    .collect();
+                Ok((flat.into_ids(), offsets))
+            })
             .map_err(to_py)?;
-        let ids = ne_bytes(
-            py,
-            flat.len(),
-            flat.runs.iter().flatten().map(|id| id.to_ne_bytes()),
-        )?;
-        let offsets = ne_bytes(
-            py,
-            flat.ends.len() + 1,
-            std::iter::once(0i64)
-                .chain(flat.ends.iter().map(|&e| e as i64))
-                .map(i64::to_ne_bytes),
-        )?;
-        Ok((ids, offsets))
+        Ok((PyArray::ids(ids), PyArray::offsets(offsets)))
     }
 
     #[pyo3(name = "count_batch", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]

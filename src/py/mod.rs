@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod array;
 mod budget;
 mod dataset;
 mod encoding;
@@ -15,6 +16,7 @@ mod trainer;
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    array::register(m)?;
     pretok::register(m)?;
     encoding::register(m)?;
     dataset::register(m)?;

@@ -86,6 +86,32 @@ def test_numpy_is_uint32_and_equal():
     assert enc.encode_to_numpy("").tolist() == []
 
 
+def test_numpy_views_the_core_buffer_and_keeps_it_alive():
+    """encode_to_numpy / encode_batch_to_numpy hand the core's vectors to numpy
+    without a copy: read-only arrays over a ``_core.Array`` that stays alive as
+    long as an array uses it (even after the tokenizer and every other
+    reference are gone)."""
+    import gc
+
+    np = pytest.importorskip("numpy")
+    enc = bytepair.get_encoding("cl100k_base")
+    text = "zero copy, kept alive. " * 5000
+    want = enc.encode(text)
+    arr = enc.encode_to_numpy(text)
+    assert isinstance(arr.base, bytepair._core.Array) and len(arr.base) == len(want)
+    assert not arr.flags.writeable
+    with pytest.raises(ValueError):
+        arr[0] = 1
+    ids, offsets = enc.encode_batch_to_numpy([text, "", "x"])
+    assert isinstance(ids.base, bytepair._core.Array) and offsets.dtype == np.int64
+    head = arr[:100]  # a view of the view: keeps the same buffer alive
+    del enc, arr
+    gc.collect()
+    _ = [bytearray(1 << 16) for _ in range(64)]  # reuse freed memory, if any was freed
+    assert head.tolist() == want[:100]
+    assert ids[: len(want)].tolist() == want and offsets.tolist() == [0, len(want), len(want), len(want) + 1]
+
+
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_batch_to_numpy_is_encode_batch_flattened(name, corpora):
     np = pytest.importorskip("numpy")

@@ -155,7 +155,7 @@ def encode_files(
             num_threads=num_threads,
         )
         if not failed:
-            return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.int64)
+            return np.asarray(ids), np.asarray(offsets)
     # a shard the native readers refuse: the Python readers give the exact
     # documents, or the error naming the path and line / row
     docs = [d for p in files for d in iter_documents(p, text_column=text_column, input_format=format)]
