@@ -15,6 +15,7 @@ from typing import Callable, Dict, Iterable, List, Literal, Optional, Sequence, 
 
 __all__ = [
     "NAMED_PATTERNS",
+    "Array",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -92,7 +93,7 @@ def encode_shards(
     on_done: _ShardDone,
     chunk_bytes: Optional[int] = None,
     max_inflight_bytes: Optional[int] = None,
-) -> Tuple["Array", "Array"]: ...
+) -> Tuple[Array, Array]: ...
 # budgets and offsets (src/py/budget.rs)
 @final
 class Spans:
