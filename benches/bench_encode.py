@@ -512,6 +512,16 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
           rows)
 
 
+def _utf8(s: str) -> None:
+    """Makes CPython's cached UTF-8 copy of ``s`` (``PyUnicode_AsUTF8AndSize``),
+    which every native peer reads instead of encoding the text itself."""
+    import ctypes
+
+    f = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    f.restype, f.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_void_p]
+    f(s, None)
+
+
 def run_batch(name: str, corpora: List[str], reps: int) -> None:
     import numpy as np
 
@@ -525,6 +535,12 @@ def run_batch(name: str, corpora: List[str], reps: int) -> None:
     rows = []
     for c in corpora:
         parts = [documents(s) for s in slices(corpus_bytes(c))]
+        # every peer reads a str's UTF-8 through CPython's cached copy, made on
+        # first use: make it for every document now, untimed, so the peer that
+        # happens to run first does not pay it for the others
+        for d in parts:
+            for x in d:
+                _utf8(x)
         calls: Dict[str, Callable[[List[str]], Any]] = {
             "bytepair all cores": lambda d: enc.encode_batch_to_numpy(d),
             "bytepair 1 thread": lambda d: enc.encode_batch_to_numpy(d, num_threads=1),
