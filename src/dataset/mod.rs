@@ -1,5 +1,6 @@
-//! Dataset shards to token files, natively: read (plain text, JSONL, string
-//! columns handed over from Parquet), encode on the persistent encoder pool,
+//! Dataset shards to token files, natively: read (plain text, JSONL, Parquet
+//! string columns, the latter read by [`parquet`] or, for what it refuses,
+//! handed over by the caller's [`ColumnLoader`]), encode on the persistent encoder pool,
 //! write `bin` / `npy` straight from the flat id buffers, with reading,
 //! encoding and writing overlapped.
 //!
@@ -13,13 +14,15 @@
 //! Memory: the text of chunks that are read but not yet written is bounded by
 //! [`Options::max_inflight_bytes`] (a chunk larger than that, i.e. one huge
 //! document, is admitted alone), plus, per chunk in flight, its ids (about as
-//! many bytes as its text); of a column shard, one batch of rows (as the
-//! loader hands them over) is held while it is cut into chunks. Nothing scales with the number of shards.
+//! many bytes as its text); of a Parquet shard, one page and one batch of
+//! values (read in Rust) or one batch of rows (as the loader hands them over)
+//! is held while it is cut into chunks. Nothing scales with the number of shards.
 //!
 //! Failures are per shard: the shard's temporary file is removed and its
 //! reason (a short description, not the user-facing message) goes to the
 //! caller, which decides what to report; the other shards go on.
 
+mod parquet;
 mod pipeline;
 mod read;
 mod write;
@@ -38,7 +41,10 @@ pub enum Input {
     Text { path: PathBuf, gzip: bool },
     /// One JSON object per line; the document is the string under the column key.
     Jsonl { path: PathBuf, gzip: bool },
-    /// String columns loaded by the caller's [`ColumnLoader`] (Parquet).
+    /// A Parquet file: its string column under the column name, read in Rust
+    /// ([`parquet`]), or by the caller's [`ColumnLoader`] when the Rust reader
+    /// refuses the file before reading (a codec not built in, a column that is
+    /// not a plain string column, a footer it cannot read).
     Columns { path: PathBuf },
 }
 

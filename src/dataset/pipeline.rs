@@ -32,7 +32,7 @@ pub struct Options {
     pub chunk_bytes: usize,
     /// Text read but not yet written, at most (see the module doc).
     pub max_inflight_bytes: usize,
-    /// JSONL key holding the text (Parquet columns are chosen by the loader).
+    /// JSONL key / Parquet column holding the text.
     pub column: String,
     /// Appended after every document.
     pub eot: Option<Rank>,

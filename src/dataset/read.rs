@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::parquet::{read_parquet, Refusal};
 use super::{Column, ColumnLoader, Docs, Input, ValidColumn};
 
 /// Reads `input` and hands its documents to `emit` in chunks of at least
@@ -47,7 +48,13 @@ pub(crate) fn read_shard(
             read_jsonl(r, column, chunk_bytes, emit)
         }
         Input::Columns { path } => {
-            let loader = loader.ok_or("no column loader given for a column shard")?;
+            // the Rust reader first; what it does not take goes to the loader
+            let why = match read_parquet(path, column, chunk_bytes, emit) {
+                Ok(()) => return Ok(()),
+                Err(Refusal::Failed(why)) => return Err(why),
+                Err(Refusal::Unsupported(why)) => why,
+            };
+            let loader = loader.ok_or_else(|| format!("{why}, and no column loader given"))?;
             loader.load(path, &mut |col| {
                 let col = Arc::new(validate(col)?);
                 let n = col.offsets.len().saturating_sub(1);

@@ -1,20 +1,23 @@
 """The native shard pipeline: shards read, encoded and written in Rust.
 
-``_core.encode_shards`` reads text and JSONL shards (gzip too) itself and
-Parquet string columns handed over by :func:`parquet_columns`, groups the
-documents into chunks of at least 1 MiB, encodes them on the persistent
-encoder threads (their piece caches stay warm across calls) and writes ``bin``
-/ ``npy`` files from the flat id buffers (temporary file, fsync, rename), with
-reading, encoding and writing overlapped and the GIL released for the whole
-run. At most ``4 * threads + 2`` MiB of text is in flight (read but not
-written), plus one batch of Parquet rows while it is handed over, whatever
-the number and size of the shards (a single document larger than that is
-admitted alone).
+``_core.encode_shards`` reads text and JSONL shards (gzip too) and Parquet
+string columns (snappy, gzip or uncompressed) itself; a Parquet file its reader
+does not take (another codec, a column pyarrow would not read as a plain string
+column, a footer it cannot read) it asks of :func:`parquet_columns`, the
+pyarrow loader, before reading any of it, so pyarrow is needed only for those.
+It groups the documents into chunks of at least 1 MiB, encodes them on the
+persistent encoder threads (their piece caches stay warm across calls) and
+writes ``bin`` / ``npy`` files from the flat id buffers (temporary file, fsync,
+rename), with reading, encoding and writing overlapped and the GIL released for
+the whole run. At most ``4 * threads + 2`` MiB of text is in flight (read but
+not written), plus one page and one batch of Parquet values while they are cut
+into chunks, whatever the number and size of the shards (a single document
+larger than that is admitted alone).
 
 The native readers accept a subset of what the Python readers
 (:mod:`bytepair.distributed.readers`) accept, with identical documents; a shard
 they refuse (broken JSON, but also ``NaN`` or a lone surrogate escape that
-Python's ``json`` takes) is reported as not done, and the callers redo it with
+Python's ``json`` takes; a null Parquet row, a damaged page) is reported as not done, and the callers redo it with
 the Python reader, which gives today's result or today's error message.
 """
 
