@@ -21,8 +21,8 @@ process** (``--repeats`` processes per cell, the best kept):
 Columns: ``first`` is the first call of the new process (tokenizer already
 loaded; its load time is printed apart), ``second`` the same call again in the
 same process. MB/s of text (UTF-8 bytes of the documents). "1 core" runs
-under ``taskset -c 0`` with ``RAYON_NUM_THREADS=1`` and one thread asked of
-every peer; "all" leaves every core to every peer. ``peak MB`` is the peak
+under ``taskset -c 0`` (``--pin`` another CPU) with ``RAYON_NUM_THREADS=1``
+and one thread asked of every peer; "all" leaves every core to every peer. ``peak MB`` is the peak
 resident memory of the process minus its resident memory after loading the
 tokenizer. Every peer's ids are checked equal (hash of the flat ids).
 """
@@ -201,6 +201,7 @@ def main() -> int:
     ap.add_argument("--cores", default="1,all")
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--keep", default=None, help="folder to keep/reuse the shards in")
+    ap.add_argument("--pin", default="0", help="the CPU the 1-core runs are pinned to (taskset -c)")
     ap.add_argument("--child", nargs=4, metavar=("PEER", "FORMAT", "THREADS", "FOLDER"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     gig_pretok = {"o200k_base": "o200k", "cl100k_base": "cl100k", "gpt2": "gpt2", "r50k_base": "gpt2"}[args.encoding]
@@ -242,7 +243,7 @@ def main() -> int:
                            "--child", peer, fmt, str(threads), str(folder)]
                     env = dict(os.environ)
                     if cores == "1":
-                        cmd = ["taskset", "-c", "0", *cmd]
+                        cmd = ["taskset", "-c", args.pin, *cmd]
                         env["RAYON_NUM_THREADS"] = "1"
                     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, check=False)
                     if r.returncode != 0:
