@@ -74,7 +74,8 @@ def set_piece_cache_budget(n_bytes: int) -> None: ...
 _ShardJob: TypeAlias = Tuple[str, str, bool, str, Optional[str]]
 # on_done(index, documents, tokens, ids, offsets, error): ids/offsets for "memory" outputs
 _ShardDone: TypeAlias = Callable[[int, int, int, Optional[bytes], Optional[bytes], Optional[str]], object]
-# loader(path) -> iterable of (offsets, wide, data): Arrow string arrays of a Parquet shard, a batch of rows each
+# loader(path) -> iterable of (offsets, wide, data): Arrow string arrays of a Parquet shard, a batch of rows each;
+# called only for a Parquet file the Rust reader refuses (a codec not built in, not a plain string column)
 _ColumnLoader: TypeAlias = Callable[[str], Iterable[Tuple[bytes, bool, bytes]]]
 
 # The native shard pipeline (src/dataset); returns the "collect" outputs'

@@ -17,8 +17,9 @@
 //! [`Refusal::Failed`], a shard failure like a broken JSONL line. Panics of
 //! the crate on damaged input are caught and are failures too.
 //!
-//! Memory: one page of the column (as the crate reads it) plus one batch of
-//! [`BATCH_ROWS`] values and the chunk being filled.
+//! Memory: one page of the column (as the crate reads it) and its row
+//! group's dictionary page, if any, plus one batch of [`BATCH_ROWS`] values
+//! and the chunk being filled.
 
 use std::fs::File;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,7 +1,7 @@
 //! Binding of the shard pipeline (`crate::dataset`): `_core.encode_shards`.
 //! The whole run happens with the GIL released; it is taken back only to
-//! report a finished shard (`on_done`) and to let Python load a Parquet
-//! column (`loader`, on the reader thread).
+//! report a finished shard (`on_done`) and to let Python load the Parquet
+//! column of a file the Rust reader refuses (`loader`, on the reader thread).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
