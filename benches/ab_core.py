@@ -22,7 +22,8 @@ document), ``count`` (``count`` per document: no list built), ``batch`` /
 ``batch1`` (``encode_batch`` on all cores / one thread), ``count_batch`` /
 ``count_batch1`` (the same without lists), ``numpy_batch`` / ``numpy_batch1``
 (``encode_batch_to_numpy``'s core call: flat ids, no lists), ``decode`` (``decode_bytes`` of the
-text's ids; MB of text per second). With one build it just prints the
+text's ids; MB of text per second), ``pretok`` (``pretokenize_count`` of
+the text with the encoding's pattern: the pre-tokenizer alone). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
 own piece memo emptied before each run), on the first ``--mb`` MB of each
 corpus of ../shared/DATA.md.
@@ -49,7 +50,7 @@ from bytepair import registry
 # mode ratios worth reading: lists against no lists, all cores against one
 MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch"),
               ("numpy_batch", "numpy_batch1")]
-MODES = ["single", "np", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
+MODES = ["single", "np", "pretok", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
          "numpy_batch1", "decode"]
 
 
@@ -89,11 +90,13 @@ def _np_calls(core: Any) -> tuple:
     return single, batch
 
 
-def job(core: Any, mode: str, text: str, docs: List[str]) -> Callable[[], object]:
+def job(core: Any, mode: str, text: str, docs: List[str], module: Any = None, pattern: str = "") -> Callable[[], object]:
     np_single, np_batch = _np_calls(core)
     if mode == "decode":
         ids = core.encode_ordinary(text)
         return lambda: core.decode_bytes(ids)
+    if mode == "pretok":
+        return lambda: module.pretokenize_count(pattern, text)
     return {
         "single": lambda: core.encode_ordinary(text),
         "np": lambda: np_single(text, 1),
@@ -145,7 +148,7 @@ def main(argv: List[str] | None = None) -> None:
             order = list(range(len(cores)))
             for mode in args.mode:
                 for i in order if rep % 2 == 0 else order[::-1]:
-                    run = job(cores[i], mode, text, docs)
+                    run = job(cores[i], mode, text, docs, modules[i], spec.pattern)
                     modules[i].clear_piece_memo()
                     gc.collect()
                     t = time.perf_counter()
@@ -173,8 +176,8 @@ def steady_main(args: argparse.Namespace) -> None:
         docs = [documents(p) for p in parts]
         rates: Dict[str, Dict[int, List[float]]] = {m: {i: [] for i in range(len(cores))} for m in args.mode}
         for mode in args.mode:
-            for core in cores:
-                job(core, mode, parts[0], docs[0])()
+            for i, core in enumerate(cores):
+                job(core, mode, parts[0], docs[0], modules[i], spec.pattern)()
         for rep in range(args.repeat):
             k = 1 + rep % (len(parts) - 1)
             mb = len(parts[k].encode()) / 1e6
@@ -185,8 +188,8 @@ def steady_main(args: argparse.Namespace) -> None:
                         # bench_encode's steady cell: warm on the first slice only,
                         # so the timed slice's new pieces miss as in a fresh process
                         modules[i].clear_piece_memo()
-                        job(cores[i], mode, parts[0], docs[0])()
-                    run = job(cores[i], mode, parts[k], docs[k])
+                        job(cores[i], mode, parts[0], docs[0], modules[i], spec.pattern)()
+                    run = job(cores[i], mode, parts[k], docs[k], modules[i], spec.pattern)
                     gc.collect()
                     t = time.process_time()
                     run()

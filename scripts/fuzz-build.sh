@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in fuzz/ on the STABLE toolchain, without
 # cargo-fuzz: the same coverage instrumentation cargo-fuzz uses (LLVM's
-# SanitizerCoverage), no AddressSanitizer (the core has no `unsafe`, so a
-# memory error cannot happen in it; Rust's own checks and debug assertions are
+# SanitizerCoverage), no AddressSanitizer (the core's only `unsafe` is two in-bounds
+# vector loads in src/pretok/block.rs; Rust's own checks and debug assertions are
 # on). Prints the directory holding the target binaries.
 #   scripts/fuzz-build.sh            # all targets
 #   scripts/fuzz-build.sh pretok     # some targets

@@ -52,6 +52,23 @@ fuzz_target!(|data: &[u8]| {
         let mut again = Vec::new();
         pt.for_each_piece(text, |p| again.push(p)).unwrap();
         assert_eq!(again, pieces);
+        // the block path (cl100k on ASCII text, where the CPU has it) must
+        // agree with the scalar scanner alone
+        let sc = pt.scanner().expect("named pattern");
+        let mut scalar = Vec::new();
+        sc.for_each_span_scalar(text, |s, e| scalar.push(&text[s..e]));
+        assert_eq!(
+            pieces, scalar,
+            "{}: block path differs from the scalar scanner",
+            NAMED[k].0
+        );
+        // the same text three times over: the block edges fall elsewhere
+        let long = text.repeat(3);
+        let mut fast = Vec::new();
+        sc.for_each_span(&long, |s, e| fast.push((s, e)));
+        let mut slow = Vec::new();
+        sc.for_each_span_scalar(&long, |s, e| slow.push((s, e)));
+        assert_eq!(fast, slow, "{}: block path differs on the text repeated", NAMED[k].0);
         if let Some(expected) = regex_pieces(re, text) {
             assert_eq!(
                 pieces, expected,

@@ -21,6 +21,7 @@ __all__ = [
     "CoreBPE",
     "Spans",
     "__version__",
+    "_pretokenize_spans_scalar",
     "_unicode_case_folds",
     "_unicode_class",
     "clear_piece_memo",
@@ -52,6 +53,10 @@ def pretokenize(pattern: Optional[str], text: str) -> List[str]: ...
 # (start, end) byte offsets of each piece in the UTF-8 encoding of `text`.
 def pretokenize_spans(pattern: Optional[str], text: str) -> List[Tuple[int, int]]: ...
 def pretokenize_count(pattern: Optional[str], text: str) -> int: ...
+
+# Private (tests): pretokenize_spans of a named pattern on the scalar scanner
+# alone, the reference of the block pre-tokenizer (src/pretok/block.rs).
+def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]: ...
 
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.

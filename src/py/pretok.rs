@@ -49,6 +49,28 @@ fn pretokenize_count(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyRes
     .map_err(to_py)
 }
 
+/// Private (tests): the spans of a named pattern by the scalar scanner alone,
+/// the reference of the block pre-tokenizer that `pretokenize_spans` may use.
+#[pyfunction]
+#[pyo3(signature = (pattern, text))]
+fn _pretokenize_spans_scalar(
+    py: Python<'_>,
+    pattern: &str,
+    text: &str,
+) -> PyResult<Vec<(usize, usize)>> {
+    let p = Pretokenizer::new(Some(pattern)).map_err(to_py)?;
+    let Some(sc) = p.scanner() else {
+        return Err(PyValueError::new_err(format!(
+            "{pattern:?} is not a named pattern (gpt2, cl100k, o200k)"
+        )));
+    };
+    Ok(py.detach(|| {
+        let mut out = Vec::new();
+        sc.for_each_span_scalar(text, |s, e| out.push((s, e)));
+        out
+    }))
+}
+
 /// The code-point ranges `(first, last)` of one character class as `regex-syntax`
 /// reads it (the crate behind the custom-pattern engine and the scanners' tables:
 /// Unicode 16.0), e.g. `\p{L}`, `\s` or `(?i:k)`. Private: `scripts/gen-unicode16.py`
@@ -103,6 +125,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_spans, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_count, m)?)?;
+    m.add_function(wrap_pyfunction!(_pretokenize_spans_scalar, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_class, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_case_folds, m)?)?;
     // The named patterns are defined once, in `crate::pretok`; `bytepair.patterns` reads them here.
