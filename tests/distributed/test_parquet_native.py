@@ -7,6 +7,7 @@ on is redone the Python way for the Python report."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Dict, List
 
@@ -225,3 +226,20 @@ def test_bad_parquet_shards_report_the_python_way_and_others_finish(tmp_path, mo
             assert type(native_err.value) is type(python_err.value) and str(native_err.value) == str(
                 python_err.value
             ), p.name
+
+
+def test_pyarrow_is_needed_only_for_what_the_rust_reader_refuses(tmp_path, monkeypatch):
+    docs = documents()[:400]
+    pq.write_table(pa.table({"text": docs}), tmp_path / "snappy.parquet", row_group_size=100)
+    pq.write_table(pa.table({"text": docs}), tmp_path / "zstd.parquet", compression="zstd")
+    tok = bytepair.get_encoding("gpt2")
+    want = tok.encode_batch_to_numpy(docs)
+    with monkeypatch.context() as m:
+        for name in [n for n in list(sys.modules) if n == "pyarrow" or n.startswith("pyarrow.")]:
+            m.delitem(sys.modules, name)
+        m.setitem(sys.modules, "pyarrow", None)  # import pyarrow now fails
+        ids, offsets = tok.encode_files(tmp_path / "snappy.parquet")
+        assert np.array_equal(ids, want[0]) and np.array_equal(offsets, want[1])
+        with pytest.raises(ShardsFailedError, match="reading Parquet needs pyarrow"):
+            encode_dataset([tmp_path / "snappy.parquet", tmp_path / "zstd.parquet"], tmp_path / "out", tokenizer="gpt2")
+    assert sorted(files(tmp_path / "out")) == ["manifest.json", "snappy.bin"]
