@@ -243,3 +243,49 @@ def test_pyarrow_is_needed_only_for_what_the_rust_reader_refuses(tmp_path, monke
         with pytest.raises(ShardsFailedError, match="reading Parquet needs pyarrow"):
             encode_dataset([tmp_path / "snappy.parquet", tmp_path / "zstd.parquet"], tmp_path / "out", tokenizer="gpt2")
     assert sorted(files(tmp_path / "out")) == ["manifest.json", "snappy.bin"]
+
+
+def test_damaged_files_give_the_python_readers_result_never_a_panic(tmp_path):
+    # random bytes over the pages or the footer of files of each codec and page
+    # version: the crate may panic on some (caught, the shard fails and is redone
+    # by pyarrow); encode_files gives exactly what the Python readers give
+    import random
+
+    tok = bytepair.get_encoding("gpt2")
+    docs = [f"doc {i} " * (i % 13) for i in range(3000)]
+    table = pa.table({"text": docs, "n": list(range(3000))})
+    bases = []
+    for k, kw in enumerate(
+        [
+            dict(row_group_size=500),
+            dict(compression="gzip", use_dictionary=False, row_group_size=700),
+            dict(compression="none", data_page_version="2.0"),
+        ]
+    ):
+        pq.write_table(table, tmp_path / f"base{k}.parquet", **kw)
+        bases.append((tmp_path / f"base{k}.parquet").read_bytes())
+    rng = random.Random(20261201)
+    outcomes = {"same documents": 0, "same error": 0}
+    p = tmp_path / "damaged.parquet"
+    for t in range(300):
+        raw = bytearray(rng.choice(bases))
+        data_end = int(len(raw) * 0.8) if rng.random() < 0.7 else len(raw)
+        for _ in range(rng.randint(1, 3)):
+            i, n = rng.randrange(data_end), rng.choice([1, 1, 2, 8, 64])
+            raw[i : i + n] = bytes(rng.randrange(256) for _ in range(n))
+        p.write_bytes(bytes(raw))
+        try:
+            want, want_err = tok.encode_batch_to_numpy(list(iter_documents(p))), None
+        except Exception as e:  # noqa: BLE001 - whatever the Python readers raise
+            want, want_err = None, (type(e), str(e))
+        try:
+            got, got_err = tok.encode_files(p), None
+        except Exception as e:  # noqa: BLE001
+            got, got_err = None, (type(e), str(e))
+        assert got_err == want_err, t
+        if want is not None:
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), t
+            outcomes["same documents"] += 1
+        else:
+            outcomes["same error"] += 1
+    assert min(outcomes.values()) > 20, outcomes
