@@ -1,11 +1,12 @@
-//! Block pre-tokenizer for cl100k: piece starts of ASCII text decided 64 bytes
-//! at a time from bit masks, with the scalar scanner (`scan.rs`) for the rest.
+//! Block pre-tokenizer for cl100k and o200k: piece starts of ASCII text decided
+//! 64 bytes at a time from bit masks, with the scalar scanner (`scan.rs`) for
+//! the rest.
 //!
 //! Each 64-byte block is classified into one bit mask per character class
 //! (bit `k` is byte `base + k`): letters `A-Za-z`, digits, other ASCII
 //! ("punctuation": `[^\s\p{L}\p{N}]` restricted to ASCII), the space, the
 //! horizontal whitespace `\t \v \f`, the line breaks `\r \n`, the apostrophe,
-//! and bytes >= 0x80. From the masks of the block, of the block before (for the
+//! capitals, the slash, and bytes >= 0x80. From the masks of the block, of the block before (for the
 //! characters just before the block) and the first byte after it, two masks
 //! follow by bit algebra:
 //!
@@ -53,11 +54,20 @@
 //!   reversed fill decides inside the block (hard when the run goes on past the
 //!   block or into a byte >= 0x80).
 //!
+//! o200k differs in ASCII text in three places. Its words are `[A-Z]*[a-z]*`
+//! (`\p{Lu}` and `\p{Ll}` do not overlap in ASCII), so a capital after a small
+//! letter also starts a piece. A contraction after a letter belongs to the word
+//! (`don't`): such apostrophes are hard. `[\r\n/]*` after punctuation also takes
+//! slashes: the line breaks and slashes from a slash right after a line break on,
+//! and the two positions after them, are hard. The whitespace alternatives give
+//! the same pieces as cl100k's away from the end of the text.
+//!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
 //! edge cases, and the hostile inputs.
 
 use super::scan::Scan;
+use super::Named;
 
 /// Class masks of one 64-byte block.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -78,6 +88,10 @@ pub(crate) struct Classes {
     na: u64,
     /// `'`.
     ap: u64,
+    /// `A-Z` (o200k's upper-case class, among the ASCII letters).
+    up: u64,
+    /// `/` (in o200k's `[\r\n/]*`).
+    sl: u64,
 }
 
 #[cfg(test)]
@@ -130,9 +144,11 @@ const CLASS: [u8; 256] = {
 /// on any platform in tests.
 #[cfg(test)]
 pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
-    let mut m = [0u64; 8];
+    let mut m = [0u64; 10];
     for (k, &c) in b.iter().enumerate() {
-        let f = CLASS[c as usize];
+        let f = CLASS[c as usize] as u16
+            | (c.is_ascii_uppercase() as u16) << 8
+            | ((c == b'/') as u16) << 9;
         for (j, slot) in m.iter_mut().enumerate() {
             *slot |= (((f >> j) & 1) as u64) << k;
         }
@@ -146,6 +162,8 @@ pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
         c: m[5],
         na: m[6],
         ap: m[7],
+        up: m[8],
+        sl: m[9],
     }
 }
 
@@ -193,6 +211,8 @@ unsafe fn classify_avx2(b: &[u8; 64]) -> Classes {
         m.c |= (eq!(v, b'\n') | eq!(v, b'\r')) << at;
         ws |= range!(v, 9u8, 5) << at;
         m.ap |= eq!(v, b'\'') << at;
+        m.up |= range!(v, b'A', 26) << at;
+        m.sl |= eq!(v, b'/') << at;
         m.na |= na;
     }
     m.t = ws & !m.c;
@@ -212,6 +232,9 @@ struct Carry {
     eaten_x: u64,
     /// Letters right after an apostrophe.
     al: u64,
+    /// o200k: line breaks and slashes from a slash right after a line break on
+    /// (`[\r\n/]*` may join them to a punctuation piece).
+    hz: u64,
 }
 
 /// `x` moved `k` bytes later (bit `i` is byte `i - k`), the first `k` bits from
@@ -241,10 +264,20 @@ fn mark_follows(runs: u64, marks: u64) -> u64 {
     (r & !beginning).reverse_bits()
 }
 
+/// Positions in `runs` with a bit of `marks` (a subset of `runs`) at or
+/// before them in the same run.
+#[inline(always)]
+fn mark_precedes(runs: u64, marks: u64) -> u64 {
+    let unmarked = runs & !marks;
+    let heads = runs & !(runs << 1) & unmarked;
+    let beginning = (unmarked.wrapping_add(heads) ^ unmarked) & unmarked;
+    runs & !beginning
+}
+
 /// The piece starts and hard positions of the block `x`, given the block
 /// before (`prev`) and the classes of the block after (`next`, bit 0 only).
 #[inline(always)]
-fn derive(prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
+fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
     let pc = &prev.cls;
     let w = x.sp | x.t | x.c;
     let q = x.sp | x.t;
@@ -265,14 +298,20 @@ fn derive(prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
         eaten_x,
         wq,
         al,
+        hz,
         ..
-    } = carry_of(prev, x);
+    } = carry_of(named, prev, x);
     let pwq = p1(wq, prev.wq);
     let next_w = (next.sp | next.t | next.c | next.na) & 1;
     let nw = (w | x.na) >> 1 | next_w << 63;
     let nna = x.na >> 1 | (next.na & 1) << 63;
 
     let mut starts = x.l & (pd | pcr | pp & (ppp | ppsp));
+    if named == Named::O200k {
+        // o200k's words are `[A-Z]*[a-z]*` in ASCII: a new one at a capital after
+        // a small letter
+        starts |= x.up & p1(x.l & !x.up, pc.l & !pc.up);
+    }
     starts |= x.d & !pd;
     starts |= x.p & (pl | pd | pt | pcr);
     starts |= wq & !pwq;
@@ -286,7 +325,14 @@ fn derive(prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
     // After `'` and a letter: the piece at the apostrophe may be a contraction
     // ending here (`'s`) or one further (`'ll`), which the hard position, being
     // inside or at the end of that piece, hands to the scalar scanner.
-    hard |= p1(al, prev.al);
+    if named == Named::O200k {
+        // A contraction after a letter (`don't`) belongs to the word: the
+        // apostrophe is hard, the scalar scanner settles the word's end.
+        hard |= x.ap & pl;
+        hard |= hz | later(hz, prev.hz, 1) | later(hz, prev.hz, 2);
+    } else {
+        hard |= p1(al, prev.al);
+    }
 
     // A `Q` after a non-eaten line break: a start unless a line break follows
     // in its run.
@@ -303,19 +349,27 @@ fn derive(prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
 
 /// The masks of block `x` that the block after it needs.
 #[inline(always)]
-fn carry_of(prev: &Carry, x: &Classes) -> Carry {
+fn carry_of(named: Named, prev: &Carry, x: &Classes) -> Carry {
     let pc = &prev.cls;
     let pp = later(x.p, pc.p, 1);
     let pna = later(x.na, pc.na, 1);
     // Line breaks eaten by a punctuation piece's `[\r\n]*+`.
     let eaten = fill(x.c, x.c & (pp | prev.eaten >> 63));
     let eaten_x = fill(x.c, x.c & (pp | pna | prev.eaten_x >> 63));
+    let hz = if named == Named::O200k {
+        let m = x.c | x.sl;
+        let marks = x.sl & later(x.c, pc.c, 1) | m & (prev.hz >> 63);
+        mark_precedes(m, marks)
+    } else {
+        0
+    };
     Carry {
         cls: *x,
         wq: (x.sp | x.t | x.c) & !eaten,
         eaten,
         eaten_x,
         al: x.l & later(x.ap, pc.ap, 1),
+        hz,
     }
 }
 
@@ -394,12 +448,15 @@ fn has_high(b: &[u8], at: usize) -> bool {
 /// block may be eaten by punctuation before it, which is marked unsure (hard
 /// positions follow).
 #[inline(always)]
-fn resume_carry(b: &[u8], at: usize, how: Classifier) -> Carry {
+fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
     let x = how.classify(&block_at(b, at - 64));
-    let mut carry = carry_of(&Carry::default(), &x);
+    let mut carry = carry_of(named, &Carry::default(), &x);
     if x.c == !0 {
         carry.eaten &= !(1 << 63);
         carry.eaten_x |= 1 << 63;
+    }
+    if (x.c | x.sl) == !0 {
+        carry.hz |= 1 << 63;
     }
     carry
 }
@@ -412,7 +469,8 @@ fn resume_carry(b: &[u8], at: usize, how: Classifier) -> Carry {
 /// least 64 bytes, and block processing resumes at the next piece start whose
 /// 64 bytes are ASCII.
 #[inline(always)]
-pub(crate) fn cl100k_spans<F: FnMut(usize, usize)>(
+pub(crate) fn spans<F: FnMut(usize, usize)>(
+    named: Named,
     s: &Scan,
     text: &str,
     how: Classifier,
@@ -437,16 +495,17 @@ pub(crate) fn cl100k_spans<F: FnMut(usize, usize)>(
                 Some(v) => v,
                 None if has_high(b, base) => break,
                 None if base == 0 => (Carry::default(), how.classify(&block_at(b, 0))),
-                None if base >= 64 => {
-                    (resume_carry(b, base, how), how.classify(&block_at(b, base)))
-                }
+                None if base >= 64 => (
+                    resume_carry(named, b, base, how),
+                    how.classify(&block_at(b, base)),
+                ),
                 None => break,
             };
             if x.na != 0 {
                 break;
             }
             let next = how.classify(&block_at(b, base + 64));
-            let (starts, hard) = derive(&prev, &x, &next);
+            let (starts, hard) = derive(named, &prev, &x, &next);
             let mut ev = starts | hard;
             if cur >= base {
                 ev &= above(cur - base);
@@ -459,7 +518,7 @@ pub(crate) fn cl100k_spans<F: FnMut(usize, usize)>(
                     cur = p;
                     ev &= ev - 1;
                 } else {
-                    let e = hard_piece(s, text, cur);
+                    let e = hard_piece(named, s, text, cur);
                     f(cur, e);
                     cur = e;
                     if cur >= base + 64 {
@@ -468,13 +527,13 @@ pub(crate) fn cl100k_spans<F: FnMut(usize, usize)>(
                     ev &= above(cur - base);
                 }
             }
-            state = Some((carry_of(&prev, &x), next));
+            state = Some((carry_of(named, &prev, &x), next));
             window = 64;
             base += 64;
         }
         // The scalar scanner: non-ASCII text, or the end.
         let until = if base + 64 < n { base + window } else { n };
-        cur = scalar_until(s, text, cur, until, f);
+        cur = scalar_until(named, s, text, cur, until, f);
         if cur >= n {
             return;
         }
@@ -488,6 +547,7 @@ pub(crate) fn cl100k_spans<F: FnMut(usize, usize)>(
 /// after `until` (or the text ends); returns that end.
 #[inline(always)]
 fn scalar_until<F: FnMut(usize, usize)>(
+    named: Named,
     s: &Scan,
     text: &str,
     mut cur: usize,
@@ -497,7 +557,7 @@ fn scalar_until<F: FnMut(usize, usize)>(
     let n = text.len();
     let until = until.min(n);
     while cur < until {
-        let e = s.cl100k(cur);
+        let e = scalar_end(named, s, cur);
         let e = if e > cur {
             e.min(n)
         } else {
@@ -515,10 +575,19 @@ fn above(k: usize) -> u64 {
     (!0u64).checked_shl(k as u32 + 1).unwrap_or(0)
 }
 
+/// The scalar scanner's end of the piece at `i` (a pattern with a block path).
+#[inline(always)]
+fn scalar_end(named: Named, s: &Scan, i: usize) -> usize {
+    match named {
+        Named::O200k => s.o200k(i),
+        Named::Cl100k | Named::Gpt2 => s.cl100k(i),
+    }
+}
+
 /// The scalar scanner's piece end at `cur`, out of line: the block loop stays small.
 #[inline(never)]
-fn hard_piece(s: &Scan, text: &str, cur: usize) -> usize {
-    let e = s.cl100k(cur);
+fn hard_piece(named: Named, s: &Scan, text: &str, cur: usize) -> usize {
+    let e = scalar_end(named, s, cur);
     if e > cur {
         e.min(s.b.len())
     } else {
@@ -567,8 +636,8 @@ mod tests {
         }
     }
 
-    fn spans(text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
-        let sc = super::super::Scanner::new(super::super::Named::Cl100k);
+    fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
+        let sc = super::super::Scanner::new(named);
         let mut out = Vec::new();
         match how {
             None => sc.for_each_span_scalar(text, |a, b| out.push((a, b))),
@@ -577,25 +646,34 @@ mod tests {
                     b: text.as_bytes(),
                     t: super::super::unicode::tables(),
                 };
-                cl100k_spans(&s, text, how, &mut |a, b| out.push((a, b)));
+                super::spans(named, &s, text, how, &mut |a, b| out.push((a, b)));
             }
         }
         out
     }
 
     /// The block path with every classifier available equals the scalar scanner.
+    /// The patterns with a block path.
+    const BLOCKED: [Named; 2] = [Named::Cl100k, Named::O200k];
+
     fn check(text: &str) {
-        let want = spans(text, None);
+        for named in BLOCKED {
+            check_one(named, text);
+        }
+    }
+
+    fn check_one(named: Named, text: &str) {
+        let want = spans(named, text, None);
         let mut ways = vec![Classifier::Portable];
         ways.extend(Classifier::detect());
         for how in ways {
-            let got = spans(text, Some(how));
+            let got = spans(named, text, Some(how));
             if got != want {
                 let at = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
                 let lo = want.get(at.saturating_sub(3)).map_or(0, |s| s.0);
                 let hi = want.get(at + 3).map_or(text.len(), |s| s.1);
                 panic!(
-                    "block path differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
+                    "{named:?} block path differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
                     got.get(at),
                     want.get(at),
                     &text.as_bytes()[lo..hi],
@@ -652,9 +730,10 @@ mod tests {
     /// Characters the patterns treat differently, weighted towards ASCII edge cases.
     const EDGE: &[&str] = &[
         " ", " ", " ", "\n", "\n", "\r", "\t", "\u{b}", "\u{c}", "'", "'", "s", "S", "t", "l", "L",
-        "v", "e", "r", "R", "d", "m", "a", "Z", "0", "1", "9", ".", ",", "!", "(", "-", "\u{0}",
-        "\u{7f}", "é", "한", "\u{a0}", "\u{3000}", "\u{2028}", "\u{85}", "\u{17f}", "\u{212a}",
-        "\u{301}", "\u{663}", "—", "😀", "’", "\r\n", "  ", "\n\n", "'s", "'LL", "ab", "123",
+        "v", "e", "r", "R", "d", "m", "a", "Z", "0", "1", "9", ".", ",", "!", "(", "-", "/", "\n/",
+        ".\n/", "aB", "Ab", "I'M", "\u{0}", "\u{7f}", "é", "한", "\u{a0}", "\u{3000}", "\u{2028}",
+        "\u{85}", "\u{17f}", "\u{212a}", "\u{301}", "\u{663}", "—", "😀", "’", "\r\n", "  ",
+        "\n\n", "'s", "'LL", "ab", "123",
     ];
 
     struct Rng(u64);
@@ -697,7 +776,8 @@ mod tests {
     #[test]
     fn ascii_runs_at_every_block_offset() {
         for unit in [
-            " ", "\n", "\r\n", " \n", "\n ", "\t", "7", "'s", ".", ".\n", "a'", "é", "\u{a0}",
+            " ", "\n", "\r\n", " \n", "\n ", "\t", "7", "'s", ".", ".\n", "a'", ".\n/", "\n/a",
+            "/\n", "aB", "é", "\u{a0}",
         ] {
             for before in 0..70 {
                 for reps in [1, 2, 3, 4, 5, 70] {
@@ -760,6 +840,10 @@ mod speed {
     fn block_speed() {
         let dir = std::env::var("HOME").unwrap_or_default() + "/.cache/bytepair-data/corpora/";
         let how = Classifier::detect();
+        let named = match std::env::var("BP_PATTERN").as_deref() {
+            Ok("o200k") => Named::O200k,
+            _ => Named::Cl100k,
+        };
         let names = std::env::var("BP_CORPORA")
             .unwrap_or("en_kjv en_austen code_python ko_prose multi_unicode".into());
         for name in names.split_whitespace() {
@@ -789,7 +873,9 @@ mod speed {
                     let t0 = std::time::Instant::now();
                     let mut count = 0usize;
                     match (k, how) {
-                        (1, Some(how)) => cl100k_spans(&s, text, how, &mut |_, _| count += 1),
+                        (1, Some(how)) => {
+                            super::spans(named, &s, text, how, &mut |_, _| count += 1)
+                        }
                         _ => {
                             let n = text.len();
                             let mut i = 0;

@@ -40,10 +40,10 @@
 //!   (66.2 M -> 52.6 M for the three patterns on 1 MB; Korean 85 M -> 75 M).
 //! * The scanners are `#[inline(always)]` into one loop per pattern
 //!   ([`Scanner::for_each_span`]); the rarer general paths stay out of line.
-//! * cl100k on a CPU with AVX2: [`Scanner::for_each_span`] runs the block path
-//!   (module `block`): ASCII text 64 bytes at a time, piece starts from class
-//!   bit masks, the scalar scanner for non-ASCII text and the rare uncertain
-//!   positions. `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
+//! * cl100k and o200k on a CPU with AVX2: [`Scanner::for_each_span`] runs the
+//!   block path (module `block`): ASCII text 64 bytes at a time, piece starts
+//!   from class bit masks, the scalar scanner for non-ASCII text and the rare
+//!   uncertain positions (gpt2 stays scalar). `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
 //!   [`Scanner::for_each_span_scalar`] is the reference it is tested against.
 
 mod block;
@@ -200,10 +200,17 @@ impl Scanner {
         match self.named {
             Named::Gpt2 => drive!(gpt2),
             Named::Cl100k => match block::Classifier::detect() {
-                Some(how) if block::worth_blocks(s.b) => block::cl100k_spans(&s, text, how, &mut f),
+                Some(how) if block::worth_blocks(s.b) => {
+                    block::spans(Named::Cl100k, &s, text, how, &mut f)
+                }
                 _ => drive!(cl100k),
             },
-            Named::O200k => drive!(o200k),
+            Named::O200k => match block::Classifier::detect() {
+                Some(how) if block::worth_blocks(s.b) => {
+                    block::spans(Named::O200k, &s, text, how, &mut f)
+                }
+                _ => drive!(o200k),
+            },
         }
     }
 
