@@ -1,4 +1,4 @@
-//! Block pre-tokenizer for cl100k and o200k: piece starts of ASCII text decided
+//! Block pre-tokenizer for the named patterns: piece starts of ASCII text decided
 //! 64 bytes at a time from bit masks, with the scalar scanner (`scan.rs`) for
 //! the rest.
 //!
@@ -61,6 +61,10 @@
 //! slashes: the line breaks and slashes from a slash right after a line break on,
 //! and the two positions after them, are hard. The whitespace alternatives give
 //! the same pieces as cl100k's away from the end of the text.
+//!
+//! gpt2 is simpler ([`derive_gpt2`]): runs of letters, digits and punctuation,
+//! each joined by a space just before it, and whitespace runs cut before their
+//! last character; a letter after an apostrophe is hard (contractions).
 //!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
@@ -278,6 +282,9 @@ fn mark_precedes(runs: u64, marks: u64) -> u64 {
 /// before (`prev`) and the classes of the block after (`next`, bit 0 only).
 #[inline(always)]
 fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
+    if named == Named::Gpt2 {
+        return derive_gpt2(prev, x, next);
+    }
     let pc = &prev.cls;
     let w = x.sp | x.t | x.c;
     let q = x.sp | x.t;
@@ -344,6 +351,33 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
         starts |= cand & !open;
         hard |= cand & open & !breaks_follow;
     }
+    (starts, hard)
+}
+
+/// [`derive`] for gpt2 (`' ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++` after the
+/// contractions, then `\s++$|\s+(?!\S)|\s`): a letter, digit or punctuation
+/// run starts a piece unless a space is just before it (which joins it); a
+/// whitespace run starts one at its beginning and at its last character.
+/// After an apostrophe and a letter the letter is hard (a contraction may
+/// start at the apostrophe; the scalar scanner settles it).
+#[inline(always)]
+fn derive_gpt2(prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
+    let pc = &prev.cls;
+    let p1 = |m: u64, b: u64| later(m, b, 1);
+    let w = x.sp | x.t | x.c;
+    let pw = p1(w, pc.sp | pc.t | pc.c);
+    let psp = p1(x.sp, pc.sp);
+    let next_w = (next.sp | next.t | next.c | next.na) & 1;
+    let nw = (w | x.na) >> 1 | next_w << 63;
+    let mut starts = x.l & !p1(x.l, pc.l);
+    starts |= x.d & !p1(x.d, pc.d);
+    starts |= x.p & !p1(x.p, pc.p);
+    starts &= !psp;
+    starts |= w & !pw;
+    starts |= w & pw & !nw;
+    let nna = x.na >> 1 | (next.na & 1) << 63;
+    let mut hard = x.na | p1(x.na, pc.na) | later(x.na, pc.na, 2) | nna;
+    hard |= x.l & p1(x.ap, pc.ap);
     (starts, hard)
 }
 
@@ -579,8 +613,9 @@ fn above(k: usize) -> u64 {
 #[inline(always)]
 fn scalar_end(named: Named, s: &Scan, i: usize) -> usize {
     match named {
+        Named::Gpt2 => s.gpt2(i),
+        Named::Cl100k => s.cl100k(i),
         Named::O200k => s.o200k(i),
-        Named::Cl100k | Named::Gpt2 => s.cl100k(i),
     }
 }
 
@@ -654,7 +689,7 @@ mod tests {
 
     /// The block path with every classifier available equals the scalar scanner.
     /// The patterns with a block path.
-    const BLOCKED: [Named; 2] = [Named::Cl100k, Named::O200k];
+    const BLOCKED: [Named; 3] = [Named::Gpt2, Named::Cl100k, Named::O200k];
 
     fn check(text: &str) {
         for named in BLOCKED {
@@ -842,6 +877,7 @@ mod speed {
         let how = Classifier::detect();
         let named = match std::env::var("BP_PATTERN").as_deref() {
             Ok("o200k") => Named::O200k,
+            Ok("gpt2") => Named::Gpt2,
             _ => Named::Cl100k,
         };
         let names = std::env::var("BP_CORPORA")

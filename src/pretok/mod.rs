@@ -40,10 +40,10 @@
 //!   (66.2 M -> 52.6 M for the three patterns on 1 MB; Korean 85 M -> 75 M).
 //! * The scanners are `#[inline(always)]` into one loop per pattern
 //!   ([`Scanner::for_each_span`]); the rarer general paths stay out of line.
-//! * cl100k and o200k on a CPU with AVX2: [`Scanner::for_each_span`] runs the
-//!   block path (module `block`): ASCII text 64 bytes at a time, piece starts
-//!   from class bit masks, the scalar scanner for non-ASCII text and the rare
-//!   uncertain positions (gpt2 stays scalar). `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
+//! * On a CPU with AVX2, [`Scanner::for_each_span`] runs the block path
+//!   (module `block`) for all three patterns: ASCII text 64 bytes at a time,
+//!   piece starts from class bit masks, the scalar scanner for non-ASCII text
+//!   and the rare uncertain positions. `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
 //!   [`Scanner::for_each_span_scalar`] is the reference it is tested against.
 
 mod block;
@@ -198,7 +198,12 @@ impl Scanner {
             };
         }
         match self.named {
-            Named::Gpt2 => drive!(gpt2),
+            Named::Gpt2 => match block::Classifier::detect() {
+                Some(how) if block::worth_blocks(s.b) => {
+                    block::spans(Named::Gpt2, &s, text, how, &mut f)
+                }
+                _ => drive!(gpt2),
+            },
             Named::Cl100k => match block::Classifier::detect() {
                 Some(how) if block::worth_blocks(s.b) => {
                     block::spans(Named::Cl100k, &s, text, how, &mut f)

@@ -1,4 +1,4 @@
-"""The block pre-tokenizer (src/pretok/block.rs: cl100k's and o200k's ASCII piece
+"""The block pre-tokenizer (src/pretok/block.rs: the named patterns' ASCII piece
 starts from 64-byte class masks, where the CPU has AVX2) cuts every text exactly as the scalar
 scanner alone (``_core._pretokenize_spans_scalar``) and as the regex
 (``bytepair.reference``).
