@@ -22,6 +22,7 @@
 //! reason (a short description, not the user-facing message) goes to the
 //! caller, which decides what to report; the other shards go on.
 
+#[cfg(feature = "parquet")]
 mod parquet;
 mod pipeline;
 mod read;

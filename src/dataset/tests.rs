@@ -235,6 +235,7 @@ fn stopping_early_leaves_no_temporary_file() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[cfg(feature = "parquet")]
 mod parquet_files {
     use std::sync::Arc;
 
