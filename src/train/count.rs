@@ -199,8 +199,19 @@ impl ChunkCounter {
                 let mut n = 0usize;
                 for seg in task.iter() {
                     if let Some(sc) = &scanner {
-                        for piece in sc.pieces(seg) {
-                            t.add(piece.as_bytes(), 1)?;
+                        // the span loop (the block pre-tokenizer where the CPU has
+                        // it), not the piece iterator (always the scalar scanner)
+                        let b = seg.as_bytes();
+                        let mut err = None;
+                        sc.for_each_span(seg, |s, e| {
+                            if err.is_none() {
+                                if let Err(x) = t.add(&b[s..e], 1) {
+                                    err = Some(x);
+                                }
+                            }
+                        });
+                        if let Some(e) = err {
+                            return Err(e);
                         }
                     } else if whole {
                         t.add(seg.as_bytes(), 1)?;
