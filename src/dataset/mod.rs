@@ -140,6 +140,24 @@ pub(crate) struct ValidColumn {
     text: String,
 }
 
+/// Hands the documents gathered in `text` / `ends` (the readers' chunk being
+/// filled) to `emit` once they hold at least `chunk_bytes` bytes of text;
+/// false when the consumer asks to stop.
+pub(crate) fn emit_if_full(
+    text: &mut String,
+    ends: &mut Vec<usize>,
+    chunk_bytes: usize,
+    emit: &mut dyn FnMut(Docs) -> bool,
+) -> bool {
+    if text.len() < chunk_bytes {
+        return true;
+    }
+    emit(Docs::Owned {
+        text: std::mem::take(text),
+        ends: std::mem::take(ends),
+    })
+}
+
 impl Docs {
     pub(crate) fn len(&self) -> usize {
         match self {

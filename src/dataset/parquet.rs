@@ -32,7 +32,7 @@ use parquet::data_type::ByteArray;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
-use super::Docs;
+use super::{emit_if_full, Docs};
 
 /// Values read from the column reader at a time.
 pub(crate) const BATCH_ROWS: usize = 8192;
@@ -139,14 +139,8 @@ fn read_file(
                 text.push_str(s);
                 ends.push(text.len());
                 row += 1;
-                if text.len() >= chunk_bytes {
-                    let docs = Docs::Owned {
-                        text: std::mem::take(&mut text),
-                        ends: std::mem::take(&mut ends),
-                    };
-                    if !emit(docs) {
-                        return Ok(());
-                    }
+                if !emit_if_full(&mut text, &mut ends, chunk_bytes, emit) {
+                    return Ok(());
                 }
             }
             in_group += rows as u64;

@@ -47,7 +47,7 @@ mod no_parquet {
         ))
     }
 }
-use super::{Column, ColumnLoader, Docs, Input, ValidColumn};
+use super::{emit_if_full, Column, ColumnLoader, Docs, Input, ValidColumn};
 
 /// Reads `input` and hands its documents to `emit` in chunks of at least
 /// `chunk_bytes` bytes of text (the last one may be smaller; a shard with no
@@ -189,14 +189,8 @@ fn read_jsonl(
             return Err(format!("line {lineno}: {e}"));
         }
         ends.push(text.len());
-        if text.len() >= chunk_bytes {
-            let docs = Docs::Owned {
-                text: std::mem::take(&mut text),
-                ends: std::mem::take(&mut ends),
-            };
-            if !emit(docs) {
-                return Ok(());
-            }
+        if !emit_if_full(&mut text, &mut ends, chunk_bytes, emit) {
+            return Ok(());
         }
     }
     if !ends.is_empty() {
