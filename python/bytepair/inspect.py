@@ -27,6 +27,7 @@ from . import patterns as _patterns
 from . import reference
 from .audit import Audit, TokenAudit, audit
 from .diff import Diff, diff
+from .render import PerToken as _PerToken
 from .render import Plain, TableResult, bytes_json, display_width, format_table, plain, show_bytes, visible
 from .tokenizer import Tokenizer
 
@@ -49,22 +50,6 @@ def is_complete_utf8(b: bytes) -> bool:
         return False
     return True
 
-
-
-class _PerToken:
-    """Rates shared by the rows that count bytes, characters and tokens."""
-
-    bytes: int
-    chars: int
-    tokens: int
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
 
 
 

@@ -33,7 +33,7 @@ from .counts import ChunkCounts, count, input_size
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 from .reference import gini
-from .render import TableResult
+from .render import PerToken, TableResult
 from .tokenizer import Tokenizer
 
 UNITS = ("bytes", "chars", "tokens")
@@ -148,7 +148,7 @@ def learn_parity(
 
 
 @dataclass
-class ParityRow:
+class ParityRow(PerToken):
     """One tokenizer on one language's text."""
 
     tokenizer: str
@@ -156,14 +156,6 @@ class ParityRow:
     tokens: int
     bytes: int
     chars: int
-
-    @property
-    def tokens_per_byte(self) -> float:
-        return self.tokens / self.bytes if self.bytes else 0.0
-
-    @property
-    def tokens_per_char(self) -> float:
-        return self.tokens / self.chars if self.chars else 0.0
 
     def cost(self, unit: str) -> float:
         """Tokens per ``unit`` (``"tokens"``: the token count itself)."""

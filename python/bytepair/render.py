@@ -122,6 +122,31 @@ def bytes_json(b: bytes) -> dict[str, Any]:
     return {"hex": b.hex(), "text": show_bytes(b)}
 
 
+class PerToken:
+    """Rates shared by the rows that count bytes, characters and tokens
+    (``bytepair.inspect``'s sweep, comparison and evaluation rows, and
+    ``bytepair.parity``'s rows)."""
+
+    bytes: int
+    chars: int
+    tokens: int
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_byte(self) -> float:
+        return self.tokens / self.bytes if self.bytes else 0.0
+
+    @property
+    def tokens_per_char(self) -> float:
+        return self.tokens / self.chars if self.chars else 0.0
+
 
 class TableResult:
     """Shared rendering: subclasses define ``_table()`` -> (title, headers, rows)."""
