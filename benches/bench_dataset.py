@@ -128,7 +128,12 @@ def child(peer: str, fmt: str, threads: int, folder: Path, encoding: str, gig_pr
 
             def ids_of(r):
                 return r[0]
-        elif peer == "bytepair dataset":
+        elif peer in ("bytepair dataset", "python dataset"):
+            if peer == "python dataset":  # the pre-pipeline path: Python readers, worker processes
+                from bytepair.distributed import encode as enc
+
+                enc.native.policy_lists = lambda *a: None  # type: ignore[assignment]
+                enc._encode_shard = enc._encode_shard_python  # type: ignore[assignment]
             out_root = Path(tempfile.mkdtemp(prefix="bench-dataset-"))
 
             def run(i: int):
@@ -140,22 +145,6 @@ def child(peer: str, fmt: str, threads: int, folder: Path, encoding: str, gig_pr
                 dtype = np.dtype("<u2" if m["dtype"] == "uint16" else "<u4")
                 ids = np.concatenate([np.fromfile(out / s["output"], dtype=dtype) for s in m["shards"]])
                 return ids[ids != tok.eot_token].astype(np.uint32)  # eot appended per document
-        elif peer == "python dataset":
-            from bytepair.distributed import encode as enc
-
-            enc.native.policy_lists = lambda *a: None  # type: ignore[assignment]
-            enc._encode_shard = enc._encode_shard_python  # type: ignore[assignment]
-            out_root = Path(tempfile.mkdtemp(prefix="bench-dataset-"))
-
-            def run(i: int):
-                out = out_root / f"run{i}"
-                return out, encode_dataset(paths, out, tokenizer=tok, workers=nt, progress=False)
-
-            def ids_of(r):
-                out, m = r
-                dtype = np.dtype("<u2" if m["dtype"] == "uint16" else "<u4")
-                ids = np.concatenate([np.fromfile(out / s["output"], dtype=dtype) for s in m["shards"]])
-                return ids[ids != tok.eot_token].astype(np.uint32)
         elif peer == "bytepair batch":
 
             def run(i: int):
