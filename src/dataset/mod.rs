@@ -140,6 +140,17 @@ pub(crate) struct ValidColumn {
     text: String,
 }
 
+/// Why the Rust Parquet reader did not read a shard (a build without the
+/// `parquet` feature refuses every one as unsupported).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Not read at all (nothing emitted): hand the shard to the loader.
+    Unsupported(String),
+    /// Failed while reading (documents may have been emitted): the shard fails.
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    Failed(String),
+}
+
 /// Hands the documents gathered in `text` / `ends` (the readers' chunk being
 /// filled) to `emit` once they hold at least `chunk_bytes` bytes of text;
 /// false when the consumer asks to stop.

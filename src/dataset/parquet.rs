@@ -32,19 +32,10 @@ use parquet::data_type::ByteArray;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
-use super::{emit_if_full, Docs};
+use super::{emit_if_full, Docs, Refusal};
 
 /// Values read from the column reader at a time.
 pub(crate) const BATCH_ROWS: usize = 8192;
-
-/// Why the Rust reader did not read a shard.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    /// Not read at all (nothing emitted): hand the shard to the loader.
-    Unsupported(String),
-    /// Failed while reading (documents may have been emitted): the shard fails.
-    Failed(String),
-}
 
 /// Reads `column` of the Parquet file at `path`, handing its documents to
 /// `emit` in chunks of at least `chunk_bytes` bytes of text (the last one may

@@ -19,35 +19,23 @@ use std::sync::Arc;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 #[cfg(feature = "parquet")]
-use super::parquet::{read_parquet, Refusal};
-#[cfg(not(feature = "parquet"))]
-use no_parquet::{read_parquet, Refusal};
+use super::parquet::read_parquet;
 
 /// A build without the `parquet` feature: every Parquet shard goes to the
 /// caller's column loader.
 #[cfg(not(feature = "parquet"))]
-mod no_parquet {
-    use super::Docs;
-    use std::path::Path;
-
-    pub(super) enum Refusal {
-        Unsupported(String),
-        #[allow(dead_code)] // only the real reader fails while reading
-        Failed(String),
-    }
-
-    pub(super) fn read_parquet(
-        _path: &Path,
-        _column: &str,
-        _chunk_bytes: usize,
-        _emit: &mut dyn FnMut(Docs) -> bool,
-    ) -> Result<(), Refusal> {
-        Err(Refusal::Unsupported(
-            "this build has no Rust Parquet reader".into(),
-        ))
-    }
+fn read_parquet(
+    _path: &Path,
+    _column: &str,
+    _chunk_bytes: usize,
+    _emit: &mut dyn FnMut(Docs) -> bool,
+) -> Result<(), Refusal> {
+    Err(Refusal::Unsupported(
+        "this build has no Rust Parquet reader".into(),
+    ))
 }
-use super::{emit_if_full, Column, ColumnLoader, Docs, Input, ValidColumn};
+
+use super::{emit_if_full, Column, ColumnLoader, Docs, Input, Refusal, ValidColumn};
 
 /// Reads `input` and hands its documents to `emit` in chunks of at least
 /// `chunk_bytes` bytes of text (the last one may be smaller; a shard with no

@@ -249,7 +249,8 @@ mod parquet_files {
 
     use base64::Engine;
 
-    use super::super::parquet::{arrow_field_kind, read_parquet, ArrowKind, Refusal};
+    use super::super::parquet::{arrow_field_kind, read_parquet, ArrowKind};
+    use super::super::Refusal;
     use super::*;
 
     /// pyarrow 26's `ARROW:schema` of `{"text": string}`.
