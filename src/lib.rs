@@ -16,3 +16,20 @@ mod py;
 
 /// A token id. In a byte-level BPE vocabulary the id is also the merge rank.
 pub type Rank = u32;
+
+/// Receives a pre-tokenizer's pieces as `(start, end)` byte offsets, left to
+/// right. Any `FnMut(usize, usize)` closure is one; the encoder's piece
+/// cache implements it on a struct of its own so that its per-piece step is
+/// inlined (`#[inline(always)]`) into every call site of the scanners, which
+/// a closure with that many call sites is not.
+pub trait SpanSink {
+    /// One piece: `text[start..end]`.
+    fn span(&mut self, start: usize, end: usize);
+}
+
+impl<F: FnMut(usize, usize)> SpanSink for F {
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) {
+        self(start, end)
+    }
+}

@@ -61,7 +61,7 @@ impl Sink for TokenCount {
 
 impl Spans for Pretokenizer {
     #[inline]
-    fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, f: F) -> Result<()> {
+    fn for_each_span<F: crate::SpanSink>(&self, text: &str, f: F) -> Result<()> {
         Pretokenizer::for_each_span(self, text, f)
     }
 }

@@ -45,6 +45,7 @@ use rustc_hash::FxBuildHasher;
 
 use super::merge::encode_piece_parts;
 use crate::error::Result;
+use crate::SpanSink;
 use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
 
@@ -54,7 +55,7 @@ use crate::Rank;
 /// depend on `pretok`).
 pub trait Spans {
     /// Runs `f` on every piece of `text`.
-    fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, f: F) -> Result<()>;
+    fn for_each_span<F: SpanSink>(&self, text: &str, f: F) -> Result<()>;
 }
 
 /// Default byte budget of one cache (table, arenas and long-piece memo).
@@ -420,14 +421,16 @@ impl PieceCache {
         let mut batch = std::mem::take(&mut self.batch);
         batch.clear();
         let b = text.as_bytes();
-        let r = spans.for_each_span(text, |s, e| {
-            batch.push(self.pending(b, s, e));
-            if batch.len() == BATCH {
-                self.flush(seed, vocab, b, &batch, out);
-                batch.clear();
-                flushed(out);
-            }
-        });
+        let mut sink = Collect {
+            cache: self,
+            seed,
+            vocab,
+            text: b,
+            batch: &mut batch,
+            out,
+            flushed: &mut flushed,
+        };
+        let r = spans.for_each_span(text, &mut sink);
         self.flush(seed, vocab, b, &batch, out);
         flushed(out);
         batch.clear();
@@ -623,6 +626,33 @@ impl PieceCache {
     }
 }
 
+/// Phase one of [`PieceCache::encode_text`] as the pre-tokenizer's sink:
+/// each piece is packed, hashed and its bucket prefetched; every [`BATCH`]
+/// pieces the batch is probed and emitted.
+struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
+    cache: &'c mut PieceCache,
+    seed: &'a Seed,
+    vocab: &'a Vocab,
+    text: &'a [u8],
+    batch: &'c mut Vec<Pending>,
+    out: &'c mut Vec<Rank>,
+    flushed: &'c mut G,
+}
+
+impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) {
+        let p = self.cache.pending(self.text, start, end);
+        self.batch.push(p);
+        if self.batch.len() == BATCH {
+            self.cache
+                .flush(self.seed, self.vocab, self.text, self.batch, self.out);
+            self.batch.clear();
+            (self.flushed)(self.out);
+        }
+    }
+}
+
 #[inline(always)]
 #[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
 fn prefetch(b: &Bucket) {
@@ -739,9 +769,9 @@ mod tests {
     struct Every(usize);
 
     impl Spans for Every {
-        fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<()> {
+        fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) -> Result<()> {
             for s in (0..text.len()).step_by(self.0) {
-                f(s, (s + self.0).min(text.len()));
+                f.span(s, (s + self.0).min(text.len()));
             }
             Ok(())
         }

@@ -72,6 +72,7 @@
 
 use super::scan::Scan;
 use super::Named;
+use crate::SpanSink;
 
 /// Class masks of one 64-byte block.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -503,7 +504,7 @@ fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
 /// least 64 bytes, and block processing resumes at the next piece start whose
 /// 64 bytes are ASCII.
 #[inline(always)]
-pub(crate) fn spans<F: FnMut(usize, usize)>(
+pub(crate) fn spans<F: SpanSink>(
     named: Named,
     s: &Scan,
     text: &str,
@@ -548,12 +549,12 @@ pub(crate) fn spans<F: FnMut(usize, usize)>(
                 let k = ev.trailing_zeros();
                 let p = base + k as usize;
                 if hard >> k & 1 == 0 {
-                    f(cur, p);
+                    f.span(cur, p);
                     cur = p;
                     ev &= ev - 1;
                 } else {
                     let e = hard_piece(named, s, text, cur);
-                    f(cur, e);
+                    f.span(cur, e);
                     cur = e;
                     if cur >= base + 64 {
                         break;
@@ -580,7 +581,7 @@ pub(crate) fn spans<F: FnMut(usize, usize)>(
 /// The scalar scanner's pieces from `cur` (a piece start) until one ends at or
 /// after `until` (or the text ends); returns that end.
 #[inline(always)]
-fn scalar_until<F: FnMut(usize, usize)>(
+fn scalar_until<F: SpanSink>(
     named: Named,
     s: &Scan,
     text: &str,
@@ -597,7 +598,7 @@ fn scalar_until<F: FnMut(usize, usize)>(
         } else {
             super::next_char_boundary(text, cur)
         };
-        f(cur, e);
+        f.span(cur, e);
         cur = e;
     }
     cur

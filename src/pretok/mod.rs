@@ -53,6 +53,7 @@ pub mod unicode;
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+use crate::SpanSink;
 use scan::Scan;
 use unicode::Tables;
 
@@ -175,7 +176,7 @@ impl Scanner {
     ///
     /// Complexity: linear in `text`.
     #[inline]
-    pub fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) {
+    pub fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) {
         // One monomorphised loop per pattern keeps the dispatch out of the loop.
         let s = Scan {
             b: text.as_bytes(),
@@ -192,7 +193,7 @@ impl Scanner {
                     } else {
                         next_char_boundary(text, i)
                     };
-                    f(i, e);
+                    f.span(i, e);
                     i = e;
                 }
             };
@@ -221,11 +222,11 @@ impl Scanner {
 
     /// [`Self::for_each_span`] on the scalar scanner alone, whatever the CPU:
     /// the reference the block path (module `block`) is tested against.
-    pub fn for_each_span_scalar<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) {
+    pub fn for_each_span_scalar<F: SpanSink>(&self, text: &str, mut f: F) {
         let mut i = 0;
         while i < text.len() {
             let e = self.piece_end(text, i);
-            f(i, e);
+            f.span(i, e);
             i = e;
         }
     }
@@ -359,7 +360,7 @@ impl Pretokenizer {
     ///
     /// Complexity: linear in `text` for the named patterns; for custom patterns,
     /// whatever `fancy-regex` needs (bounded by its backtracking limit).
-    pub fn for_each_span<F: FnMut(usize, usize)>(&self, text: &str, mut f: F) -> Result<()> {
+    pub fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) -> Result<()> {
         match self {
             Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k => {
                 if let Some(s) = self.scanner() {
@@ -369,7 +370,7 @@ impl Pretokenizer {
             }
             Pretokenizer::Whole => {
                 if !text.is_empty() {
-                    f(0, text.len());
+                    f.span(0, text.len());
                 }
                 Ok(())
             }
@@ -383,15 +384,15 @@ impl Pretokenizer {
                         reason: e.to_string(),
                     })?;
                     if m.start() > at {
-                        f(at, m.start());
+                        f.span(at, m.start());
                     }
                     if m.end() > m.start() {
-                        f(m.start(), m.end());
+                        f.span(m.start(), m.end());
                     }
                     at = at.max(m.end());
                 }
                 if at < text.len() {
-                    f(at, text.len());
+                    f.span(at, text.len());
                 }
                 Ok(())
             }
