@@ -45,9 +45,9 @@ use rustc_hash::FxBuildHasher;
 
 use super::merge::encode_piece_parts;
 use crate::error::Result;
-use crate::SpanSink;
 use crate::vocab::{hash16, key16, Vocab, MID_MAX};
 use crate::Rank;
+use crate::SpanSink;
 
 /// What splits a text into pieces for [`PieceCache::encode_text`]: calls
 /// `f(start, end)` for each piece in order, the pieces tiling the text (the

@@ -504,13 +504,7 @@ fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
 /// least 64 bytes, and block processing resumes at the next piece start whose
 /// 64 bytes are ASCII.
 #[inline(always)]
-pub(crate) fn spans<F: SpanSink>(
-    named: Named,
-    s: &Scan,
-    text: &str,
-    how: Classifier,
-    f: &mut F,
-) {
+pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
     let b = s.b;
     let n = b.len();
     let mut cur = 0usize;
