@@ -25,6 +25,13 @@ pub type Rank = u32;
 pub trait SpanSink {
     /// One piece: `text[start..end]`.
     fn span(&mut self, start: usize, end: usize);
+
+    /// Asked before each piece by the loops slow enough to need it (custom
+    /// patterns' regex): true ends the walk there. Never, by default.
+    #[inline(always)]
+    fn stop(&mut self) -> bool {
+        false
+    }
 }
 
 impl<F: FnMut(usize, usize)> SpanSink for F {

@@ -379,6 +379,9 @@ impl Pretokenizer {
                 // span between two matches (or at either end) is a piece of its own.
                 let mut at = 0;
                 for m in re.find_iter(text) {
+                    if f.stop() {
+                        return Ok(());
+                    }
                     let m = m.map_err(|e| Error::RegexRuntime {
                         pattern: pattern.clone(),
                         reason: e.to_string(),
