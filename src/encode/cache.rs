@@ -21,9 +21,12 @@
 //!
 //! **Bounded, never frozen.** Each cache has a byte budget ([`budget`]: env
 //! `BYTEPAIR_PIECE_CACHE_BYTES`, or [`set_budget`]; default
-//! [`DEFAULT_BUDGET`]). The table has a fixed size (the seed at most half
-//! full); when it is 3/4 full, or table + arenas reach the budget, the cache
-//! is wiped back to the seed (one copy of the seed table) and refills with
+//! [`DEFAULT_BUDGET`]). The table starts at the seed's size (the seed at most
+//! half full) and doubles when 3/4 full, as long as table + arenas stay
+//! within the budget (gpt2's 4 MiB table grows to 16 MiB, a small trained
+//! vocabulary's from a few KB; o200k's 16 MiB stays). When it cannot double,
+//! or the arenas reach the budget, the cache is wiped back to the seed (one
+//! copy of the seed table, at the seed's size) and refills with
 //! the text being encoded now. So a long-lived process runs as fast as a
 //! fresh one: what it saw first does not decide what stays. A budget below
 //! the seed table's size leaves the seed alone (nothing is added). Text with
@@ -190,6 +193,19 @@ impl Table {
         (h >> self.shift) as usize & self.mask
     }
 
+    /// The same entries in a table of `buckets` buckets (at least as many
+    /// as this one's entries need).
+    fn rehashed(&self, buckets: usize) -> Table {
+        let mut t = Table::new(buckets);
+        for s in self.buckets.iter().flat_map(|b| b.0.iter()) {
+            if s.meta != 0 {
+                let b = t.home(hash16(s.k0, s.k1, (s.meta & 0xFF) as usize));
+                t.insert(b, s.k0, s.k1, s.meta, s.ids);
+            }
+        }
+        t
+    }
+
     /// Stores a piece known to be absent, in the first free slot from its
     /// home bucket. The caller keeps the table under 3/4 full.
     fn insert(&mut self, b: usize, k0: u64, k1: u64, meta: u32, ids: [Rank; INLINE]) {
@@ -258,8 +274,9 @@ struct Pending {
     end: usize,
     k0: u64,
     k1: u64,
-    /// Home bucket (pieces of at most 16 bytes).
-    home: usize,
+    /// Hash (pieces of at most 16 bytes): the home bucket is computed from
+    /// it when the piece is probed, so a table that grew since is probed right.
+    h: u64,
 }
 
 /// A piece cache for one encoder: see the module documentation. Owned and
@@ -289,7 +306,8 @@ pub struct CacheStats {
     pub bytes: usize,
     /// The budget in force.
     pub budget: usize,
-    /// Bytes of the (fixed-size) table alone: the floor of `bytes`.
+    /// Bytes of the table alone (the seed's size, or doubled since within
+    /// the budget): the floor of `bytes`.
     pub table_bytes: usize,
     /// Slots in use in the table, seed included.
     pub entries: usize,
@@ -346,8 +364,12 @@ impl PieceCache {
             + self.long.capacity() * (std::mem::size_of::<Long>() + 1)
     }
 
-    /// Back to the seed alone, keeping the allocations.
+    /// Back to the seed alone, at the seed's table size (keeping the
+    /// allocations when the table never grew).
     fn wipe(&mut self, seed: &Seed) {
+        if self.table.buckets.len() != seed.table.buckets.len() {
+            self.table = Table::new(seed.table.buckets.len());
+        }
         self.table.buckets.copy_from_slice(&seed.table.buckets);
         self.table.len = seed.table.len;
         self.vals.clear();
@@ -384,6 +406,27 @@ impl PieceCache {
     #[inline]
     fn full(&self, extra: usize) -> bool {
         self.table.len * 4 >= self.table.slots() * 3 || self.bytes_if_grown(extra) > self.budget
+    }
+
+    /// Room for one more entry of `extra` arena bytes: as it is, or by
+    /// doubling the table when that is what is full and the doubled table
+    /// fits the budget, or else by a wipe. False when not even a wiped cache
+    /// has room (a budget below the seed table).
+    fn make_room(&mut self, seed: &Seed, extra: usize) -> bool {
+        if !self.full(extra) {
+            return true;
+        }
+        let table_full = self.table.len * 4 >= self.table.slots() * 3;
+        if table_full && self.bytes_if_grown(extra) + self.table.bytes() <= self.budget {
+            self.table = self.table.rehashed(2 * self.table.buckets.len());
+            return true;
+        }
+        if seed.table.len * 4 >= seed.table.slots() * 3 || seed.table.bytes() + extra > self.budget
+        {
+            return false;
+        }
+        self.wipe(seed);
+        true
     }
 
     /// The bytes after adding `extra` bytes to the arenas, counting the
@@ -450,14 +493,14 @@ impl PieceCache {
             };
         }
         let (k0, k1) = key16(text, start, end);
-        let home = self.table.home(hash16(k0, k1, n));
-        prefetch(&self.table.buckets[home]);
+        let h = hash16(k0, k1, n);
+        prefetch(&self.table.buckets[self.table.home(h)]);
         Pending {
             start,
             end,
             k0,
             k1,
-            home,
+            h,
         }
     }
 
@@ -489,7 +532,7 @@ impl PieceCache {
                 continue;
             }
             let meta_len = n as u32;
-            let mut b = p.home;
+            let mut b = self.table.home(p.h);
             let slot = loop {
                 // in bounds: home and b are masked by `mask < buckets.len()`
                 let [s0, s1] = &self.table.buckets[b].0;
@@ -561,13 +604,8 @@ impl PieceCache {
         encode_piece_parts(piece, vocab, out);
         let k = out.len() - at;
         let extra = if k > INLINE { 4 * k } else { 0 };
-        if self.full(extra) {
-            if self.seed_len * 4 >= self.table.slots() * 3
-                || self.table.bytes() + extra > self.budget
-            {
-                return; // even a wiped cache has no room: keep the seed as is
-            }
-            self.wipe(seed);
+        if !self.make_room(seed, extra) {
+            return; // even a wiped cache has no room: keep the seed as is
         }
         let (ids, n) = if k <= INLINE {
             let mut ids = [0; INLINE];
@@ -578,8 +616,9 @@ impl PieceCache {
             self.vals.extend_from_slice(&out[at..]);
             ([off, k as Rank, 0], IN_ARENA)
         };
+        let home = self.table.home(p.h);
         self.table
-            .insert(p.home, p.k0, p.k1, piece.len() as u32 | n << 8, ids);
+            .insert(home, p.k0, p.k1, piece.len() as u32 | n << 8, ids);
     }
 
     /// A piece of more than 16 bytes: a token, a remembered piece, or merged
@@ -605,11 +644,8 @@ impl PieceCache {
         encode_piece_parts(piece, vocab, out);
         let k = out.len() - at;
         let extra = piece.len() + 4 * k;
-        if self.full(extra) {
-            if self.table.bytes() + extra > self.budget {
-                return;
-            }
-            self.wipe(seed);
+        if !self.make_room(seed, extra) {
+            return;
         }
         let e = Long {
             koff: self.keys.len() as u32,
@@ -836,22 +872,38 @@ mod tests {
     }
 
     #[test]
-    fn budget_is_respected_and_wipes_keep_ids() {
+    fn the_table_doubles_within_the_budget_then_wipes_and_ids_stay() {
         let v = vocab();
         let seed = Arc::new(Seed::new(&v));
         let mut c = PieceCache::new(&seed);
-        c.budget = seed.bytes() + 8192; // room for a few arena entries only
+        // the budget is process-wide (a cache reads it on every call): set
+        // for this test, restored at its end; other tests' ids do not depend
+        // on it
+        let old = budget();
+        let b = 4 * seed.bytes() + (1 << 20);
+        set_budget(b);
         let text = random_text(
             200_000,
             b"abcdefghijklmnopqrstuvwxyz",
             0x9e37_79b9_7f4a_7c15,
         );
+        let mut most = 0;
         for cut in [6, 12, 30, 100] {
-            assert_eq!(run(&mut c, &seed, &v, &text, cut), want(&v, &text, cut));
+            let got = run(&mut c, &seed, &v, &text, cut);
             let s = c.stats();
+            most = most.max(s.table_bytes);
+            assert_eq!(got, want(&v, &text, cut));
             assert!(s.bytes <= s.budget, "{s:?}");
         }
-        assert!(c.stats().wipes > 0);
+        let wipes = c.stats().wipes;
+        set_budget(old);
+        // grew by doubling, within the budget, and was wiped once it could not
+        assert!(most >= 2 * seed.bytes(), "{most}");
+        assert!(
+            most <= b && (most / seed.bytes()).is_power_of_two(),
+            "{most}"
+        );
+        assert!(wipes > 0);
     }
 
     #[test]

@@ -61,3 +61,33 @@ def test_cleared_caches_give_the_same_ids():
     _core.clear_piece_memo()
     assert enc.encode_ordinary(text) == warm
     assert enc.encode_ordinary(text) == tiktoken_encoding("o200k_base").encode_ordinary(text)
+
+
+def test_table_doubles_within_the_budget_then_wipes(budget):
+    """A table that fills up doubles while table + arenas fit the budget (gpt2's
+    seed-sized 4 MiB table grows), then the cache is wiped back to the seed's
+    size; ids stay tiktoken's throughout."""
+    import random
+    import string
+
+    enc = bytepair.get_encoding("gpt2")
+    tt = tiktoken_encoding("gpt2")
+    enc.encode_ordinary("warm up")
+    first = enc._core.piece_cache_stats()["table_bytes"]
+    _core.set_piece_cache_budget(4 * first + (16 << 20))  # two doublings fit, a third does not
+    _core.clear_piece_memo()
+    enc.encode_ordinary("warm up")  # the clear's own wipe happens here
+    wipes = enc._core.piece_cache_stats()["wipes"]
+    rng = random.Random(7)
+    letters = string.ascii_lowercase
+    sizes = []
+    for _ in range(8):  # 480,000 distinct new pieces in all: more than the grown table holds
+        text = "".join(" " + "".join(rng.choices(letters, k=rng.randint(5, 9))) for _ in range(60_000))
+        # one thread: the cache measured is this thread's
+        assert enc.encode_ordinary(text, num_threads=1) == tt.encode_ordinary(text)
+        stats = enc._core.piece_cache_stats()
+        assert stats["bytes"] <= stats["budget"], stats
+        sizes.append(stats["table_bytes"])
+    assert max(sizes) == 4 * first, sizes
+    assert all(s in (first, 2 * first, 4 * first) for s in sizes), sizes
+    assert enc._core.piece_cache_stats()["wipes"] > wipes  # full at 4x: wiped, not grown further
