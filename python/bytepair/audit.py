@@ -63,7 +63,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Optional
 
-from .render import TableResult, show_bytes, visible
+from .render import TableResult, per, show_bytes, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from .inspect import TextSource
@@ -292,7 +292,7 @@ class Audit(TableResult):
         if self.corpus is not None:
             u = self.corpus
             out["corpus"] = {"bytes": u.bytes, "tokens": u.tokens, "used": u.used, "unused": len(u.unused),
-                             "unused_share": len(u.unused) / self.n_mergeable if self.n_mergeable else 0.0,
+                             "unused_share": per(len(u.unused), self.n_mergeable),
                              "unused_reachable": u.unused_reachable, "unused_ids": u.unused}
         return out
 

@@ -28,7 +28,7 @@ from . import reference
 from .audit import Audit, TokenAudit, audit
 from .diff import Diff, diff
 from .render import PerToken as _PerToken
-from .render import Plain, TableResult, bytes_json, display_width, format_table, plain, show_bytes, visible
+from .render import Plain, TableResult, bytes_json, display_width, format_table, per, plain, show_bytes, visible
 from .tokenizer import Tokenizer
 
 TextSource = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -760,11 +760,11 @@ class Evaluation(TableResult, _PerToken):
 
     @property
     def byte_fallback_share(self) -> float:
-        return self.byte_fallback / self.tokens if self.tokens else 0.0
+        return per(self.byte_fallback, self.tokens)
 
     @property
     def unknown_share(self) -> float:
-        return self.unknown / self.tokens if self.tokens else 0.0
+        return per(self.unknown, self.tokens)
 
     def _table(self):
         headers = ["tokenizer", "tokens", "bytes/token", "chars/token", "byte fallback", "unknown"]

@@ -122,6 +122,11 @@ def bytes_json(b: bytes) -> dict[str, Any]:
     return {"hex": b.hex(), "text": show_bytes(b)}
 
 
+def per(num: float, den: float) -> float:
+    """``num / den``, or 0.0 when ``den`` is 0 (a rate over an empty text)."""
+    return num / den if den else 0.0
+
+
 class PerToken:
     """Rates shared by the rows that count bytes, characters and tokens
     (``bytepair.inspect``'s sweep, comparison and evaluation rows, and
@@ -133,19 +138,19 @@ class PerToken:
 
     @property
     def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
+        return per(self.bytes, self.tokens)
 
     @property
     def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
+        return per(self.chars, self.tokens)
 
     @property
     def tokens_per_byte(self) -> float:
-        return self.tokens / self.bytes if self.bytes else 0.0
+        return per(self.tokens, self.bytes)
 
     @property
     def tokens_per_char(self) -> float:
-        return self.tokens / self.chars if self.chars else 0.0
+        return per(self.tokens, self.chars)
 
 
 class TableResult:

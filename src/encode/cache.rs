@@ -188,6 +188,11 @@ impl Table {
         self.buckets.len() * 2
     }
 
+    /// At 3/4 of its slots: the most a table is filled to.
+    fn is_full(&self) -> bool {
+        self.len * 4 >= self.slots() * 3
+    }
+
     #[inline(always)]
     fn home(&self, h: u64) -> usize {
         (h >> self.shift) as usize & self.mask
@@ -405,7 +410,7 @@ impl PieceCache {
     /// True when one more entry of `extra` arena bytes would break a bound.
     #[inline]
     fn full(&self, extra: usize) -> bool {
-        self.table.len * 4 >= self.table.slots() * 3 || self.bytes_if_grown(extra) > self.budget
+        self.table.is_full() || self.bytes_if_grown(extra) > self.budget
     }
 
     /// Room for one more entry of `extra` arena bytes: as it is, or by
@@ -416,13 +421,11 @@ impl PieceCache {
         if !self.full(extra) {
             return true;
         }
-        let table_full = self.table.len * 4 >= self.table.slots() * 3;
-        if table_full && self.bytes_if_grown(extra) + self.table.bytes() <= self.budget {
+        if self.table.is_full() && self.bytes_if_grown(extra) + self.table.bytes() <= self.budget {
             self.table = self.table.rehashed(2 * self.table.buckets.len());
             return true;
         }
-        if seed.table.len * 4 >= seed.table.slots() * 3 || seed.table.bytes() + extra > self.budget
-        {
+        if seed.table.is_full() || seed.table.bytes() + extra > self.budget {
             return false;
         }
         self.wipe(seed);
@@ -505,8 +508,8 @@ impl PieceCache {
     }
 
     /// Phase two: probe and emit every pending piece, in order. Not inlined:
-    /// the per-piece closure of phase one then stays small enough to be
-    /// inlined into the pre-tokenizer's loop.
+    /// phase one ([`Collect`]) is inlined into every call site of the
+    /// scanners, and stays small there by calling this.
     #[inline(never)]
     #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
     fn flush(
