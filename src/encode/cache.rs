@@ -211,6 +211,35 @@ impl Table {
         t
     }
 
+    /// The slot holding the piece with key `(k0, k1)`, `len` bytes and hash
+    /// `h`, if any. `buckets` is `self.buckets` (passed so that a caller's
+    /// hot loop keeps the slice in registers).
+    #[inline(always)]
+    fn find<'t>(
+        &self,
+        buckets: &'t [Bucket],
+        h: u64,
+        k0: u64,
+        k1: u64,
+        len: u32,
+    ) -> Option<&'t Slot> {
+        let mut b = self.home(h);
+        loop {
+            // in bounds: home and b are masked by `mask < buckets.len()`
+            let [s0, s1] = &buckets[b].0;
+            if s0.meta & 0xFF == len && s0.k0 == k0 && s0.k1 == k1 {
+                return Some(s0);
+            }
+            if s1.meta & 0xFF == len && s1.k0 == k0 && s1.k1 == k1 {
+                return Some(s1);
+            }
+            if s0.meta == 0 || s1.meta == 0 {
+                return None;
+            }
+            b = (b + 1) & self.mask;
+        }
+    }
+
     /// Stores a piece known to be absent, in the first free slot from its
     /// home bucket. The caller keeps the table under 3/4 full.
     fn insert(&mut self, b: usize, k0: u64, k1: u64, meta: u32, ids: [Rank; INLINE]) {
@@ -301,7 +330,6 @@ pub struct PieceCache {
     budget: usize,
     epoch: u64,
     wipes: u64,
-    batch: Vec<Pending>,
 }
 
 /// What a cache holds and how often it was wiped (see [`PieceCache::stats`]).
@@ -340,7 +368,6 @@ impl PieceCache {
             budget: budget(),
             epoch: EPOCH.load(Ordering::Relaxed),
             wipes: 0,
-            batch: Vec::with_capacity(BATCH),
         }
     }
 
@@ -464,52 +491,21 @@ impl PieceCache {
         mut flushed: impl FnMut(&mut Vec<Rank>),
     ) -> Result<()> {
         self.refresh(seed);
-        let mut batch = std::mem::take(&mut self.batch);
-        batch.clear();
-        let b = text.as_bytes();
-        let mut sink = Collect {
-            cache: self,
-            seed,
-            vocab,
-            text: b,
-            batch: &mut batch,
-            out,
-            flushed: &mut flushed,
-        };
+        let mut sink = Collect::new(self, seed, vocab, text.as_bytes(), out, &mut flushed);
         let r = spans.for_each_span(text, &mut sink);
-        self.flush(seed, vocab, b, &batch, out);
-        flushed(out);
-        batch.clear();
-        self.batch = batch;
+        sink.flush();
         r
-    }
-
-    /// Phase one: pack and hash a piece, prefetch its bucket.
-    #[inline(always)]
-    fn pending(&self, text: &[u8], start: usize, end: usize) -> Pending {
-        let n = end - start;
-        if n > MID_MAX || n == 0 {
-            return Pending {
-                start,
-                end,
-                ..Pending::default()
-            };
-        }
-        let (k0, k1) = key16(text, start, end);
-        let h = hash16(k0, k1, n);
-        prefetch(&self.table.buckets[self.table.home(h)]);
-        Pending {
-            start,
-            end,
-            k0,
-            k1,
-            h,
-        }
     }
 
     /// Phase two: probe and emit every pending piece, in order. Not inlined:
     /// phase one ([`Collect`]) is inlined into every call site of the
     /// scanners, and stays small there by calling this.
+    ///
+    /// The hits run in an inner loop that keeps the table and the output's
+    /// cursor in locals; a piece that needs `&mut self` (a miss, a long
+    /// piece, an arena result too long for one fixed-size copy) leaves it,
+    /// is handled, and the loop resumes with fresh locals (the table may
+    /// have grown or been wiped).
     #[inline(never)]
     #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
     fn flush(
@@ -528,79 +524,90 @@ impl PieceCache {
         // Every path below appends at most one id per byte of its piece, so
         // SPILL spare words stay reserved until the end of the batch.
         out.reserve(last.end - first.start + SPILL);
-        for p in batch {
-            let n = p.end - p.start;
-            if n > MID_MAX || n == 0 {
-                self.encode_long(seed, vocab, &text[p.start..p.end], out);
-                continue;
-            }
-            let meta_len = n as u32;
-            let mut b = self.table.home(p.h);
-            let slot = loop {
-                // in bounds: home and b are masked by `mask < buckets.len()`
-                let [s0, s1] = &self.table.buckets[b].0;
-                if s0.meta & 0xFF == meta_len && s0.k0 == p.k0 && s0.k1 == p.k1 {
-                    break Some(*s0);
+        let mut i = 0;
+        while i < batch.len() {
+            let table = &self.table;
+            let (buckets, vals) = (&table.buckets[..], &self.vals[..]);
+            let mut len = out.len();
+            let dst = out.as_mut_ptr();
+            // pieces answered by the table, until one that is not
+            while let Some(p) = batch.get(i) {
+                let n = p.end - p.start;
+                if n > MID_MAX || n == 0 {
+                    break;
                 }
-                if s1.meta & 0xFF == meta_len && s1.k0 == p.k0 && s1.k1 == p.k1 {
-                    break Some(*s1);
-                }
-                if s0.meta == 0 || s1.meta == 0 {
-                    break None;
-                }
-                b = (b + 1) & self.table.mask;
-            };
-            match slot {
-                Some(s) if s.meta >> 8 != IN_ARENA => {
-                    let len = out.len();
+                let Some(s) = table.find(buckets, p.h, p.k0, p.k1, n as u32) else {
+                    break;
+                };
+                let k = (s.meta >> 8) as usize;
+                if k != IN_ARENA as usize {
                     debug_assert!(out.capacity() - len >= SPILL);
                     // SAFETY: `out` has room for INLINE + 1 <= SPILL more
-                    // words: the reserve above covers every piece of the
-                    // batch at one id per byte plus SPILL, and each piece
-                    // advances `len` by at most its byte length (a token has
-                    // at least one byte), so SPILL spare words remain.
-                    // The four words written are plain integers read from the
-                    // slot (ids then meta); set_len exposes only the `n` ids.
+                    // words past `len`: the reserve above covers every piece
+                    // of the batch at one id per byte plus SPILL, and each
+                    // piece advances `len` by at most its byte length (a
+                    // token has at least one byte), so SPILL spare words
+                    // remain. The four words written are plain integers read
+                    // from the slot (ids then meta); the final set_len
+                    // exposes only the `k` ids of each piece.
                     unsafe {
-                        let dst = out.as_mut_ptr().add(len);
-                        std::ptr::copy_nonoverlapping(s.ids.as_ptr(), dst, INLINE);
-                        dst.add(INLINE).write(s.meta);
-                        out.set_len(len + (s.meta >> 8) as usize);
+                        dst.add(len)
+                            .cast::<[Rank; INLINE + 1]>()
+                            .write_unaligned([s.ids[0], s.ids[1], s.ids[2], s.meta]);
                     }
-                }
-                Some(s) => {
+                    len += k;
+                } else {
                     let (at, k) = (s.ids[0] as usize, s.ids[1] as usize);
-                    match self.vals.get(at..at + SPILL) {
-                        Some(src) if k <= SPILL => {
-                            let len = out.len();
-                            debug_assert!(out.capacity() - len >= SPILL);
-                            // SAFETY: as for the inline ids, `out` has room
-                            // for SPILL more words (the batch reservation
-                            // keeps SPILL spare beyond one id per byte);
-                            // `src` is SPILL initialised words of the arena;
-                            // set_len exposes only this piece's `k` ids
-                            // (k <= piece bytes, so the invariant holds).
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    src.as_ptr(),
-                                    out.as_mut_ptr().add(len),
-                                    SPILL,
-                                );
-                                out.set_len(len + k);
-                            }
-                        }
-                        _ => out.extend_from_slice(&self.vals[at..at + k]),
+                    let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
+                        break;
+                    };
+                    debug_assert!(out.capacity() - len >= SPILL);
+                    // SAFETY: as for the inline ids, `out` has room for SPILL
+                    // more words (the batch reservation keeps SPILL spare
+                    // beyond one id per byte); `src` is SPILL initialised
+                    // words of the arena, which `out` (a different vector)
+                    // does not overlap; only this piece's `k` ids (k <= its
+                    // bytes, so the invariant holds) are exposed.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.add(len), SPILL);
                     }
+                    len += k;
                 }
-                None => self.miss(seed, vocab, text, p, out),
+                i += 1;
             }
+            // SAFETY: every word below `len` was written above (each hit
+            // wrote at least its `k` ids at its cursor) or was already part
+            // of `out`, and `len <= capacity` (the reservation).
+            unsafe { out.set_len(len) };
+            let Some(p) = batch.get(i) else { break };
+            self.cold(seed, vocab, text, p, out);
+            i += 1;
+        }
+    }
+
+    /// A piece [`flush`](Self::flush)'s hit loop does not answer: longer
+    /// than 16 bytes, not in the table, or an arena result longer than one
+    /// fixed-size copy.
+    #[cold]
+    #[inline(never)]
+    fn cold(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
+        let n = p.end - p.start;
+        if n > MID_MAX || n == 0 {
+            self.encode_long(seed, vocab, &text[p.start..p.end], out);
+            return;
+        }
+        let buckets = &self.table.buckets[..];
+        match self.table.find(buckets, p.h, p.k0, p.k1, n as u32) {
+            Some(s) => {
+                let (at, k) = (s.ids[0] as usize, s.ids[1] as usize);
+                out.extend_from_slice(&self.vals[at..at + k]);
+            }
+            None => self.miss(seed, vocab, text, p, out),
         }
     }
 
     /// A piece of at most 16 bytes that is not in the table: merge it and
     /// remember the result (wiping back to the seed first when full).
-    #[cold]
-    #[inline(never)]
     fn miss(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
         let piece = &text[p.start..p.end];
         let at = out.len();
@@ -666,42 +673,110 @@ impl PieceCache {
 }
 
 /// Phase one of [`PieceCache::encode_text`] as the pre-tokenizer's sink:
-/// each piece is packed, hashed and its bucket prefetched; every [`BATCH`]
-/// pieces the batch is probed and emitted.
+/// each piece is packed, hashed and its bucket prefetched into a batch held
+/// in place; every [`BATCH`] pieces the batch is probed and emitted. The
+/// table's base, shift and mask are copied here (and again after each
+/// flush, which may grow or wipe the table), so the step inlined into the
+/// scanners reads no field behind the cache.
 struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
     cache: &'c mut PieceCache,
     seed: &'a Seed,
     vocab: &'a Vocab,
     text: &'a [u8],
-    batch: &'c mut Vec<Pending>,
     out: &'c mut Vec<Rank>,
     flushed: &'c mut G,
+    buckets: *const Bucket,
+    shift: u32,
+    mask: usize,
+    len: usize,
+    batch: [Pending; BATCH],
+}
+
+impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
+    fn new(
+        cache: &'c mut PieceCache,
+        seed: &'a Seed,
+        vocab: &'a Vocab,
+        text: &'a [u8],
+        out: &'c mut Vec<Rank>,
+        flushed: &'c mut G,
+    ) -> Self {
+        let t = &cache.table;
+        let (buckets, shift, mask) = (t.buckets.as_ptr(), t.shift, t.mask);
+        Collect {
+            cache,
+            seed,
+            vocab,
+            text,
+            out,
+            flushed,
+            buckets,
+            shift,
+            mask,
+            len: 0,
+            batch: [Pending::default(); BATCH],
+        }
+    }
+
+    /// Probes and emits the pending pieces, then re-reads the table.
+    #[inline(never)]
+    fn flush(&mut self) {
+        let batch = &self.batch[..self.len.min(BATCH)];
+        self.cache
+            .flush(self.seed, self.vocab, self.text, batch, self.out);
+        self.len = 0;
+        (self.flushed)(self.out);
+        let t = &self.cache.table;
+        (self.buckets, self.shift, self.mask) = (t.buckets.as_ptr(), t.shift, t.mask);
+    }
 }
 
 impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
     #[inline(always)]
     fn span(&mut self, start: usize, end: usize) {
-        let p = self.cache.pending(self.text, start, end);
-        self.batch.push(p);
-        if self.batch.len() == BATCH {
-            self.cache
-                .flush(self.seed, self.vocab, self.text, self.batch, self.out);
-            self.batch.clear();
-            (self.flushed)(self.out);
+        let n = end - start;
+        let p = if n.wrapping_sub(1) < MID_MAX {
+            let (k0, k1) = key16(self.text, start, end);
+            let h = hash16(k0, k1, n);
+            // the home bucket as Table::home computes it (in bounds: masked)
+            prefetch(
+                self.buckets
+                    .wrapping_add((h >> self.shift) as usize & self.mask),
+            );
+            Pending {
+                start,
+                end,
+                k0,
+                k1,
+                h,
+            }
+        } else {
+            Pending {
+                start,
+                end,
+                ..Pending::default()
+            }
+        };
+        if let Some(slot) = self.batch.get_mut(self.len) {
+            *slot = p;
+        }
+        self.len += 1;
+        if self.len >= BATCH {
+            Collect::flush(self);
         }
     }
 }
 
 #[inline(always)]
 #[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
-fn prefetch(b: &Bucket) {
+fn prefetch(b: *const Bucket) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint with no effect on memory contents; the
-    // pointer comes from a reference, so it is valid (prefetch would not
-    // fault even if it were not).
+    // SAFETY: prefetching is a hint with no effect on memory contents, and it
+    // never faults, whatever the address (callers pass a bucket of the live
+    // table).
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((b as *const Bucket).cast());
+        _mm_prefetch::<_MM_HINT_T0>(b.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = b;

@@ -83,25 +83,34 @@ pub(crate) fn hash16(k0: u64, k1: u64, len: usize) -> u64 {
     fold_mul(k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58))
 }
 
+/// `KEY_MASKS[n]`: the masks that keep the first `n` bytes (`n <= 16`) of two
+/// little-endian words, so [`key16`] packs a piece without a branch on its
+/// length (a piece's length is data: a branch on it mispredicts).
+static KEY_MASKS: [[u64; 2]; MID_MAX + 1] = {
+    let mut m = [[0u64; 2]; MID_MAX + 1];
+    let mut n = 0;
+    while n <= MID_MAX {
+        let lo = if n >= 8 { 8 } else { n };
+        let hi = n.saturating_sub(8);
+        m[n][0] = if lo == 8 { !0 } else { (1u64 << (8 * lo)) - 1 };
+        m[n][1] = if hi == 8 { !0 } else { (1u64 << (8 * hi)) - 1 };
+        n += 1;
+    }
+    m
+};
+
 /// `text[start..end]` (at most 16 bytes) packed little-endian and zero-padded
-/// into two words: two unaligned 8-byte loads and masks when the text extends
-/// 16 bytes past `start` (the usual case for a piece inside a text), else
-/// [`pack`] of each half.
+/// into two words: two unaligned 8-byte loads and two masks when the text
+/// extends 16 bytes past `start` (the usual case for a piece inside a text),
+/// else [`pack`] of each half.
 #[inline(always)]
 pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
     let n = end - start;
     debug_assert!(n <= MID_MAX);
     let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-    match text.get(start..start + 16) {
-        Some(w) => (
-            low_bytes(word(&w[..8]), n),
-            if n > 8 {
-                low_bytes(word(&w[8..]), n - 8)
-            } else {
-                0
-            },
-        ),
-        None => {
+    match (text.get(start..start + 16), KEY_MASKS.get(n)) {
+        (Some(w), Some(&[m0, m1])) => (word(&w[..8]) & m0, word(&w[8..]) & m1),
+        _ => {
             let s = &text[start..end];
             let (lo, hi) = s.split_at(n.min(8));
             (pack(lo), pack(hi))
@@ -127,16 +136,6 @@ fn pack(bytes: &[u8]) -> u64 {
             | (bytes[n - 1] as u64) << (8 * (n - 1))
     } else {
         0
-    }
-}
-
-/// Keeps the low `n` bytes of a word (all of it for `n >= 8`).
-#[inline(always)]
-fn low_bytes(w: u64, n: usize) -> u64 {
-    if n >= 8 {
-        w
-    } else {
-        w & ((1u64 << (8 * n)) - 1)
     }
 }
 
