@@ -117,9 +117,30 @@ pub fn clear_all() {
 struct Slot {
     k0: u64,
     k1: u64,
-    ids: [Rank; INLINE],
-    /// `len | n << 8`; 0 marks an empty slot (pieces are never empty).
-    meta: u32,
+    /// Up to [`INLINE`] ids, then the meta word `len | n << 8` (0 marks an
+    /// empty slot: pieces are never empty). One array, so that a hit copies
+    /// it to the output with one 16-byte move.
+    tail: [Rank; INLINE + 1],
+}
+
+impl Slot {
+    #[inline(always)]
+    fn meta(&self) -> u32 {
+        self.tail[INLINE]
+    }
+
+    #[inline(always)]
+    fn ids(&self) -> [Rank; INLINE] {
+        [self.tail[0], self.tail[1], self.tail[2]]
+    }
+
+    /// Whether this slot holds the piece `(k0, k1)` of `len` bytes: one
+    /// test of all three (the key words, and the length in the meta's low
+    /// byte), so a probe branches once per slot.
+    #[inline(always)]
+    fn holds(&self, k0: u64, k1: u64, len: u32) -> bool {
+        ((self.k0 ^ k0) | (self.k1 ^ k1) | ((self.meta() ^ len) & 0xFF) as u64) == 0
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -203,40 +224,21 @@ impl Table {
     fn rehashed(&self, buckets: usize) -> Table {
         let mut t = Table::new(buckets);
         for s in self.buckets.iter().flat_map(|b| b.0.iter()) {
-            if s.meta != 0 {
-                let b = t.home(hash16(s.k0, s.k1, (s.meta & 0xFF) as usize));
-                t.insert(b, s.k0, s.k1, s.meta, s.ids);
+            if s.meta() != 0 {
+                let b = t.home(hash16(s.k0, s.k1, (s.meta() & 0xFF) as usize));
+                t.insert(b, s.k0, s.k1, s.meta(), s.ids());
             }
         }
         t
     }
 
-    /// The slot holding the piece with key `(k0, k1)`, `len` bytes and hash
-    /// `h`, if any. `buckets` is `self.buckets` (passed so that a caller's
-    /// hot loop keeps the slice in registers).
+    /// What a probe reads, copied out (see [`View`]).
     #[inline(always)]
-    fn find<'t>(
-        &self,
-        buckets: &'t [Bucket],
-        h: u64,
-        k0: u64,
-        k1: u64,
-        len: u32,
-    ) -> Option<&'t Slot> {
-        let mut b = self.home(h);
-        loop {
-            // in bounds: home and b are masked by `mask < buckets.len()`
-            let [s0, s1] = &buckets[b].0;
-            if s0.meta & 0xFF == len && s0.k0 == k0 && s0.k1 == k1 {
-                return Some(s0);
-            }
-            if s1.meta & 0xFF == len && s1.k0 == k0 && s1.k1 == k1 {
-                return Some(s1);
-            }
-            if s0.meta == 0 || s1.meta == 0 {
-                return None;
-            }
-            b = (b + 1) & self.mask;
+    fn view(&self) -> View<'_> {
+        View {
+            buckets: &self.buckets,
+            shift: self.shift,
+            mask: self.mask,
         }
     }
 
@@ -247,11 +249,49 @@ impl Table {
         loop {
             // in bounds: b <= mask < buckets.len()
             for s in self.buckets[b].0.iter_mut() {
-                if s.meta == 0 {
-                    *s = Slot { k0, k1, ids, meta };
+                if s.meta() == 0 {
+                    let [a, b, c] = ids;
+                    *s = Slot {
+                        k0,
+                        k1,
+                        tail: [a, b, c, meta],
+                    };
                     self.len += 1;
                     return;
                 }
+            }
+            b = (b + 1) & self.mask;
+        }
+    }
+}
+
+/// A table as a probe reads it: the bucket slice, shift and mask held by
+/// value, so a hot loop keeps them in registers instead of reloading them
+/// through the table on every piece.
+#[derive(Clone, Copy)]
+struct View<'t> {
+    buckets: &'t [Bucket],
+    shift: u32,
+    mask: usize,
+}
+
+impl<'t> View<'t> {
+    /// The slot holding the piece with key `(k0, k1)`, `len` bytes and hash
+    /// `h`, if any.
+    #[inline(always)]
+    fn find(self, h: u64, k0: u64, k1: u64, len: u32) -> Option<&'t Slot> {
+        let mut b = (h >> self.shift) as usize & self.mask;
+        loop {
+            // in bounds: b is masked by `mask < buckets.len()`
+            let [s0, s1] = &self.buckets[b].0;
+            if s0.holds(k0, k1, len) {
+                return Some(s0);
+            }
+            if s1.holds(k0, k1, len) {
+                return Some(s1);
+            }
+            if s0.meta() == 0 || s1.meta() == 0 {
+                return None;
             }
             b = (b + 1) & self.mask;
         }
@@ -526,8 +566,7 @@ impl PieceCache {
         out.reserve(last.end - first.start + SPILL);
         let mut i = 0;
         while i < batch.len() {
-            let table = &self.table;
-            let (buckets, vals) = (&table.buckets[..], &self.vals[..]);
+            let (table, vals) = (self.table.view(), &self.vals[..]);
             let mut len = out.len();
             let dst = out.as_mut_ptr();
             // pieces answered by the table, until one that is not
@@ -536,10 +575,10 @@ impl PieceCache {
                 if n > MID_MAX || n == 0 {
                     break;
                 }
-                let Some(s) = table.find(buckets, p.h, p.k0, p.k1, n as u32) else {
+                let Some(s) = table.find(p.h, p.k0, p.k1, n as u32) else {
                     break;
                 };
-                let k = (s.meta >> 8) as usize;
+                let k = (s.meta() >> 8) as usize;
                 if k != IN_ARENA as usize {
                     debug_assert!(out.capacity() - len >= SPILL);
                     // SAFETY: `out` has room for INLINE + 1 <= SPILL more
@@ -553,11 +592,11 @@ impl PieceCache {
                     unsafe {
                         dst.add(len)
                             .cast::<[Rank; INLINE + 1]>()
-                            .write_unaligned([s.ids[0], s.ids[1], s.ids[2], s.meta]);
+                            .write_unaligned(s.tail);
                     }
                     len += k;
                 } else {
-                    let (at, k) = (s.ids[0] as usize, s.ids[1] as usize);
+                    let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
                     let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
                         break;
                     };
@@ -596,10 +635,9 @@ impl PieceCache {
             self.encode_long(seed, vocab, &text[p.start..p.end], out);
             return;
         }
-        let buckets = &self.table.buckets[..];
-        match self.table.find(buckets, p.h, p.k0, p.k1, n as u32) {
+        match self.table.view().find(p.h, p.k0, p.k1, n as u32) {
             Some(s) => {
-                let (at, k) = (s.ids[0] as usize, s.ids[1] as usize);
+                let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
                 out.extend_from_slice(&self.vals[at..at + k]);
             }
             None => self.miss(seed, vocab, text, p, out),
