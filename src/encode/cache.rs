@@ -48,7 +48,7 @@ use rustc_hash::FxBuildHasher;
 
 use super::merge::encode_piece_parts;
 use crate::error::Result;
-use crate::vocab::{hash16, key16, Vocab, MID_MAX};
+use crate::vocab::{key16, Vocab, MID_MAX};
 use crate::Rank;
 use crate::SpanSink;
 
@@ -110,6 +110,15 @@ static EPOCH: AtomicU64 = AtomicU64::new(0);
 /// benchmarks of cold encodes; results never depend on it.
 pub fn clear_all() {
     EPOCH.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The table's hash of a piece (its key words and length): one multiply,
+/// whose high bits pick the bucket ([`Table::home`] takes them; the low bits
+/// are never used). Cheaper than the vocabulary's two-word fold, which also
+/// serves tables that index by the low bits.
+#[inline(always)]
+fn hash(k0: u64, k1: u64, len: usize) -> u64 {
+    (k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 #[derive(Clone, Copy, Default)]
@@ -225,7 +234,7 @@ impl Table {
         let mut t = Table::new(buckets);
         for s in self.buckets.iter().flat_map(|b| b.0.iter()) {
             if s.meta() != 0 {
-                let b = t.home(hash16(s.k0, s.k1, (s.meta() & 0xFF) as usize));
+                let b = t.home(hash(s.k0, s.k1, (s.meta() & 0xFF) as usize));
                 t.insert(b, s.k0, s.k1, s.meta(), s.ids());
             }
         }
@@ -318,7 +327,7 @@ impl Seed {
                 continue;
             }
             let (k0, k1) = key16(t, 0, t.len());
-            let h = hash16(k0, k1, t.len());
+            let h = hash(k0, k1, t.len());
             let b = table.home(h);
             table.insert(b, k0, k1, t.len() as u32 | 1 << 8, [r as Rank, 0, 0]);
         }
@@ -775,7 +784,7 @@ impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
         let n = end - start;
         let p = if n.wrapping_sub(1) < MID_MAX {
             let (k0, k1) = key16(self.text, start, end);
-            let h = hash16(k0, k1, n);
+            let h = hash(k0, k1, n);
             // the home bucket as Table::home computes it (in bounds: masked)
             prefetch(
                 self.buckets
