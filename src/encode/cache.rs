@@ -46,7 +46,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::merge::encode_piece_parts;
+use super::merge::{encode_piece_parts, encode_short_by_bytes};
 use crate::error::Result;
 use crate::vocab::{key16, Vocab, MID_MAX};
 use crate::Rank;
@@ -658,7 +658,18 @@ impl PieceCache {
     fn miss(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
         let piece = &text[p.start..p.end];
         let at = out.len();
-        encode_piece_parts(piece, vocab, out);
+        let table = self.table.view();
+        // pair ranks from this table: it holds every token of <= 16 bytes
+        // (the seed), and an entry of one id is exactly a token (a merged
+        // piece of one id would be a token, hence a seed entry)
+        let rank_of = |s: usize, e: usize| {
+            let (k0, k1) = key16(text, p.start + s, p.start + e);
+            match table.find(hash(k0, k1, e - s), k0, k1, (e - s) as u32) {
+                Some(slot) if slot.meta() >> 8 == 1 => slot.tail[0],
+                _ => crate::vocab::NONE_RANK,
+            }
+        };
+        encode_short_by_bytes(piece, vocab, rank_of, out);
         let k = out.len() - at;
         let extra = if k > INLINE { 4 * k } else { 0 };
         if !self.make_room(seed, extra) {

@@ -195,6 +195,64 @@ fn scan_merge(piece: &[u8], vocab: &Vocab, parts: &mut [(Rank, Rank)], out: &mut
     out.extend(parts[..len].iter().map(|&(t, _)| t));
 }
 
+/// [`encode_piece_scan`] for a piece of at most 16 bytes that is not a token,
+/// with the pair ranks after the first round read by `rank_of(start, end)`:
+/// the rank of the token whose bytes are `piece[start..end]`, or
+/// [`crate::vocab::NONE_RANK`]. That is the definition of a pair's rank (the
+/// rank of the two parts' concatenated bytes), so the result is the same.
+/// Pairs the vocabulary's filter rules out ([`Vocab::pair_may_be_token`],
+/// most of them on Korean) are not asked. The piece cache answers the rest
+/// from its own table, which holds every token of at most 16 bytes: one probe
+/// of a line common text keeps warm, where [`Vocab::pair_rank`]'s table of
+/// all token splits (several MB) is a cache miss. The first round's pairs
+/// are two-byte tokens, read from [`Vocab::byte_pair_rank`]'s dense table.
+pub fn encode_short_by_bytes(
+    piece: &[u8],
+    vocab: &Vocab,
+    mut rank_of: impl FnMut(usize, usize) -> Rank,
+    out: &mut Vec<Rank>,
+) {
+    let n = piece.len();
+    if n == 0 || n > 16 {
+        // not a short piece: the general path (exact on any length)
+        return encode_piece_parts(piece, vocab, out);
+    }
+    // parts[i] = (token, rank of part i joined with part i + 1); at[i] is
+    // part i's first byte, at[len] = n
+    let mut parts = [(NONE, NONE); 16];
+    let mut at = [0u8; 17];
+    for (i, w) in piece.windows(2).enumerate() {
+        parts[i] = (vocab.byte_rank(w[0]), vocab.byte_pair_rank(w[0], w[1]));
+        at[i] = i as u8;
+    }
+    parts[n - 1] = (vocab.byte_rank(piece[n - 1]), NONE);
+    at[n - 1] = (n - 1) as u8;
+    at[n] = n as u8;
+    let mut len = n;
+    loop {
+        let (r, i) = min_pair(&parts[..len]);
+        if r == NONE {
+            break;
+        }
+        // part i + 1 joins part i
+        parts.copy_within(i + 2..len, i + 1);
+        at.copy_within(i + 2..=len, i + 1);
+        len -= 1;
+        parts[i].0 = r;
+        parts[i].1 = if i + 1 < len && vocab.pair_may_be_token(r, parts[i + 1].0) {
+            rank_of(at[i] as usize, at[i + 2] as usize)
+        } else {
+            NONE
+        };
+        if i > 0 && vocab.pair_may_be_token(parts[i - 1].0, r) {
+            parts[i - 1].1 = rank_of(at[i - 1] as usize, at[i + 1] as usize);
+        } else if i > 0 {
+            parts[i - 1].1 = NONE;
+        }
+    }
+    out.extend(parts[..len].iter().map(|&(t, _)| t));
+}
+
 /// The lowest pair rank among `parts` and its leftmost index. Each part's key
 /// is `rank << 32 | index`, so the minimum key is the answer; four running
 /// minima over interleaved parts break the compare-select dependency chain
@@ -584,7 +642,7 @@ mod tests {
         parts.iter().map(|p| v.rank(p).unwrap()).collect()
     }
 
-    fn all_paths(piece: &[u8], v: &Vocab) -> [Vec<Rank>; 5] {
+    fn all_paths(piece: &[u8], v: &Vocab) -> [Vec<Rank>; 6] {
         let mut a = Vec::new();
         let mut b = Vec::new();
         let mut c = Vec::new();
@@ -595,7 +653,47 @@ mod tests {
         encode_piece_heap(piece, v, &mut c);
         encode_piece_queue(piece, v, &mut d);
         encode_piece_split(piece, v, &mut e);
-        [a, b, c, d, e]
+        [a, b, c, d, e, by_bytes(piece, v)]
+    }
+
+    /// [`encode_short_by_bytes`] with the ranks of byte ranges from the vocabulary.
+    fn by_bytes(piece: &[u8], v: &Vocab) -> Vec<Rank> {
+        let mut out = Vec::new();
+        let rank_of = |s: usize, e: usize| v.rank(&piece[s..e]).unwrap_or(NONE);
+        encode_short_by_bytes(piece, v, rank_of, &mut out);
+        out
+    }
+
+    /// Short pieces (0-16 bytes, and 17 for the fallback) over random
+    /// BPE-consistent vocabularies: pair ranks read as the ranks of byte
+    /// ranges give the scan's result and the oracle's.
+    #[test]
+    fn short_merge_by_byte_ranges_matches_the_oracle() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300 {
+            let mut toks: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
+            while toks.len() < 30 {
+                let (i, j) = (rng.below(toks.len()), rng.below(toks.len()));
+                let t = [toks[i].clone(), toks[j].clone()].concat();
+                if t.len() <= 8 && !toks.contains(&t) {
+                    toks.push(t);
+                }
+            }
+            let extra: Vec<&[u8]> = toks[3..].iter().map(|t| t.as_slice()).collect();
+            let v = vocab(&extra);
+            for len in 0..=17 {
+                let piece = rng.piece(len, b"abc");
+                let mut scan = Vec::new();
+                encode_piece_scan(&piece, &v, &mut scan);
+                assert_eq!(
+                    by_bytes(&piece, &v),
+                    scan,
+                    "{:?}",
+                    String::from_utf8_lossy(&piece)
+                );
+                assert_eq!(scan, oracle(&piece, &v));
+            }
+        }
     }
 
     /// A rank fed out of position order switches to a heap and still pops

@@ -279,13 +279,19 @@ impl Vocab {
     /// `right`, if there is one. One 64-bit hash probe.
     #[inline]
     pub fn pair_rank(&self, left: Rank, right: Rank) -> Option<Rank> {
-        let key = pair_key(left, right);
-        let (word, bits) = filter_bits(key, self.pair_filter.len());
-        // in bounds: `filter_bits` masks by the (power-of-two) length
-        if self.pair_filter[word] & bits != bits {
+        if !self.pair_may_be_token(left, right) {
             return None;
         }
-        self.pairs.get(key, PAIR_TAG)
+        self.pairs.get(pair_key(left, right), PAIR_TAG)
+    }
+
+    /// False when `left` followed by `right` is certainly not a token (the
+    /// pair filter: one word, 3-4% false positives); true when it may be.
+    #[inline]
+    pub fn pair_may_be_token(&self, left: Rank, right: Rank) -> bool {
+        let (word, bits) = filter_bits(pair_key(left, right), self.pair_filter.len());
+        // in bounds: `filter_bits` masks by the (power-of-two) length
+        self.pair_filter[word] & bits == bits
     }
 
     /// The rank of the two-byte token `[a, b]`, or [`NONE_RANK`]; equals
