@@ -106,7 +106,7 @@ impl CoreBpe {
             Seg::Special(id) => Ok(vec![id]),
             Seg::Text(s, e) => {
                 let t = &text[s..e];
-                let mut v = Vec::with_capacity(t.len() / 4 + 16);
+                let mut v = Vec::with_capacity(super::ids_room(t));
                 with_thread_cache(self.seed(), |c| v.ordinary(self, c, t))?;
                 Ok(v)
             }

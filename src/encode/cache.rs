@@ -17,7 +17,15 @@
 //! **Two phases.** Pieces are hashed as the pre-tokenizer yields them and
 //! their buckets prefetched; every [`BATCH`] pieces, the batch is probed and
 //! emitted, so the cache-line misses of a batch overlap instead of stalling
-//! one after the other.
+//! one after the other. The probe-and-emit loop keeps the table and the
+//! output cursor in locals; anything else (a miss, a long piece) leaves it
+//! for a cold path.
+//!
+//! **Misses merge from the table.** A piece of at most 16 bytes that is not
+//! in the table is merged with its pair ranks read as token ranks of byte
+//! ranges of the piece, from this same table (the seed holds every token of
+//! at most 16 bytes), after the vocabulary's pair filter; the vocabulary's
+//! table of all token splits would be one more cache miss per pair.
 //!
 //! **Bounded, never frozen.** Each cache has a byte budget ([`budget`]: env
 //! `BYTEPAIR_PIECE_CACHE_BYTES`, or [`set_budget`]; default

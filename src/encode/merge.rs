@@ -9,7 +9,8 @@
 //! - short pieces use a scan over a small array of parts, tiktoken-style: each
 //!   round finds the minimum and recomputes the two neighbouring pair ranks.
 //!   O(n·m) for n bytes and m merges, which is fastest for the short pieces that
-//!   make up almost all real text;
+//!   make up almost all real text; the piece cache's misses take the same scan
+//!   with pair ranks read as ranks of byte ranges ([`encode_short_by_bytes`]);
 //! - longer pieces use a binary heap of candidate pairs over a linked list of
 //!   parts, with lazy deletion ([`encode_piece_heap`]): O(n log n);
 //! - longer pieces that are repetitive ('x' * N, runs of spaces; see
