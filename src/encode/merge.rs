@@ -148,52 +148,21 @@ pub fn encode_piece_scan(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     if n == 0 {
         return;
     }
+    let pair = |l: Rank, r: Rank, _: usize, _: usize| vocab.pair_rank(l, r).unwrap_or(NONE);
     if n > SHORT_PIECE_MAX {
         // exact on any length, but keep the parts off the stack for long pieces
         let mut parts = vec![(0, 0); n];
-        scan_merge(piece, vocab, &mut parts, out);
+        let mut at = vec![0; n + 1];
+        scan_merge(piece, vocab, &mut parts, &mut at, out, pair);
     } else if n <= 16 {
         // no heap allocation per piece: short pieces are the common case; a
         // small array for the commonest lengths keeps the zeroing cheap
-        let mut parts = [(0, 0); 16];
-        scan_merge(piece, vocab, &mut parts[..n], out);
+        let (mut parts, mut at) = ([(0, 0); 16], [0; 17]);
+        scan_merge(piece, vocab, &mut parts[..n], &mut at[..=n], out, pair);
     } else {
-        let mut parts = [(0, 0); SHORT_PIECE_MAX];
-        scan_merge(piece, vocab, &mut parts[..n], out);
+        let (mut parts, mut at) = ([(0, 0); SHORT_PIECE_MAX], [0; SHORT_PIECE_MAX + 1]);
+        scan_merge(piece, vocab, &mut parts[..n], &mut at[..=n], out, pair);
     }
-}
-
-/// `parts` has exactly `piece.len()` slots: `(token rank of the part, rank of
-/// this part joined with the next one)`.
-#[inline]
-fn scan_merge(piece: &[u8], vocab: &Vocab, parts: &mut [(Rank, Rank)], out: &mut Vec<Rank>) {
-    let n = piece.len();
-    for (slot, w) in parts.iter_mut().zip(piece.windows(2)) {
-        *slot = (vocab.byte_rank(w[0]), vocab.byte_pair_rank(w[0], w[1]));
-    }
-    let prev = vocab.byte_rank(piece[n - 1]);
-    parts[n - 1] = (prev, NONE);
-    let mut len = n;
-
-    loop {
-        let (r, i) = min_pair(&parts[..len]);
-        if r == NONE {
-            break;
-        }
-        // drop part i + 1 (it joins part i)
-        parts.copy_within(i + 2..len, i + 1);
-        len -= 1;
-        parts[i].0 = r;
-        parts[i].1 = if i + 1 < len {
-            vocab.pair_rank(r, parts[i + 1].0).unwrap_or(NONE)
-        } else {
-            NONE
-        };
-        if i > 0 {
-            parts[i - 1].1 = vocab.pair_rank(parts[i - 1].0, r).unwrap_or(NONE);
-        }
-    }
-    out.extend(parts[..len].iter().map(|&(t, _)| t));
 }
 
 /// [`encode_piece_scan`] for a piece of at most 16 bytes that is not a token,
@@ -218,37 +187,58 @@ pub fn encode_short_by_bytes(
         // not a short piece: the general path (exact on any length)
         return encode_piece_parts(piece, vocab, out);
     }
-    // parts[i] = (token, rank of part i joined with part i + 1); at[i] is
-    // part i's first byte, at[len] = n
-    let mut parts = [(NONE, NONE); 16];
-    let mut at = [0u8; 17];
-    for (i, w) in piece.windows(2).enumerate() {
-        parts[i] = (vocab.byte_rank(w[0]), vocab.byte_pair_rank(w[0], w[1]));
-        at[i] = i as u8;
+    let pair = |l: Rank, r: Rank, s: usize, e: usize| {
+        if vocab.pair_may_be_token(l, r) {
+            rank_of(s, e)
+        } else {
+            NONE
+        }
+    };
+    let (mut parts, mut at) = ([(0, 0); 16], [0; 17]);
+    scan_merge(piece, vocab, &mut parts[..n], &mut at[..=n], out, pair);
+}
+
+/// The scan: `parts` has exactly `piece.len()` slots, `(token rank of the
+/// part, rank of this part joined with the next one)`, and `at` one more, the
+/// parts' first bytes (`at[len]` the piece's end). The first round's pairs
+/// are two-byte tokens ([`Vocab::byte_pair_rank`]); later ones come from
+/// `pair(left, right, start, end)`: the rank of the token spelled by
+/// `piece[start..end]`, the two parts `left` and `right` joined.
+#[inline]
+fn scan_merge(
+    piece: &[u8],
+    vocab: &Vocab,
+    parts: &mut [(Rank, Rank)],
+    at: &mut [u32],
+    out: &mut Vec<Rank>,
+    mut pair: impl FnMut(Rank, Rank, usize, usize) -> Rank,
+) {
+    let n = piece.len();
+    for (slot, w) in parts.iter_mut().zip(piece.windows(2)) {
+        *slot = (vocab.byte_rank(w[0]), vocab.byte_pair_rank(w[0], w[1]));
     }
     parts[n - 1] = (vocab.byte_rank(piece[n - 1]), NONE);
-    at[n - 1] = (n - 1) as u8;
-    at[n] = n as u8;
+    for (k, a) in at.iter_mut().enumerate() {
+        *a = k as u32;
+    }
     let mut len = n;
     loop {
         let (r, i) = min_pair(&parts[..len]);
         if r == NONE {
             break;
         }
-        // part i + 1 joins part i
+        // drop part i + 1 (it joins part i)
         parts.copy_within(i + 2..len, i + 1);
         at.copy_within(i + 2..=len, i + 1);
         len -= 1;
         parts[i].0 = r;
-        parts[i].1 = if i + 1 < len && vocab.pair_may_be_token(r, parts[i + 1].0) {
-            rank_of(at[i] as usize, at[i + 2] as usize)
+        parts[i].1 = if i + 1 < len {
+            pair(r, parts[i + 1].0, at[i] as usize, at[i + 2] as usize)
         } else {
             NONE
         };
-        if i > 0 && vocab.pair_may_be_token(parts[i - 1].0, r) {
-            parts[i - 1].1 = rank_of(at[i - 1] as usize, at[i + 1] as usize);
-        } else if i > 0 {
-            parts[i - 1].1 = NONE;
+        if i > 0 {
+            parts[i - 1].1 = pair(parts[i - 1].0, r, at[i - 1] as usize, at[i + 1] as usize);
         }
     }
     out.extend(parts[..len].iter().map(|&(t, _)| t));
