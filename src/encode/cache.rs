@@ -129,6 +129,13 @@ fn hash(k0: u64, k1: u64, len: usize) -> u64 {
     (k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// The home bucket of hash `h` in a table of `mask + 1` buckets whose
+/// `shift` is `64 - log2(buckets)`: the hash's high bits (see [`hash`]).
+#[inline(always)]
+fn home(h: u64, shift: u32, mask: usize) -> usize {
+    (h >> shift) as usize & mask
+}
+
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Slot {
@@ -233,7 +240,7 @@ impl Table {
 
     #[inline(always)]
     fn home(&self, h: u64) -> usize {
-        (h >> self.shift) as usize & self.mask
+        home(h, self.shift, self.mask)
     }
 
     /// The same entries in a table of `buckets` buckets (at least as many
@@ -297,7 +304,7 @@ impl<'t> View<'t> {
     /// `h`, if any.
     #[inline(always)]
     fn find(self, h: u64, k0: u64, k1: u64, len: u32) -> Option<&'t Slot> {
-        let mut b = (h >> self.shift) as usize & self.mask;
+        let mut b = home(h, self.shift, self.mask);
         loop {
             // in bounds: b is masked by `mask < buckets.len()`
             let [s0, s1] = &self.buckets[b].0;
@@ -356,6 +363,15 @@ struct Long {
     voff: u32,
     klen: u16,
     vlen: u32,
+}
+
+/// Why [`PieceCache::flush`]'s hit loop stopped at a piece: longer than 16
+/// bytes (or empty), not in the table, or an arena result (offset, count)
+/// longer than one fixed-size copy.
+enum Cold {
+    Long,
+    Miss,
+    Arena(usize, usize),
 }
 
 /// One pending piece of a batch.
@@ -560,9 +576,10 @@ impl PieceCache {
     ///
     /// The hits run in an inner loop that keeps the table and the output's
     /// cursor in locals; a piece that needs `&mut self` (a miss, a long
-    /// piece, an arena result too long for one fixed-size copy) leaves it,
-    /// is handled, and the loop resumes with fresh locals (the table may
-    /// have grown or been wiped).
+    /// piece, an arena result too long for one fixed-size copy) leaves it
+    /// with what the probe found ([`Cold`]), is handled without a second
+    /// probe, and the loop resumes with fresh locals (the table may have
+    /// grown or been wiped).
     #[inline(never)]
     #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
     fn flush(
@@ -587,12 +604,15 @@ impl PieceCache {
             let mut len = out.len();
             let dst = out.as_mut_ptr();
             // pieces answered by the table, until one that is not
+            let mut cold = Cold::Long;
             while let Some(p) = batch.get(i) {
                 let n = p.end - p.start;
                 if n > MID_MAX || n == 0 {
+                    cold = Cold::Long;
                     break;
                 }
                 let Some(s) = table.find(p.h, p.k0, p.k1, n as u32) else {
+                    cold = Cold::Miss;
                     break;
                 };
                 let k = (s.meta() >> 8) as usize;
@@ -615,6 +635,7 @@ impl PieceCache {
                 } else {
                     let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
                     let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
+                        cold = Cold::Arena(at, k);
                         break;
                     };
                     debug_assert!(out.capacity() - len >= SPILL);
@@ -636,33 +657,20 @@ impl PieceCache {
             // of `out`, and `len <= capacity` (the reservation).
             unsafe { out.set_len(len) };
             let Some(p) = batch.get(i) else { break };
-            self.cold(seed, vocab, text, p, out);
-            i += 1;
-        }
-    }
-
-    /// A piece [`flush`](Self::flush)'s hit loop does not answer: longer
-    /// than 16 bytes, not in the table, or an arena result longer than one
-    /// fixed-size copy.
-    #[cold]
-    #[inline(never)]
-    fn cold(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
-        let n = p.end - p.start;
-        if n > MID_MAX || n == 0 {
-            self.encode_long(seed, vocab, &text[p.start..p.end], out);
-            return;
-        }
-        match self.table.view().find(p.h, p.k0, p.k1, n as u32) {
-            Some(s) => {
-                let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
-                out.extend_from_slice(&self.vals[at..at + k]);
+            // the piece the loop stopped at, by what it found
+            match cold {
+                Cold::Long => self.encode_long(seed, vocab, &text[p.start..p.end], out),
+                Cold::Miss => self.miss(seed, vocab, text, p, out),
+                Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
             }
-            None => self.miss(seed, vocab, text, p, out),
+            i += 1;
         }
     }
 
     /// A piece of at most 16 bytes that is not in the table: merge it and
     /// remember the result (wiping back to the seed first when full).
+    #[cold]
+    #[inline(never)]
     fn miss(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
         let piece = &text[p.start..p.end];
         let at = out.len();
@@ -698,7 +706,10 @@ impl PieceCache {
     }
 
     /// A piece of more than 16 bytes: a token, a remembered piece, or merged
-    /// (and remembered when at most [`MAX_PIECE`] bytes).
+    /// (and remembered when at most [`MAX_PIECE`] bytes). Out of the hit
+    /// loop's way, like [`Self::miss`].
+    #[cold]
+    #[inline(never)]
     fn encode_long(&mut self, seed: &Seed, vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
         if let Some(r) = vocab.rank(piece) {
             out.push(r);
@@ -804,11 +815,8 @@ impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
         let p = if n.wrapping_sub(1) < MID_MAX {
             let (k0, k1) = key16(self.text, start, end);
             let h = hash(k0, k1, n);
-            // the home bucket as Table::home computes it (in bounds: masked)
-            prefetch(
-                self.buckets
-                    .wrapping_add((h >> self.shift) as usize & self.mask),
-            );
+            // the home bucket (in bounds: masked)
+            prefetch(self.buckets.wrapping_add(home(h, self.shift, self.mask)));
             Pending {
                 start,
                 end,
