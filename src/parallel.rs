@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::Rank;
 
 type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
 
@@ -73,6 +74,49 @@ pub fn map_par<T: Sync, R: Send>(
             .into_iter()
             .collect(),
     }
+}
+
+/// Ids below this many are joined on the calling thread by [`concat_par`]:
+/// a copy that short costs less than waking the pool.
+const CONCAT_PAR_MIN: usize = 1 << 16;
+
+/// The concatenation of `parts`, copied on `threads` threads (see
+/// [`resolve_threads`]): each thread writes its parts straight into their
+/// place in the (uninitialised) result, so the copy and the page faults of
+/// its first touch are shared by the threads instead of taken on one thread
+/// after the encode (for a 10 MB text that serial join was about a tenth of
+/// a two-thread encode's wall time).
+#[allow(unsafe_code)] // one set_len after the copy, see the SAFETY comment
+pub fn concat_par(parts: &[Vec<Rank>], threads: Option<usize>) -> Result<Vec<Rank>> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let k = resolve_threads(threads)?;
+    if k == 1 || parts.len() <= 1 || total < CONCAT_PAR_MIN {
+        let mut out = Vec::with_capacity(total);
+        for p in parts {
+            out.extend_from_slice(p);
+        }
+        return Ok(out);
+    }
+    let mut out: Vec<Rank> = Vec::with_capacity(total);
+    let mut dsts = Vec::with_capacity(parts.len());
+    let mut rest = &mut out.spare_capacity_mut()[..total];
+    for p in parts {
+        let (d, r) = std::mem::take(&mut rest).split_at_mut(p.len());
+        dsts.push(d);
+        rest = r;
+    }
+    pool_of(k)?.install(|| {
+        dsts.into_par_iter()
+            .zip(parts.par_iter())
+            .for_each(|(d, p)| {
+                d.write_copy_of_slice(p);
+            })
+    });
+    // SAFETY: the slices in `dsts` tile `out`'s first `total` spare slots
+    // (consecutive `split_at_mut`s of exactly the parts' lengths, which sum
+    // to `total`) and every one was written above by `write_copy_of_slice`.
+    unsafe { out.set_len(total) };
+    Ok(out)
 }
 
 /// The number of threads a batch call runs on: `Some(k)` is `k` (at least
@@ -187,5 +231,19 @@ mod tests {
             }
         });
         assert!(matches!(err, Err(Error::UnknownId { id: 10 })));
+    }
+
+    #[test]
+    fn concat_par_joins_in_order() {
+        let parts: Vec<Vec<Rank>> = (0..9u32)
+            .map(|p| (0..(p * 20_011) % 70_001).map(|i| i ^ p).collect())
+            .collect();
+        let want: Vec<Rank> = parts.concat();
+        assert!(want.len() >= CONCAT_PAR_MIN);
+        for k in [1, 2, 3] {
+            assert_eq!(concat_par(&parts, Some(k)).unwrap(), want, "{k} threads");
+        }
+        assert!(concat_par(&[], Some(2)).unwrap().is_empty());
+        assert!(concat_par(&parts, Some(0)).is_err());
     }
 }

@@ -7,7 +7,7 @@
 
 use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
-use crate::parallel::{map_par, resolve_threads};
+use crate::parallel::{concat_par, map_par, resolve_threads};
 use crate::Rank;
 
 /// Text per run of [`CoreBpe::encode_batch_flat`], at most (a longer text is
@@ -39,20 +39,13 @@ impl FlatBatch {
     }
 
     /// Every text's ids in one vector: the single run itself when there is
-    /// one, else the runs copied one after another (one `memcpy` each).
-    pub fn into_ids(self) -> Vec<Rank> {
-        let mut runs = self.runs.into_iter();
-        let Some(mut first) = runs.next() else {
-            return Vec::new();
-        };
-        if runs.len() > 0 {
-            let total = self.ends.last().copied().unwrap_or(0);
-            first.reserve_exact(total - first.len());
-            for r in runs {
-                first.extend_from_slice(&r);
-            }
+    /// one, else the runs copied into place on `threads` threads
+    /// ([`concat_par`]).
+    pub fn into_ids(self, threads: Option<usize>) -> Result<Vec<Rank>> {
+        if self.runs.len() == 1 {
+            return Ok(self.runs.into_iter().next().unwrap_or_default());
         }
-        first
+        concat_par(&self.runs, threads)
     }
 }
 
@@ -93,7 +86,7 @@ impl CoreBpe {
         let encoded = map_par(&ranges, Some(k), |r| {
             let run = &texts[r.clone()];
             let bytes: usize = run.iter().map(|t| t.as_ref().len()).sum();
-            let mut ids = Vec::with_capacity(bytes / 4 + 16);
+            let mut ids = Vec::with_capacity(super::ids_room_bytes(bytes));
             let mut ends = Vec::with_capacity(run.len());
             for t in run {
                 self.encode_into(t.as_ref(), policy, &mut ids)?;
@@ -162,7 +155,7 @@ mod tests {
             }
             assert_eq!(flat.ends.len(), texts.len());
             assert_eq!(flat.len(), all.len());
-            assert_eq!(flat.into_ids(), all);
+            assert_eq!(flat.into_ids(Some(threads)).unwrap(), all);
         }
         assert!(core
             .encode_batch_flat(&[] as &[&str], &pol, None)

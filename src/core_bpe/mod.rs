@@ -29,7 +29,12 @@ pub use special::SpecialPolicy;
 /// by the reallocation; Korean (0.3-0.5 with cl100k) may still grow once. The
 /// reserve is address space: pages never written are never backed.
 pub(crate) fn ids_room(text: &str) -> usize {
-    text.len() / 3 + 16
+    ids_room_bytes(text.len())
+}
+
+/// [`ids_room`] for `bytes` bytes of text.
+pub(crate) fn ids_room_bytes(bytes: usize) -> usize {
+    bytes / 3 + 16
 }
 
 /// Receives the output of an encoding run: ids, or only their number.

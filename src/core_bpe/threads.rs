@@ -18,7 +18,7 @@
 use super::{CoreBpe, Sink, SpecialPolicy};
 use crate::encode::cache::{with_thread_cache, PieceCache};
 use crate::error::Result;
-use crate::parallel::{map_par, resolve_threads};
+use crate::parallel::{concat_par, map_par, resolve_threads};
 use crate::Rank;
 
 /// Texts shorter than this are encoded on the calling thread whatever the
@@ -111,11 +111,7 @@ impl CoreBpe {
                 Ok(v)
             }
         })?;
-        let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-        for p in &parts {
-            out.extend_from_slice(p);
-        }
-        Ok(out)
+        concat_par(&parts, Some(k))
     }
 }
 

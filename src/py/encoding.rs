@@ -262,7 +262,7 @@ impl PyCoreBpe {
                 let offsets: Vec<i64> = std::iter::once(0i64)
                     .chain(flat.ends.iter().map(|&e| e as i64))
                     .collect();
-                Ok((flat.into_ids(), offsets))
+                Ok((flat.into_ids(num_threads)?, offsets))
             })
             .map_err(to_py)?;
         Ok((PyArray::ids(ids), PyArray::offsets(offsets)))
