@@ -81,7 +81,7 @@ impl CoreBpe {
     ) -> Result<FlatBatch> {
         let k = resolve_threads(threads)?;
         let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
-        let target = (total / (4 * k)).clamp(MIN_RUN_BYTES, RUN_BYTES);
+        let target = (total / (16 * k)).clamp(MIN_RUN_BYTES, RUN_BYTES);
         let ranges = runs(texts.iter().map(|t| t.as_ref().len()), target);
         let encoded = map_par(&ranges, Some(k), |r| {
             let run = &texts[r.clone()];

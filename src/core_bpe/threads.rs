@@ -12,8 +12,9 @@
 //! are the same too. A text without safe cuts (one long word, custom
 //! patterns) stays in one part.
 //!
-//! Each thread encodes through its own piece cache (kept by the pool's
-//! threads across calls).
+//! Each thread encodes through its own piece cache: the calling thread's
+//! (the one a single-thread encode uses) and those of the pool's threads,
+//! kept across calls.
 
 use super::{CoreBpe, Sink, SpecialPolicy};
 use crate::encode::cache::{with_thread_cache, PieceCache};
