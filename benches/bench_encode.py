@@ -33,10 +33,13 @@ Groups (``--groups``):
              ratio is to the fresh process's steady figure; RSS reported
   threads    one 10 MB text (the corpus repeated to 10 MB), ``encode_to_numpy``
              with ``num_threads=1`` and ``2`` (and gigatoken's ``encode``),
-             wall time, one process, interleaved, median of 5
+             wall time, one process, interleaved (order reversed every other
+             repetition); ratios are medians of the per-repetition ratios;
+             the host's steal time during the cell is printed beside it
   batch      the steady slices cut into 1-10 KB documents: bytepair
              ``encode_batch_to_numpy`` all cores and 1 thread, gigatoken
-             ``encode_batch`` (parallel and not), wall time, median
+             ``encode_batch`` (parallel and not), wall time, median; ratios
+             are medians of the per-slice ratios, order alternating
   worst      hostile inputs ('x'*N, N spaces, random base64, one long Korean
              word), N = 10 KB .. 10 MB, ns per byte (bytepair, gigatoken,
              tiktoken), and the 10 MB / 10 KB ratio (linear: <= 2)
@@ -463,6 +466,44 @@ def median_time(fn: Callable[[], object], reps: int, clock: Callable[[], float] 
     return statistics.median(ts)
 
 
+class Steal:
+    """The share of the machine's CPU time the hypervisor took from this VM
+    (``steal`` in ``/proc/stat``) between ``start()`` and ``share()``: on the
+    shared 2-vCPU benchmark VM it reached 28-40 % of a run's CPU time while
+    another tenant was busy, which halves a two-thread figure while a
+    single-thread one, timed a moment later, escapes it. Printed beside the
+    wall-time cells so such a cell can be told from a slow encoder."""
+
+    def __init__(self) -> None:
+        self.t0: List[int] = []
+
+    @staticmethod
+    def _now() -> List[int]:
+        try:
+            with open("/proc/stat") as f:
+                return [int(x) for x in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return []
+
+    def start(self) -> None:
+        self.t0 = self._now()
+
+    def share(self) -> str:
+        t1 = self._now()
+        if len(self.t0) < 8 or len(t1) < 8:
+            return "-"
+        d = [b - a for a, b in zip(self.t0, t1)]
+        total = sum(d[:8])
+        return f"{100 * d[7] / total:.0f} %" if total else "-"
+
+
+def paired(xs: List[float], ys: List[float]) -> float:
+    """The median of the per-repetition ratios ``x / y`` (each pair timed back
+    to back, so a slow phase of the machine slows both)."""
+    rs = [x / y for x, y in zip(xs, ys) if x > 0 and y > 0]
+    return statistics.median(rs) if rs else 0.0
+
+
 def run_threads(name: str, corpora: List[str], reps: int) -> None:
     import numpy as np
 
@@ -474,6 +515,7 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
     except Exception:  # noqa: BLE001  (peer missing)
         giga = None
     rows = []
+    steal = Steal()
     for c in corpora:
         raw = corpus_bytes(c)
         raw = (raw * (10_000_000 // len(raw) + 1))[:10_000_000]
@@ -498,17 +540,22 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
         if giga is not None:
             calls["gigatoken"] = lambda: giga.encode(text)
         res: Dict[str, List[float]] = {k: [] for k in calls}
-        for _ in range(reps):  # interleaved
-            for k, f in calls.items():
-                res[k].append(median_time(f, 1))
-        rate = {k: mb / statistics.median(v) for k, v in res.items()}
+        steal.start()
+        for r in range(reps):  # interleaved, the order reversed every other repetition
+            for k in (list(calls) if r % 2 == 0 else list(calls)[::-1]):
+                res[k].append(mb / median_time(calls[k], 1))
+        rate = {k: statistics.median(v) for k, v in res.items()}
         rows.append([c, fmt(rate["1 thread"]), fmt(rate.get("2 threads", 0.0)),
-                     ratio(rate.get("2 threads", 0.0), rate["1 thread"]),
+                     f"{paired(res['2 threads'], res['1 thread']):.2f}x" if two is not None else "-",
                      "yes" if same else ("-" if same is None else "NO"),
                      fmt(rate.get("gigatoken", 0.0), giga is not None and not same_g),
-                     ratio(rate.get("2 threads", 0.0), rate.get("gigatoken", 0.0))])
-    table(f"{name}: one 10 MB text, encode_to_numpy, wall time, median of {reps} (MB/s)",
-          ["corpus", "1 thread", "num_threads=2", "2 / 1", "ids equal", "gigatoken encode", "2 threads / gigatoken"],
+                     f"{paired(res['2 threads'], res['gigatoken']):.2f}x" if two is not None and giga is not None
+                     else "-",
+                     steal.share()])
+    table(f"{name}: one 10 MB text, encode_to_numpy, wall time, median of {reps} (MB/s; ratios: median of the "
+          "per-repetition ratios)",
+          ["corpus", "1 thread", "num_threads=2", "2 / 1", "ids equal", "gigatoken encode", "2 threads / gigatoken",
+           "host steal"],
           rows)
 
 
@@ -533,6 +580,7 @@ def run_batch(name: str, corpora: List[str], reps: int) -> None:
     except Exception:  # noqa: BLE001
         giga = None
     rows = []
+    steal = Steal()
     for c in corpora:
         parts = [documents(s) for s in slices(corpus_bytes(c))]
         # every peer reads a str's UTF-8 through CPython's cached copy, made on
@@ -557,17 +605,25 @@ def run_batch(name: str, corpora: List[str], reps: int) -> None:
             ids, _ = enc.encode_batch_to_numpy(parts[1])
             ok = np.array_equal(ids, ak.to_numpy(ak.flatten(giga.encode_batch(parts[1]))).astype(np.uint32))
         res: Dict[str, List[float]] = {k: [] for k in calls}
-        for _ in range(max(1, reps // 4)):
-            for d in parts[1:]:
+        steal.start()
+        for r in range(max(1, reps // 4)):
+            for j, d in enumerate(parts[1:]):
                 mb = sum(len(x.encode()) for x in d) / 1e6
-                for k, f in calls.items():
+                # the calling thread's piece cache serves both bytepair calls
+                # (it takes a share of the all-cores one): whichever runs
+                # second has seen part of the slice, so the order alternates
+                order = list(calls) if (r + j) % 2 == 0 else list(calls)[::-1]
+                for k in order:
+                    f = calls[k]
                     res[k].append(mb / median_time(lambda f=f, d=d: f(d), 1))
         rate = {k: statistics.median(v) for k, v in res.items()}
         rows.append([c] + [fmt(rate[k]) for k in calls] +
-                     [ratio(rate["bytepair all cores"], rate["bytepair 1 thread"]),
-                      ratio(rate["bytepair all cores"], rate.get("gigatoken", 0.0)), "" if ok else "gigatoken WRONG"])
-    table(f"{name}: 1-10 KB documents of the steady slices, one batch call, wall time (MB/s)",
-          ["corpus"] + list(calls) + ["all / 1 thread", "all / gigatoken", ""], rows)
+                     [f"{paired(res['bytepair all cores'], res['bytepair 1 thread']):.2f}x",
+                      f"{paired(res['bytepair all cores'], res['gigatoken']):.2f}x" if "gigatoken" in res else "-",
+                      steal.share(), "" if ok else "gigatoken WRONG"])
+    table(f"{name}: 1-10 KB documents of the steady slices, one batch call, wall time (MB/s; ratios: median of the "
+          "per-slice ratios)",
+          ["corpus"] + list(calls) + ["all / 1 thread", "all / gigatoken", "host steal", ""], rows)
 
 
 def run_worst(name: str, sizes: List[int], reps: int) -> None:
