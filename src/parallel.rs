@@ -12,7 +12,7 @@
 //! parent's. The parent's pools are leaked in the child, never joined.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -57,36 +57,119 @@ pub fn pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 }
 
 /// Runs `f(i)` for every `i < len` on `threads` threads, the calling thread
-/// being one of them: `threads - 1` workers of the kept pool and the caller
-/// take indices in order from a shared counter until none is left, then the
-/// caller waits for the workers' last items. The caller starts at once, so a
-/// call pays one worker wake-up (an inter-processor interrupt, and on a VM
-/// an exit to the host: 0.1-1 ms measured on the 2-vCPU benchmark machine)
-/// off the critical path instead of two on it, and a `k`-thread call keeps
-/// `k` cores busy instead of `k` workers plus an idle caller. Items should
-/// be coarse enough that one counter step per item is nothing.
+/// being one of them (`threads - 1` workers of the kept pool).
+///
+/// The indices are cut into one contiguous block per thread; each thread
+/// works through its own block from the front, then takes indices from the
+/// back of the block with the most left, until none is left anywhere. So:
+/// - the caller starts at once: a call pays one worker wake-up (an
+///   inter-processor interrupt, and on a VM an exit to the host) off the
+///   critical path, where rayon's `install` put two on it (wake a worker,
+///   which wakes the next) and left the caller's core idle;
+/// - each thread encodes one stretch of consecutive items, mostly the same
+///   stretch from call to call (the caller the front, worker `j` block `j`),
+///   so its piece cache holds that stretch's vocabulary rather than a
+///   different sample of the items each time;
+/// - a thread that finishes early (or a worker that woke late) still takes
+///   over the others' remaining items: the last item is all anyone idles on.
 fn for_each_index(len: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) -> Result<()> {
-    if threads <= 1 || len <= 1 {
+    // (indices are packed in 32 bits: no batch has 4 G items, but one that
+    // did would still run, on this thread)
+    if threads <= 1 || len <= 1 || len > u32::MAX as usize {
         (0..len).for_each(f);
         return Ok(());
     }
-    let pool = pool_of(threads - 1)?;
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= len {
-            break;
+    let k = threads.min(len);
+    let pool = pool_of(k - 1)?;
+    let blocks = Blocks::new(len, k);
+    let work = |me: usize| {
+        while let Some(i) = blocks.front(me) {
+            f(i);
         }
-        f(i);
+        while let Some(i) = blocks.steal() {
+            f(i);
+        }
     };
     let work = &work;
     pool.in_place_scope(|scope| {
-        for _ in 0..(threads - 1).min(len - 1) {
-            scope.spawn(move |_| work());
+        for j in 1..k {
+            scope.spawn(move |_| work(j));
         }
-        work();
+        work(0);
     });
     Ok(())
+}
+
+/// The blocks of [`for_each_index`]: per block the half-open range of indices
+/// not yet taken, `start << 32 | end` in one atomic word, so the owner (taking
+/// the front) and thieves (taking the back) claim each index exactly once.
+struct Blocks(Vec<AtomicU64>);
+
+impl Blocks {
+    /// `len` indices in `k` contiguous blocks of near-equal size.
+    fn new(len: usize, k: usize) -> Blocks {
+        // `len` fits 32 bits (see `for_each_index`)
+        let at = |j: usize| (len as u128 * j as u128 / k as u128) as u64;
+        Blocks(
+            (0..k)
+                .map(|j| AtomicU64::new(at(j) << 32 | at(j + 1)))
+                .collect(),
+        )
+    }
+
+    fn span(w: u64) -> (u64, u64) {
+        (w >> 32, w & 0xffff_ffff)
+    }
+
+    /// The first index of block `j` not yet taken, taken.
+    fn front(&self, j: usize) -> Option<usize> {
+        let b = &self.0[j];
+        let mut w = b.load(Ordering::Acquire);
+        loop {
+            let (lo, hi) = Self::span(w);
+            if lo >= hi {
+                return None;
+            }
+            match b.compare_exchange_weak(
+                w,
+                (lo + 1) << 32 | hi,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(lo as usize),
+                Err(now) => w = now,
+            }
+        }
+    }
+
+    /// The last index not yet taken of the block with the most left, taken;
+    /// `None` once every block is empty.
+    fn steal(&self) -> Option<usize> {
+        loop {
+            let (j, left) = self
+                .0
+                .iter()
+                .enumerate()
+                .map(|(j, b)| {
+                    let (lo, hi) = Self::span(b.load(Ordering::Acquire));
+                    (j, hi.saturating_sub(lo))
+                })
+                .max_by_key(|&(_, left)| left)?;
+            if left == 0 {
+                return None;
+            }
+            let b = &self.0[j];
+            let w = b.load(Ordering::Acquire);
+            let (lo, hi) = Self::span(w);
+            if lo < hi
+                && b.compare_exchange(w, lo << 32 | (hi - 1), Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                return Some(hi as usize - 1);
+            }
+            // lost a race for that block: look again
+        }
+    }
 }
 
 /// Runs `f` over `items` on `threads` threads (`None`: one per core; the
@@ -281,6 +364,31 @@ mod tests {
             }
         });
         assert!(matches!(err, Err(Error::UnknownId { id: 10 })));
+    }
+
+    #[test]
+    fn every_index_runs_once_whatever_the_threads() {
+        for len in [0usize, 1, 2, 3, 7, 100, 1001] {
+            for threads in [1, 2, 3, 8] {
+                let hits: Vec<AtomicUsize> = (0..len).map(|_| AtomicUsize::new(0)).collect();
+                for_each_index(len, threads, &|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                })
+                .unwrap();
+                assert!(
+                    hits.iter().all(|h| h.load(Ordering::Relaxed) == 1),
+                    "{len} items, {threads} threads"
+                );
+            }
+        }
+        // blocks: the owner takes the front, a thief the back, each index once
+        let b = Blocks::new(10, 3);
+        assert_eq!(b.front(0), Some(0));
+        assert_eq!(b.steal(), Some(9)); // block 2 (6..10) has the most left
+        let mut rest: Vec<usize> = std::iter::from_fn(|| b.steal()).collect();
+        rest.extend((0..3).filter_map(|j| b.front(j)));
+        rest.sort();
+        assert_eq!(rest, (1..9).collect::<Vec<_>>());
     }
 
     #[test]
