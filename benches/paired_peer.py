@@ -9,9 +9,14 @@ order alternating, and the median of the per-slice ratios is printed. Arrays
 against arrays (``encode_to_numpy`` on one thread against gigatoken's
 ``encode``), CPU time.
 
+``--warm`` adds the warm state: slice 1, which both have now encoded, encoded
+again six times by each (paired, order alternating). Every piece is then a
+hit, so the ratio is that of the hit paths alone (pre-tokenizer, cache probe,
+output); the steady ratio adds each peer's cost of merging the new pieces.
+
 Usage::
 
-    PYTHONPATH=python taskset -c 0 python benches/paired_peer.py --encodings cl100k_base o200k_base gpt2
+    PYTHONPATH=python taskset -c 0 python benches/paired_peer.py --encodings cl100k_base o200k_base gpt2 [--warm]
 """
 
 from __future__ import annotations
@@ -44,15 +49,18 @@ def main() -> None:
     ap.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA)
     ap.add_argument("--mb", type=float, default=0.5, help="slice size (MB)")
     ap.add_argument("--slices", type=int, default=9, help="timed slices per corpus (at most)")
+    ap.add_argument("--warm", action="store_true", help="also the warm state (slice 1 again, every piece a hit)")
     args = ap.parse_args()
     import gigatoken
 
     from bytepair import registry
 
+    warm_head = " warm bytepair MB/s | warm gigatoken MB/s | warm bytepair / gigatoken |" if args.warm else ""
     print(
-        "| encoding | corpus | slices | bytepair MB/s | gigatoken MB/s | bytepair / gigatoken (paired median) | range | ids equal |"
+        "| encoding | corpus | slices | bytepair MB/s | gigatoken MB/s | bytepair / gigatoken (paired median) | range |"
+        f" ids equal |{warm_head}"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|" if args.warm else ""))
     for name in args.encodings:
         tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bytepair-paired-{name}.tiktoken"
         if not tmp.exists():
@@ -82,9 +90,24 @@ def main() -> None:
                 tb += t["bp"]
                 tg += t["gt"]
                 nb += len(p.encode())
+            warm = ""
+            if args.warm:
+                w_ratios, wb, wg, p = [], 0.0, 0.0, parts[1]
+                for k in range(6):
+                    t = {}
+                    for who in (("bp", "gt") if k % 2 == 0 else ("gt", "bp")):
+                        t0 = time.process_time()
+                        bp.encode_to_numpy(p, num_threads=1) if who == "bp" else gt.encode(p)
+                        t[who] = time.process_time() - t0
+                    w_ratios.append(t["gt"] / t["bp"])
+                    wb += t["bp"]
+                    wg += t["gt"]
+                mb = 6 * len(p.encode()) / 1e6
+                warm = f" {mb / wb:.0f} | {mb / wg:.0f} | {statistics.median(w_ratios):.2f}x |"
             print(
                 f"| {name} | {corpus} | {len(ratios)} | {nb / tb / 1e6:.0f} | {nb / tg / 1e6:.0f} |"
                 f" {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f} | {'yes' if same else 'NO'} |"
+                + warm
             )
             del bp, gt
 
