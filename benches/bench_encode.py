@@ -38,8 +38,11 @@ Groups (``--groups``):
              the host's steal time during the cell is printed beside it
   batch      the steady slices cut into 1-10 KB documents: bytepair
              ``encode_batch_to_numpy`` all cores and 1 thread, gigatoken
-             ``encode_batch`` (parallel and not), wall time, median; ratios
-             are medians of the per-slice ratios, order alternating
+             ``encode_batch`` (parallel and not); like ``fresh``, one process
+             per (peer, corpus), warm on the first slice, median of the later
+             slices, but wall time and unpinned; ``--repeat`` rounds (a batch
+             call encodes a share on its calling thread, with that thread's
+             piece cache: in one shared process the calls warmed each other)
   worst      hostile inputs ('x'*N, N spaces, random base64, one long Korean
              word), N = 10 KB .. 10 MB, ns per byte (bytepair, gigatoken,
              tiktoken), and the 10 MB / 10 KB ratio (linear: <= 2)
@@ -217,7 +220,8 @@ def import_peer(peer: str) -> None:
     mods = {"bytepair": ["bytepair", "numpy"], "bytepair-np": ["bytepair", "numpy"], "gigatoken": ["gigatoken"],
             "gigatoken-np": ["gigatoken"], "quicktok": ["quicktok"], "tiktoken": ["tiktoken", "bytepair"],
             "hf": ["tokenizers", "bytepair"], "riptoken": ["riptoken", "tiktoken"], "bpe-openai": ["bpe_openai"],
-            "tokie": ["tokie", "tokenizers"]}
+            "tokie": ["tokie", "tokenizers"], "bytepair-batch": ["bytepair"], "bytepair-batch1": ["bytepair"],
+            "gigatoken-batch": ["gigatoken", "awkward"], "gigatoken-batch1": ["gigatoken", "awkward"]}
     for m in mods.get(peer, []) + ["numpy"]:
         __import__(m)
 
@@ -229,6 +233,17 @@ def load_peer(peer: str, name: str) -> Encode:
 
         enc = bytepair.get_encoding(name)
         return enc.encode_to_numpy if peer == "bytepair-np" else enc.encode_ordinary
+    # batch peers (the batch group): a list of documents -> every id, flat
+    if peer in ("bytepair-batch", "bytepair-batch1"):
+        import bytepair
+
+        enc = bytepair.get_encoding(name)
+        threads = 1 if peer == "bytepair-batch1" else None
+        return lambda docs: enc.encode_batch_to_numpy(docs, num_threads=threads)[0]
+    if peer in ("gigatoken-batch", "gigatoken-batch1"):
+        tk, par = gigatoken_tokenizer(name), peer == "gigatoken-batch"
+        # an awkward array: ids_hash flattens it, outside the timed call
+        return lambda docs: tk.encode_batch(docs, parallel=par)
     if peer == "gigatoken-np":
         return gigatoken_tokenizer(name).encode
     if peer == "gigatoken":
@@ -265,6 +280,10 @@ def load_peer(peer: str, name: str) -> Encode:
 def ids_hash(ids: Any) -> str:
     import numpy as np
 
+    if type(ids).__module__.startswith("awkward"):  # gigatoken's encode_batch: one list per document
+        import awkward as ak
+
+        ids = ak.to_numpy(ak.flatten(ids))
     return hashlib.blake2b(np.asarray(ids, dtype=np.uint32).tobytes(), digest_size=12).hexdigest()
 
 
@@ -302,14 +321,20 @@ def rss_mb() -> Tuple[float, float]:
 def child(job: Dict[str, Any]) -> Dict[str, Any]:
     clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
     peer, name = job["peer"], job["encoding"]
-    parts = slices(corpus_bytes(job["corpus"]))
+    parts: List[Any] = slices(corpus_bytes(job["corpus"]))
+    if job["kind"] == "batch":
+        parts = [documents(p) for p in parts]
+        for d in parts:  # CPython's cached UTF-8 copies, made before any timing
+            for x in d:
+                _utf8(x)
     others = other_text(job["corpus"], job["corpora"], job["other_mb"]) if job["kind"] == "long" else []
     import_peer(peer)
     gc.collect()
     t0 = clock()
     enc = load_peer(peer, name)
     t1 = clock()
-    out: Dict[str, Any] = {"load_s": t1 - t0, "mb": [len(p.encode()) / 1e6 for p in parts]}
+    size = (lambda p: sum(len(x.encode()) for x in p)) if job["kind"] == "batch" else (lambda p: len(p.encode()))
+    out: Dict[str, Any] = {"load_s": t1 - t0, "mb": [size(p) / 1e6 for p in parts]}
     if others:
         t = clock()
         for o in others:
@@ -569,61 +594,45 @@ def _utf8(s: str) -> None:
     f(s, None)
 
 
+BATCH_PEERS = {
+    "bytepair all cores": "bytepair-batch",
+    "bytepair 1 thread": "bytepair-batch1",
+    "gigatoken": "gigatoken-batch",
+    "gigatoken serial": "gigatoken-batch1",
+}
+
+
 def run_batch(name: str, corpora: List[str], reps: int) -> None:
-    import numpy as np
-
-    import bytepair
-
-    enc = bytepair.get_encoding(name)
-    try:
-        giga = gigatoken_tokenizer(name)
-    except Exception:  # noqa: BLE001
-        giga = None
+    """The batch group by the fresh-process protocol: one process per (batch
+    peer, corpus), each warming on the first slice's documents (untimed) and
+    then timing one batch call per later slice (wall time, unpinned); the
+    median over the slices, then over ``reps`` rounds (peers interleaved per
+    round). In one shared process the calls warmed each other: a batch call
+    encodes a share on its calling thread, with that thread's piece cache, so
+    the single-thread call made from the same thread saw half of every slice
+    first; and the other calls' tables evicted each peer's from the L3."""
     rows = []
     steal = Steal()
     for c in corpora:
-        parts = [documents(s) for s in slices(corpus_bytes(c))]
-        # every peer reads a str's UTF-8 through CPython's cached copy, made on
-        # first use: make it for every document now, untimed, so the peer that
-        # happens to run first does not pay it for the others
-        for d in parts:
-            for x in d:
-                _utf8(x)
-        calls: Dict[str, Callable[[List[str]], Any]] = {
-            "bytepair all cores": lambda d: enc.encode_batch_to_numpy(d),
-            "bytepair 1 thread": lambda d: enc.encode_batch_to_numpy(d, num_threads=1),
-        }
-        if giga is not None:
-            calls["gigatoken"] = lambda d: giga.encode_batch(d)
-            calls["gigatoken serial"] = lambda d: giga.encode_batch(d, parallel=False)
-        for f in calls.values():
-            f(parts[0])  # untimed: caches warm on the corpus, not on the timed documents
-        ok = True
-        if giga is not None:
-            import awkward as ak
-
-            ids, _ = enc.encode_batch_to_numpy(parts[1])
-            ok = np.array_equal(ids, ak.to_numpy(ak.flatten(giga.encode_batch(parts[1]))).astype(np.uint32))
-        res: Dict[str, List[float]] = {k: [] for k in calls}
+        res: Dict[str, List[Dict[str, Any]]] = {k: [] for k in BATCH_PEERS}
         steal.start()
-        for r in range(max(1, reps // 4)):
-            for j, d in enumerate(parts[1:]):
-                mb = sum(len(x.encode()) for x in d) / 1e6
-                # the calling thread's piece cache serves both bytepair calls
-                # (it takes a share of the all-cores one): whichever runs
-                # second has seen part of the slice, so the order alternates
-                order = list(calls) if (r + j) % 2 == 0 else list(calls)[::-1]
-                for k in order:
-                    f = calls[k]
-                    res[k].append(mb / median_time(lambda f=f, d=d: f(d), 1))
-        rate = {k: statistics.median(v) for k, v in res.items()}
-        rows.append([c] + [fmt(rate[k]) for k in calls] +
-                     [f"{paired(res['bytepair all cores'], res['bytepair 1 thread']):.2f}x",
-                      f"{paired(res['bytepair all cores'], res['gigatoken']):.2f}x" if "gigatoken" in res else "-",
-                      steal.share(), "" if ok else "gigatoken WRONG"])
-    table(f"{name}: 1-10 KB documents of the steady slices, one batch call, wall time (MB/s; ratios: median of the "
-          "per-slice ratios)",
-          ["corpus"] + list(calls) + ["all / 1 thread", "all / gigatoken", "host steal", ""], rows)
+        for r in range(max(1, reps)):
+            order = list(BATCH_PEERS) if r % 2 == 0 else list(BATCH_PEERS)[::-1]
+            for k in order:
+                job = {"peer": BATCH_PEERS[k], "encoding": name, "corpus": c, "corpora": corpora, "kind": "batch",
+                       "clock": "wall", "other_mb": 0}
+                got = run_child(job, pin=False)
+                if got is not None:
+                    res[k].append(got)
+        rate = {k: steady(v) for k, v in res.items()}
+        ref = [r["hashes"][1:] for r in res["bytepair 1 thread"]]
+        bad = {k: bool(ref and any(r["hashes"][1:] != ref[0] for r in v)) for k, v in res.items()}
+        rows.append([c] + [fmt(rate[k], bad[k]) if res[k] else "fails" for k in BATCH_PEERS] +
+                     [ratio(rate["bytepair all cores"], rate["bytepair 1 thread"]),
+                      ratio(rate["bytepair all cores"], rate["gigatoken"]), steal.share()])
+    table(f"{name}: 1-10 KB documents of the steady slices, one batch call, a fresh process per peer and corpus, "
+          f"wall time, median of {max(1, reps)} rounds (MB/s)",
+          ["corpus"] + list(BATCH_PEERS) + ["all / 1 thread", "all / gigatoken", "host steal"], rows)
 
 
 def run_worst(name: str, sizes: List[int], reps: int) -> None:
