@@ -224,11 +224,7 @@ pub fn concat_par(parts: &[Vec<Rank>], threads: Option<usize>) -> Result<Vec<Ran
     let total: usize = parts.iter().map(Vec::len).sum();
     let k = resolve_threads(threads)?;
     if k == 1 || parts.len() <= 1 || total < CONCAT_PAR_MIN {
-        let mut out = Vec::with_capacity(total);
-        for p in parts {
-            out.extend_from_slice(p);
-        }
-        return Ok(out);
+        return Ok(parts.concat());
     }
     let mut out: Vec<Rank> = Vec::with_capacity(total);
     let mut dsts = Vec::with_capacity(parts.len());

@@ -276,8 +276,8 @@ fn min_pair(parts: &[(Rank, Rank)]) -> (Rank, usize) {
 /// Complexity: O(n log n) time; memory 16 bytes per input byte plus 8 per heap
 /// entry (at most n initial + 2 per merge).
 pub fn encode_piece_heap(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
-    merge_linked(piece, vocab, out, |initial| {
-        BinaryHeap::from_iter(initial.map(|(r, l)| Reverse(key(r, l))))
+    merge_linked(piece, vocab, out, |parts, _| {
+        BinaryHeap::from_iter(initial_pairs(parts).map(|(r, l)| Reverse(key(r, l))))
     });
 }
 
@@ -469,9 +469,9 @@ impl RankQueue {
 /// (a bucket that turned into a heap); memory 16 bytes per input byte plus 4
 /// per candidate pair.
 pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
-    merge_linked(piece, vocab, out, |initial| {
-        let mut queue = RankQueue::new(vocab.len(), initial.len());
-        for (r, l) in initial {
+    merge_linked(piece, vocab, out, |parts, pairs| {
+        let mut queue = RankQueue::new(vocab.len(), pairs);
+        for (r, l) in initial_pairs(parts) {
             queue.push(r, l);
         }
         queue
@@ -481,35 +481,18 @@ pub fn encode_piece_queue(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 /// The initial byte pairs of a long piece, `(rank, left position)` in
 /// position order, read from its parts (no list of its own: on a 10 MB piece
 /// that list was 80 MB).
-struct Initial<'a> {
-    parts: std::iter::Enumerate<std::slice::Iter<'a, Part>>,
-    left: usize,
+fn initial_pairs(parts: &[Part]) -> impl Iterator<Item = (Rank, u32)> + '_ {
+    parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.pair != NONE)
+        .map(|(i, p)| (p.pair, i as u32))
 }
-
-impl Iterator for Initial<'_> {
-    type Item = (Rank, u32);
-
-    #[inline]
-    fn next(&mut self) -> Option<(Rank, u32)> {
-        for (i, p) in self.parts.by_ref() {
-            if p.pair != NONE {
-                self.left -= 1;
-                return Some((p.pair, i as u32));
-            }
-        }
-        None
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for Initial<'_> {}
 
 /// The merge loop of the long-piece paths: parts form a doubly linked list of
 /// [`Part`]s indexed by their first byte, and `pending` (built by `make` from
-/// the initial byte pairs, in position order) yields the lowest-ranked,
+/// the parts and the number of their initial byte pairs, see
+/// [`initial_pairs`]) yields the lowest-ranked,
 /// leftmost candidate. Each merge recomputes the pair on each side of the new
 /// part, the left one first: it lies left of the other, which keeps each
 /// rank's arrivals in position order (what [`RankQueue`]'s FIFOs expect).
@@ -517,7 +500,7 @@ fn merge_linked<Q: Pending>(
     piece: &[u8],
     vocab: &Vocab,
     out: &mut Vec<Rank>,
-    make: impl FnOnce(Initial<'_>) -> Q,
+    make: impl FnOnce(&[Part], usize) -> Q,
 ) {
     let n = piece.len();
     if n < 2 {
@@ -539,10 +522,7 @@ fn merge_linked<Q: Pending>(
         });
     }
     parts[0].prev = NONE;
-    let mut pending = make(Initial {
-        parts: parts.iter().enumerate(),
-        left: pairs,
-    });
+    let mut pending = make(&parts, pairs);
     while let Some((r, l)) = pending.pop() {
         let li = l as usize;
         if parts[li].pair != r {
