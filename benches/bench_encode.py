@@ -42,7 +42,11 @@ Groups (``--groups``):
              per (peer, corpus), warm on the first slice, median of the later
              slices, but wall time and unpinned; ``--repeat`` rounds (a batch
              call encodes a share on its calling thread, with that thread's
-             piece cache: in one shared process the calls warmed each other)
+             piece cache: in one shared process the calls warmed each other);
+             plus "all / 1 thread, paired": one process per round holding
+             two encoders with their own caches (one on 1 thread, one on all),
+             each warm on the first slice, then every later slice encoded by
+             both back to back: the median and range of those ratios
   worst      hostile inputs ('x'*N, N spaces, random base64, one long Korean
              word), N = 10 KB .. 10 MB, ns per byte (bytepair, gigatoken,
              tiktoken), and the 10 MB / 10 KB ratio (linear: <= 2)
@@ -318,7 +322,42 @@ def rss_mb() -> Tuple[float, float]:
 # ---------------------------------------------------------------- child processes
 
 
+def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
+    """The batch group's paired cell: two encoders of one encoding in one
+    process, each with its own seed and piece caches (so neither warms the
+    other), one used on 1 thread and one on all cores. Each warms on the first
+    slice's documents; then every later slice is encoded once by each, back
+    to back, the order alternating: the per-slice ratio all / 1 thread is
+    timed in one machine phase. Fresh-process cells (the other columns) are
+    timed seconds to minutes apart, which on a shared VM moves them by 30 %."""
+    from bytepair import registry
+
+    parts = [documents(p) for p in slices(corpus_bytes(job["corpus"]))]
+    for d in parts:  # CPython's cached UTF-8 copies, made before any timing
+        for x in d:
+            _utf8(x)
+    data = registry.read_bundled_ranks(job["encoding"])
+    one, every = registry.load_bundled(job["encoding"], data), registry.load_bundled(job["encoding"], data)
+    runs = {"1": lambda d: one.encode_batch_to_numpy(d, num_threads=1)[0],
+            "all": lambda d: every.encode_batch_to_numpy(d)[0]}
+    for run in runs.values():
+        run(parts[0])
+    ratios, same = [], True
+    for i, d in enumerate(parts[1:]):
+        t: Dict[str, float] = {}
+        got = {}
+        for k in (["1", "all"] if i % 2 else ["all", "1"]):
+            s = time.perf_counter()
+            got[k] = runs[k](d)
+            t[k] = time.perf_counter() - s
+        ratios.append(t["1"] / t["all"])
+        same = same and ids_hash(got["1"]) == ids_hash(got["all"])
+    return {"ratios": ratios, "same": same}
+
+
 def child(job: Dict[str, Any]) -> Dict[str, Any]:
+    if job["kind"] == "batch_pair":
+        return child_batch_pair(job)
     clock = time.process_time if job["clock"] == "cpu" else time.perf_counter
     peer, name = job["peer"], job["encoding"]
     parts: List[Any] = slices(corpus_bytes(job["corpus"]))
@@ -624,15 +663,22 @@ def run_batch(name: str, corpora: List[str], reps: int) -> None:
                 got = run_child(job, pin=False)
                 if got is not None:
                     res[k].append(got)
+        pair = [run_child({"peer": "bytepair-batch", "encoding": name, "corpus": c, "corpora": corpora,
+                           "kind": "batch_pair"}, pin=False) for _ in range(max(1, reps))]
+        pair_ratios = [x for p in pair if p for x in p["ratios"]]
+        pair_bad = any(p and not p["same"] for p in pair)
         rate = {k: steady(v) for k, v in res.items()}
         ref = [r["hashes"][1:] for r in res["bytepair 1 thread"]]
         bad = {k: bool(ref and any(r["hashes"][1:] != ref[0] for r in v)) for k, v in res.items()}
         rows.append([c] + [fmt(rate[k], bad[k]) if res[k] else "fails" for k in BATCH_PEERS] +
                      [ratio(rate["bytepair all cores"], rate["bytepair 1 thread"]),
+                      (f"{statistics.median(pair_ratios):.2f}x ({min(pair_ratios):.2f}-{max(pair_ratios):.2f})"
+                       + (" WRONG" if pair_bad else "")) if pair_ratios else "fails",
                       ratio(rate["bytepair all cores"], rate["gigatoken"]), steal.share()])
     table(f"{name}: 1-10 KB documents of the steady slices, one batch call, a fresh process per peer and corpus, "
           f"wall time, median of {max(1, reps)} rounds (MB/s)",
-          ["corpus"] + list(BATCH_PEERS) + ["all / 1 thread", "all / gigatoken", "host steal"], rows)
+          ["corpus"] + list(BATCH_PEERS) + ["all / 1 thread", "all / 1 thread, paired", "all / gigatoken", "host steal"],
+          rows)
 
 
 def run_worst(name: str, sizes: List[int], reps: int) -> None:
