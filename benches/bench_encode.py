@@ -35,7 +35,10 @@ Groups (``--groups``):
              with ``num_threads=1`` and ``2`` (and gigatoken's ``encode``),
              wall time, one process, interleaved (order reversed every other
              repetition); ratios are medians of the per-repetition ratios;
-             the host's steal time during the cell is printed beside it
+             the 2-thread call's share of 2 cores kept busy (CPU time / 2 x
+             wall) and its CPU time per byte against one thread's tell idle
+             cores from threads that each ran slower; the host's steal time
+             during the cell is printed beside it
   batch      the steady slices cut into 1-10 KB documents: bytepair
              ``encode_batch_to_numpy`` all cores and 1 thread, gigatoken
              ``encode_batch`` (parallel and not); like ``fresh``, one process
@@ -604,22 +607,33 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
         if giga is not None:
             calls["gigatoken"] = lambda: giga.encode(text)
         res: Dict[str, List[float]] = {k: [] for k in calls}
+        cpu: Dict[str, List[float]] = {k: [] for k in calls}  # process CPU seconds per call, all threads
         steal.start()
         for r in range(reps):  # interleaved, the order reversed every other repetition
             for k in (list(calls) if r % 2 == 0 else list(calls)[::-1]):
-                res[k].append(mb / median_time(calls[k], 1))
+                gc.collect()
+                c0, t0 = time.process_time(), time.perf_counter()
+                calls[k]()
+                wall, used = time.perf_counter() - t0, time.process_time() - c0
+                res[k].append(mb / wall)
+                cpu[k].append(used / wall)  # cores kept busy
         rate = {k: statistics.median(v) for k, v in res.items()}
+        # of the 2-thread call: the share of 2 cores kept busy, and its CPU time per byte against one
+        # thread's (above 1: each thread ran slower than a lone thread, as on SMT siblings)
+        busy = f"{statistics.median(cpu['2 threads']) / 2:.0%}" if two is not None else "-"
+        cpu_ratio = (f"{paired([b / x for b, x in zip(cpu['2 threads'], res['2 threads'])], [b / x for b, x in zip(cpu['1 thread'], res['1 thread'])]):.2f}"
+                     if two is not None else "-")
         rows.append([c, fmt(rate["1 thread"]), fmt(rate.get("2 threads", 0.0)),
                      f"{paired(res['2 threads'], res['1 thread']):.2f}x" if two is not None else "-",
                      "yes" if same else ("-" if same is None else "NO"),
                      fmt(rate.get("gigatoken", 0.0), giga is not None and not same_g),
                      f"{paired(res['2 threads'], res['gigatoken']):.2f}x" if two is not None and giga is not None
                      else "-",
-                     steal.share()])
+                     busy, cpu_ratio, steal.share()])
     table(f"{name}: one 10 MB text, encode_to_numpy, wall time, median of {reps} (MB/s; ratios: median of the "
           "per-repetition ratios)",
           ["corpus", "1 thread", "num_threads=2", "2 / 1", "ids equal", "gigatoken encode", "2 threads / gigatoken",
-           "host steal"],
+           "2 threads: cores busy", "CPU per byte, 2 / 1", "host steal"],
           rows)
 
 
