@@ -10,9 +10,9 @@ phase.
 
 Make the builds with the tree in each state, for example::
 
-    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.abi3.so /tmp/core_base.so
+    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.*.so /tmp/core_base.so
     # ...change the code...
-    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.abi3.so /tmp/core_new.so
+    PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.*.so /tmp/core_new.so
     python benches/ab_core.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base \\
         --mode docs --corpora en_austen ko_prose
 
