@@ -9,6 +9,10 @@ order alternating, and the median of the per-slice ratios is printed. Arrays
 against arrays (``encode_to_numpy`` on one thread against gigatoken's
 ``encode``), CPU time.
 
+``--lists`` compares lists instead: bytepair's ``encode_ordinary`` against
+gigatoken's ``as_tiktoken().encode_ordinary`` (the fastest exact list peer in
+every cell of ``bench_encode.py``'s fresh group).
+
 ``--warm`` adds the warm state: slice 1, which both have now encoded, encoded
 again six times by each (paired, order alternating). Every piece is then a
 hit, so the ratio is that of the hit paths alone (pre-tokenizer, cache probe,
@@ -16,12 +20,13 @@ output); the steady ratio adds each peer's cost of merging the new pieces.
 
 Usage::
 
-    PYTHONPATH=python taskset -c 0 python benches/paired_peer.py --encodings cl100k_base o200k_base gpt2 [--warm]
+    PYTHONPATH=python taskset -c 0 python benches/paired_peer.py --encodings cl100k_base o200k_base gpt2 [--warm] [--lists]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -50,6 +55,7 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=0.5, help="slice size (MB)")
     ap.add_argument("--slices", type=int, default=9, help="timed slices per corpus (at most)")
     ap.add_argument("--warm", action="store_true", help="also the warm state (slice 1 again, every piece a hit)")
+    ap.add_argument("--lists", action="store_true", help="lists against lists instead of arrays against arrays")
     args = ap.parse_args()
     import gigatoken
 
@@ -71,21 +77,26 @@ def main() -> None:
             parts = slices(corpus, args.mb)[: args.slices + 1]
             if len(parts) < 2:
                 continue
-            bp.encode_to_numpy(parts[0], num_threads=1)
-            gt.encode(parts[0])
+            if args.lists:
+                gtt = gt.as_tiktoken()
+                run = {"bp": bp.encode_ordinary, "gt": gtt.encode_ordinary}
+            else:
+                run = {"bp": functools.partial(bp.encode_to_numpy, num_threads=1), "gt": gt.encode}
+            run["bp"](parts[0])
+            run["gt"](parts[0])
             ratios, tb, tg, nb, same = [], 0.0, 0.0, 0, True
             for k, p in enumerate(parts[1:]):
                 order = ("bp", "gt") if k % 2 == 0 else ("gt", "bp")
                 t = {}
                 for who in order:
                     t0 = time.process_time()
-                    ids = bp.encode_to_numpy(p, num_threads=1) if who == "bp" else gt.encode(p)
+                    ids = run[who](p)
                     t[who] = time.process_time() - t0
                     if who == "bp":
                         a = ids
                     else:
                         g = ids
-                same = same and len(a) == len(g) and bool((a == g).all())
+                same = same and len(a) == len(g) and (a == g if args.lists else bool((a == g).all()))
                 ratios.append(t["gt"] / t["bp"])
                 tb += t["bp"]
                 tg += t["gt"]
@@ -97,7 +108,7 @@ def main() -> None:
                     t = {}
                     for who in (("bp", "gt") if k % 2 == 0 else ("gt", "bp")):
                         t0 = time.process_time()
-                        bp.encode_to_numpy(p, num_threads=1) if who == "bp" else gt.encode(p)
+                        run[who](p)
                         t[who] = time.process_time() - t0
                     w_ratios.append(t["gt"] / t["bp"])
                     wb += t["bp"]
@@ -109,7 +120,7 @@ def main() -> None:
                 f" {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f} | {'yes' if same else 'NO'} |"
                 + warm
             )
-            del bp, gt
+            del bp, gt, run
 
 
 if __name__ == "__main__":
