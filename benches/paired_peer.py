@@ -32,7 +32,6 @@ import statistics
 import time
 from pathlib import Path
 
-import bytepair
 
 CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
 GIGA_PRETOK = {"cl100k_base": "cl100k", "o200k_base": "o200k", "gpt2": "gpt2"}
@@ -72,7 +71,9 @@ def main() -> None:
         if not tmp.exists():
             tmp.write_bytes(registry.read_bundled_ranks(name))
         for corpus in args.corpora:
-            bp = bytepair.get_encoding(name)
+            # a new encoder per corpus, like gigatoken's below: get_encoding's shared one would carry the
+            # previous corpora's pieces in its cache
+            bp = registry.load_bundled(name, registry.read_bundled_ranks(name))
             gt = gigatoken.Tokenizer.from_tiktoken(str(tmp), pretokenizer=GIGA_PRETOK[name])
             parts = slices(corpus, args.mb)[: args.slices + 1]
             if len(parts) < 2:
