@@ -32,7 +32,6 @@ import statistics
 import time
 from pathlib import Path
 
-
 CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
 GIGA_PRETOK = {"cl100k_base": "cl100k", "o200k_base": "o200k", "gpt2": "gpt2"}
 
