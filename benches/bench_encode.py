@@ -325,6 +325,16 @@ def rss_mb() -> Tuple[float, float]:
 # ---------------------------------------------------------------- child processes
 
 
+def batch_documents(parts: List[str]) -> List[List[str]]:
+    """Each slice cut into 1-10 KB documents, with CPython's cached UTF-8 copy
+    of every document made before any timing."""
+    docs = [documents(p) for p in parts]
+    for d in docs:
+        for x in d:
+            _utf8(x)
+    return docs
+
+
 def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
     """The batch group's paired cell: two encoders of one encoding in one
     process, each with its own seed and piece caches (so neither warms the
@@ -335,10 +345,7 @@ def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
     timed seconds to minutes apart, which on a shared VM moves them by 30 %."""
     from bytepair import registry
 
-    parts = [documents(p) for p in slices(corpus_bytes(job["corpus"]))]
-    for d in parts:  # CPython's cached UTF-8 copies, made before any timing
-        for x in d:
-            _utf8(x)
+    parts = batch_documents(slices(corpus_bytes(job["corpus"])))
     data = registry.read_bundled_ranks(job["encoding"])
     one, every = registry.load_bundled(job["encoding"], data), registry.load_bundled(job["encoding"], data)
     runs = {"1": lambda d: one.encode_batch_to_numpy(d, num_threads=1)[0],
@@ -365,10 +372,7 @@ def child(job: Dict[str, Any]) -> Dict[str, Any]:
     peer, name = job["peer"], job["encoding"]
     parts: List[Any] = slices(corpus_bytes(job["corpus"]))
     if job["kind"] == "batch":
-        parts = [documents(p) for p in parts]
-        for d in parts:  # CPython's cached UTF-8 copies, made before any timing
-            for x in d:
-                _utf8(x)
+        parts = batch_documents(parts)
     others = other_text(job["corpus"], job["corpora"], job["other_mb"]) if job["kind"] == "long" else []
     import_peer(peer)
     gc.collect()
@@ -611,7 +615,8 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
         if giga is not None:
             calls["gigatoken"] = lambda: giga.encode(text)
         res: Dict[str, List[float]] = {k: [] for k in calls}
-        cpu: Dict[str, List[float]] = {k: [] for k in calls}  # process CPU seconds per call, all threads
+        busy: Dict[str, List[float]] = {k: [] for k in calls}  # cores kept busy: process CPU time / wall
+        cpu_mb: Dict[str, List[float]] = {k: [] for k in calls}  # process CPU seconds per MB, all threads
         steal.start()
         for r in range(reps):  # interleaved, the order reversed every other repetition
             for k in (list(calls) if r % 2 == 0 else list(calls)[::-1]):
@@ -620,20 +625,20 @@ def run_threads(name: str, corpora: List[str], reps: int) -> None:
                 calls[k]()
                 wall, used = time.perf_counter() - t0, time.process_time() - c0
                 res[k].append(mb / wall)
-                cpu[k].append(used / wall)  # cores kept busy
+                busy[k].append(used / wall)
+                cpu_mb[k].append(used / mb)
         rate = {k: statistics.median(v) for k, v in res.items()}
         # of the 2-thread call: the share of 2 cores kept busy, and its CPU time per byte against one
         # thread's (above 1: each thread ran slower than a lone thread, as on SMT siblings)
-        busy = f"{statistics.median(cpu['2 threads']) / 2:.0%}" if two is not None else "-"
-        cpu_ratio = (f"{paired([b / x for b, x in zip(cpu['2 threads'], res['2 threads'])], [b / x for b, x in zip(cpu['1 thread'], res['1 thread'])]):.2f}"
-                     if two is not None else "-")
+        busy2 = f"{statistics.median(busy['2 threads']) / 2:.0%}" if two is not None else "-"
+        cpu_ratio = f"{paired(cpu_mb['2 threads'], cpu_mb['1 thread']):.2f}" if two is not None else "-"
         rows.append([c, fmt(rate["1 thread"]), fmt(rate.get("2 threads", 0.0)),
                      f"{paired(res['2 threads'], res['1 thread']):.2f}x" if two is not None else "-",
                      "yes" if same else ("-" if same is None else "NO"),
                      fmt(rate.get("gigatoken", 0.0), giga is not None and not same_g),
                      f"{paired(res['2 threads'], res['gigatoken']):.2f}x" if two is not None and giga is not None
                      else "-",
-                     busy, cpu_ratio, steal.share()])
+                     busy2, cpu_ratio, steal.share()])
     table(f"{name}: one 10 MB text, encode_to_numpy, wall time, median of {reps} (MB/s; ratios: median of the "
           "per-repetition ratios)",
           ["corpus", "1 thread", "num_threads=2", "2 / 1", "ids equal", "gigatoken encode", "2 threads / gigatoken",

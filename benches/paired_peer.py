@@ -67,12 +67,13 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|" + ("---|---|---|" if args.warm else ""))
     for name in args.encodings:
         tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bytepair-paired-{name}.tiktoken"
+        data = registry.read_bundled_ranks(name)
         if not tmp.exists():
-            tmp.write_bytes(registry.read_bundled_ranks(name))
+            tmp.write_bytes(data)
         for corpus in args.corpora:
             # a new encoder per corpus, like gigatoken's below: get_encoding's shared one would carry the
             # previous corpora's pieces in its cache
-            bp = registry.load_bundled(name, registry.read_bundled_ranks(name))
+            bp = registry.load_bundled(name, data)
             gt = gigatoken.Tokenizer.from_tiktoken(str(tmp), pretokenizer=GIGA_PRETOK[name])
             parts = slices(corpus, args.mb)[: args.slices + 1]
             if len(parts) < 2:
