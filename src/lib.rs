@@ -26,6 +26,22 @@ pub trait SpanSink {
     /// One piece: `text[start..end]`.
     fn span(&mut self, start: usize, end: usize);
 
+    /// Consecutive pieces: the first starts at `start`, and one ends at
+    /// `base + k` for each set bit `k` of `ends` (ascending), each starting
+    /// where the one before ended. Returns the last end (`start` when `ends`
+    /// is 0). The block scanner hands a block's plain piece ends here in one
+    /// call, so a sink can keep its state in registers across them.
+    #[inline(always)]
+    fn run(&mut self, mut start: usize, base: usize, mut ends: u64) -> usize {
+        while ends != 0 {
+            let end = base + ends.trailing_zeros() as usize;
+            self.span(start, end);
+            start = end;
+            ends &= ends - 1;
+        }
+        start
+    }
+
     /// Asked before each piece by the loops slow enough to need it (custom
     /// patterns' regex): true ends the walk there. Never, by default.
     #[inline(always)]

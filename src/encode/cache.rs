@@ -587,17 +587,34 @@ impl PieceCache {
         seed: &Seed,
         vocab: &Vocab,
         text: &[u8],
-        batch: &[Pending],
+        batch: &mut [Pending],
         out: &mut Vec<Rank>,
     ) {
         let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             return;
         };
+        let (first_start, last_end) = (first.start, last.end);
+        // phase one and a half: pack, hash and prefetch every piece of the
+        // batch in one tight loop, so its cache-line misses overlap
+        {
+            let t = self.table.view();
+            let base = t.buckets.as_ptr();
+            for p in batch.iter_mut() {
+                let n = p.end - p.start;
+                if n.wrapping_sub(1) < MID_MAX {
+                    let (k0, k1) = key16(text, p.start, p.end);
+                    let h = hash(k0, k1, n);
+                    prefetch(base.wrapping_add(home(h, t.shift, t.mask)));
+                    (p.k0, p.k1, p.h) = (k0, k1, h);
+                }
+            }
+        }
+        let batch = &*batch;
         // a piece of n bytes has at most n ids (every token has a byte), and a
         // hit stores up to SPILL words: room for the whole batch plus one store.
         // Every path below appends at most one id per byte of its piece, so
         // SPILL spare words stay reserved until the end of the batch.
-        out.reserve(last.end - first.start + SPILL);
+        out.reserve(last_end - first_start + SPILL);
         let mut i = 0;
         while i < batch.len() {
             let (table, vals) = (self.table.view(), &self.vals[..]);
@@ -762,11 +779,9 @@ struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
     text: &'a [u8],
     out: &'c mut Vec<Rank>,
     flushed: &'c mut G,
-    buckets: *const Bucket,
-    shift: u32,
-    mask: usize,
     len: usize,
-    batch: [Pending; BATCH],
+    /// [`BATCH`] pieces, plus room for one block's run past it.
+    batch: [Pending; BATCH + 64],
 }
 
 impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
@@ -778,8 +793,6 @@ impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
         out: &'c mut Vec<Rank>,
         flushed: &'c mut G,
     ) -> Self {
-        let t = &cache.table;
-        let (buckets, shift, mask) = (t.buckets.as_ptr(), t.shift, t.mask);
         Collect {
             cache,
             seed,
@@ -787,57 +800,54 @@ impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
             text,
             out,
             flushed,
-            buckets,
-            shift,
-            mask,
             len: 0,
-            batch: [Pending::default(); BATCH],
+            batch: [Pending::default(); BATCH + 64],
         }
     }
 
     /// Probes and emits the pending pieces, then re-reads the table.
     #[inline(never)]
     fn flush(&mut self) {
-        let batch = &self.batch[..self.len.min(BATCH)];
+        let batch = &mut self.batch[..self.len.min(BATCH + 64)];
         self.cache
             .flush(self.seed, self.vocab, self.text, batch, self.out);
         self.len = 0;
         (self.flushed)(self.out);
-        let t = &self.cache.table;
-        (self.buckets, self.shift, self.mask) = (t.buckets.as_ptr(), t.shift, t.mask);
     }
 }
 
 impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
     #[inline(always)]
     fn span(&mut self, start: usize, end: usize) {
-        let n = end - start;
-        let p = if n.wrapping_sub(1) < MID_MAX {
-            let (k0, k1) = key16(self.text, start, end);
-            let h = hash(k0, k1, n);
-            // the home bucket (in bounds: masked)
-            prefetch(self.buckets.wrapping_add(home(h, self.shift, self.mask)));
-            Pending {
-                start,
-                end,
-                k0,
-                k1,
-                h,
-            }
-        } else {
-            Pending {
-                start,
-                end,
-                ..Pending::default()
-            }
-        };
         if let Some(slot) = self.batch.get_mut(self.len) {
-            *slot = p;
+            slot.start = start;
+            slot.end = end;
         }
         self.len += 1;
         if self.len >= BATCH {
             Collect::flush(self);
         }
+    }
+
+    #[inline(always)]
+    fn run(&mut self, mut start: usize, base: usize, mut ends: u64) -> usize {
+        // room for a whole block of pieces past BATCH (see `batch`'s length)
+        let mut len = self.len;
+        while ends != 0 {
+            let end = base + ends.trailing_zeros() as usize;
+            if let Some(slot) = self.batch.get_mut(len) {
+                slot.start = start;
+                slot.end = end;
+            }
+            len += 1;
+            start = end;
+            ends &= ends - 1;
+        }
+        self.len = len;
+        if len >= BATCH {
+            Collect::flush(self);
+        }
+        start
     }
 }
 

@@ -540,13 +540,14 @@ pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classi
                 ev &= above(cur - base);
             }
             while ev != 0 {
-                let k = ev.trailing_zeros();
-                let p = base + k as usize;
-                if hard >> k & 1 == 0 {
-                    f.span(cur, p);
-                    cur = p;
-                    ev &= ev - 1;
-                } else {
+                // the plain ends below the first hard position, in one run
+                let h = ev & hard;
+                let plain = ev & (h & h.wrapping_neg()).wrapping_sub(1);
+                if plain != 0 {
+                    cur = f.run(cur, base, plain);
+                    ev &= !plain;
+                }
+                if ev != 0 {
                     let e = hard_piece(named, s, text, cur);
                     f.span(cur, e);
                     cur = e;

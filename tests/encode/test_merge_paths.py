@@ -114,7 +114,12 @@ def test_hostile_inputs_are_exact_and_not_quadratic(name):
         times = []
         for n in (10_000, 80_000):
             text = make(n)
-            t = time.process_time()
-            enc.count(text)
-            times.append(max(time.process_time() - t, 1e-3))
+            runs = []
+            for _ in range(3):  # the least of three, each from the seed alone: one noisy run cannot fail it
+                bytepair._core.clear_piece_memo()
+                enc.count("a")  # the wipe back to the seed happens here, untimed
+                t = time.process_time()
+                enc.count(text)
+                runs.append(time.process_time() - t)
+            times.append(max(min(runs), 1e-3))
         assert times[1] / times[0] < 8 * 4, times  # quadratic would be 64x
