@@ -129,6 +129,15 @@ fn hash(k0: u64, k1: u64, len: usize) -> u64 {
     (k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// Hash `h` of a piece of `n` bytes (1..=16) with `n` in its low byte: the
+/// probe loop reads the length from the word it needs anyway. The low byte
+/// never reaches a home bucket ([`home`] takes the high bits; `shift >= 8`
+/// while a table has at most 2^56 buckets), so the bucket is unchanged.
+#[inline(always)]
+fn tagged(h: u64, n: usize) -> u64 {
+    (h & !0xFF) | n as u64
+}
+
 /// The home bucket of hash `h` in a table of `mask + 1` buckets whose
 /// `shift` is `64 - log2(buckets)`: the hash's high bits (see [`hash`]).
 #[inline(always)]
@@ -306,8 +315,7 @@ impl<'t> View<'t> {
     fn find(self, h: u64, k0: u64, k1: u64, len: u32) -> Option<&'t Slot> {
         let mut b = home(h, self.shift, self.mask);
         loop {
-            // in bounds: b is masked by `mask < buckets.len()`
-            let [s0, s1] = &self.buckets[b].0;
+            let [s0, s1] = &self.bucket(b).0;
             if s0.holds(k0, k1, len) {
                 return Some(s0);
             }
@@ -319,6 +327,66 @@ impl<'t> View<'t> {
             }
             b = (b + 1) & self.mask;
         }
+    }
+
+    /// [`Self::find`] for a pending piece of at most 16 bytes (length in
+    /// its hash's low byte). On x86-64 the key is compared as one 16-byte
+    /// vector (SSE2, part of every x86-64 CPU), which leaves the hit loop's
+    /// general registers to its cursors instead of spilling them.
+    #[inline(always)]
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)] // SSE2 loads and compares, see the SAFETY comments
+    fn find_pending(self, p: &Pending) -> Option<&'t Slot> {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+        let len = (p.h & 0xFF) as u32;
+        // SAFETY: SSE2 is in the x86-64 baseline; the load reads the 16
+        // bytes of `p.key` (a [u64; 2]), unaligned.
+        let key = unsafe { _mm_loadu_si128(p.key.as_ptr().cast::<__m128i>()) };
+        let holds = |s: &Slot| {
+            // SAFETY: as above; `Slot` is repr(C) with `k0`, `k1` first, so
+            // its first 16 bytes are the key words, read unaligned.
+            let eq = unsafe {
+                _mm_movemask_epi8(_mm_cmpeq_epi8(
+                    key,
+                    _mm_loadu_si128(std::ptr::from_ref(s).cast::<__m128i>()),
+                ))
+            };
+            (eq == 0xFFFF) & ((s.meta() ^ len) & 0xFF == 0)
+        };
+        let mut b = home(p.h, self.shift, self.mask);
+        loop {
+            let [s0, s1] = &self.bucket(b).0;
+            if holds(s0) {
+                return Some(s0);
+            }
+            if holds(s1) {
+                return Some(s1);
+            }
+            if s0.meta() == 0 || s1.meta() == 0 {
+                return None;
+            }
+            b = (b + 1) & self.mask;
+        }
+    }
+
+    /// [`Self::find`] for a pending piece of at most 16 bytes (length in
+    /// its hash's low byte).
+    #[inline(always)]
+    #[cfg(not(target_arch = "x86_64"))]
+    fn find_pending(self, p: &Pending) -> Option<&'t Slot> {
+        self.find(p.h, p.key[0], p.key[1], (p.h & 0xFF) as u32)
+    }
+
+    /// Bucket `b`, for `b <= mask`, without a bounds check (the probe loop
+    /// runs once per piece; a masked index is always in bounds).
+    #[inline(always)]
+    #[allow(unsafe_code)] // an unchecked index, see the SAFETY comment
+    fn bucket(self, b: usize) -> &'t Bucket {
+        debug_assert!(b <= self.mask && self.mask < self.buckets.len());
+        // SAFETY: the index is masked here by `mask`, and a View is made only
+        // by `Table::view`, whose `mask` is `buckets.len() - 1` (`Table::new`:
+        // a power of two, at least 2), so `b & mask < buckets.len()`.
+        unsafe { self.buckets.get_unchecked(b & self.mask) }
     }
 }
 
@@ -379,10 +447,13 @@ enum Cold {
 struct Pending {
     start: usize,
     end: usize,
-    k0: u64,
-    k1: u64,
-    /// Hash (pieces of at most 16 bytes): the home bucket is computed from
-    /// it when the piece is probed, so a table that grew since is probed right.
+    /// The packed bytes ([`key16`]): one array, so that the hit loop loads
+    /// them as one 16-byte vector.
+    key: [u64; 2],
+    /// Hash, with the piece's length in its low byte ([`tagged`]); 0 for a
+    /// piece the table cannot hold (longer than 16 bytes, or empty). The home
+    /// bucket is computed from it when the piece is probed, so a table that
+    /// grew since is probed right.
     h: u64,
 }
 
@@ -605,7 +676,9 @@ impl PieceCache {
                     let (k0, k1) = key16(text, p.start, p.end);
                     let h = hash(k0, k1, n);
                     prefetch(base.wrapping_add(home(h, t.shift, t.mask)));
-                    (p.k0, p.k1, p.h) = (k0, k1, h);
+                    (p.key, p.h) = ([k0, k1], tagged(h, n));
+                } else {
+                    p.h = 0;
                 }
             }
         }
@@ -623,12 +696,12 @@ impl PieceCache {
             // pieces answered by the table, until one that is not
             let mut cold = Cold::Long;
             while let Some(p) = batch.get(i) {
-                let n = p.end - p.start;
-                if n > MID_MAX || n == 0 {
+                // the length tag: 0 for a piece the table cannot hold
+                if p.h & 0xFF == 0 {
                     cold = Cold::Long;
                     break;
                 }
-                let Some(s) = table.find(p.h, p.k0, p.k1, n as u32) else {
+                let Some(s) = table.find_pending(p) else {
                     cold = Cold::Miss;
                     break;
                 };
@@ -719,7 +792,7 @@ impl PieceCache {
         };
         let home = self.table.home(p.h);
         self.table
-            .insert(home, p.k0, p.k1, piece.len() as u32 | n << 8, ids);
+            .insert(home, p.key[0], p.key[1], piece.len() as u32 | n << 8, ids);
     }
 
     /// A piece of more than 16 bytes: a token, a remembered piece, or merged
