@@ -26,7 +26,8 @@ text's ids; MB of text per second), ``pretok`` (``pretokenize_count`` of
 the text with the encoding's pattern: the pre-tokenizer alone). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
 own piece memo emptied before each run), on the first ``--mb`` MB of each
-corpus of ../shared/DATA.md.
+corpus of ../shared/DATA.md, unless ``--warm`` keeps the caches (every
+piece a hit: the hit path alone).
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ def main(argv: List[str] | None = None) -> None:
     ap.add_argument("--corpora", nargs="+", default=["en_austen", "code_python", "ko_prose"], choices=CORPORA)
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--warm", action="store_true",
+                    help="keep every build's caches between runs (every piece a hit after the untimed first "
+                         "touch): the hit path alone")
     ap.add_argument("--unseen", action="store_true",
                     help="--steady, with every build's caches wiped and warmed on the first slice again before "
                          "each timed slice, so the timed text is never seen before (bench_encode's steady cell)")
@@ -149,7 +153,8 @@ def main(argv: List[str] | None = None) -> None:
             for mode in args.mode:
                 for i in order if rep % 2 == 0 else order[::-1]:
                     run = job(cores[i], mode, text, docs, modules[i], spec.pattern)
-                    modules[i].clear_piece_memo()
+                    if not args.warm:
+                        modules[i].clear_piece_memo()
                     gc.collect()
                     t = time.perf_counter()
                     run()
