@@ -225,6 +225,54 @@ unsafe fn classify_avx2(b: &[u8; 64]) -> Classes {
     m
 }
 
+/// AVX-512BW classifier: the whole block in one register, each class one
+/// compare straight into a 64-bit mask (no movemask, no halves to join).
+///
+/// # Safety
+/// The CPU must support AVX-512BW (and so AVX-512F).
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
+    use std::arch::x86_64::*;
+    // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in
+    // bounds; `loadu` has no alignment requirement.
+    let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
+    // bytes `x` with `x - lo < len` (unsigned, wrapping)
+    macro_rules! range {
+        ($x:expr, $lo:expr, $len:expr) => {
+            _mm512_cmplt_epu8_mask(
+                _mm512_sub_epi8($x, _mm512_set1_epi8($lo as i8)),
+                _mm512_set1_epi8($len as i8),
+            )
+        };
+    }
+    macro_rules! eq {
+        ($c:expr) => {
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8($c as i8))
+        };
+    }
+    let na = _mm512_movepi8_mask(v);
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    let l = range!(folded, b'a', 26) & !na;
+    let d = range!(v, b'0', 10);
+    let sp = eq!(b' ');
+    let c = eq!(b'\n') | eq!(b'\r');
+    let ws = range!(v, 9u8, 5);
+    Classes {
+        l,
+        d,
+        p: !(l | d | sp | ws | na),
+        sp,
+        t: ws & !c,
+        c,
+        na,
+        ap: eq!(b'\''),
+        up: range!(v, b'A', 26),
+        sl: eq!(b'/'),
+    }
+}
+
 /// What the next block needs from this one (masks as of this block).
 #[derive(Debug, Clone, Copy, Default)]
 struct Carry {
@@ -415,17 +463,32 @@ pub(crate) enum Classifier {
     Portable,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Classifier {
     /// The vector classifier when the CPU has one, else `None` (the scalar
     /// scanner is then faster than the portable classifier).
     pub(crate) fn detect() -> Option<Classifier> {
+        Classifier::available().last().copied()
+    }
+
+    /// Every vector classifier the CPU has, slowest first (the tests run
+    /// each against the portable one).
+    pub(crate) fn available() -> Vec<Classifier> {
+        #[allow(unused_mut)]
+        let mut ways = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx2") {
-            return Some(Classifier::Avx2);
+        {
+            if is_x86_feature_detected!("avx2") {
+                ways.push(Classifier::Avx2);
+            }
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+                ways.push(Classifier::Avx512);
+            }
         }
-        None
+        ways
     }
 
     #[inline(always)]
@@ -435,8 +498,12 @@ impl Classifier {
             #[cfg(test)]
             Classifier::Portable => classify_portable(b),
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Avx2` is only built by `detect` after the CPU reported AVX2.
+            // SAFETY: `Avx2` is only built by `available` after the CPU reported AVX2.
             Classifier::Avx2 => unsafe { classify_avx2(b) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx512` is only built by `available` after the CPU
+            // reported AVX-512F and AVX-512BW.
+            Classifier::Avx512 => unsafe { classify_avx512(b) },
         }
     }
 }
@@ -647,9 +714,12 @@ mod tests {
 
     #[test]
     fn vector_classifier_matches_portable() {
-        let Some(how) = Classifier::detect() else {
-            return;
-        };
+        for how in Classifier::available() {
+            vector_matches_portable(how);
+        }
+    }
+
+    fn vector_matches_portable(how: Classifier) {
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         let mut block = [0u8; 64];
         for round in 0..2000 {
@@ -696,7 +766,7 @@ mod tests {
     fn check_one(named: Named, text: &str) {
         let want = spans(named, text, None);
         let mut ways = vec![Classifier::Portable];
-        ways.extend(Classifier::detect());
+        ways.extend(Classifier::available());
         for how in ways {
             let got = spans(named, text, Some(how));
             if got != want {
