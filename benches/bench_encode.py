@@ -167,11 +167,14 @@ def documents(text: str, lo: int = 1000, hi: int = 10_000) -> List[str]:
 
 
 def hostile(kind: str, n: int, seed: int = 0) -> str:
+    """A hostile text of about `n` bytes; each seed gives a different text
+    (the runs of one byte are `seed % 997` bytes shorter), so no peer's piece
+    cache can answer a timed call from an earlier one."""
     rng = random.Random(seed)
     if kind == "x":
-        return "x" * n
+        return "x" * (n - seed % 997)
     if kind == "spaces":
-        return " " * n
+        return " " * (n - seed % 997)
     if kind == "base64":
         return base64.b64encode(rng.randbytes(n * 3 // 4 + 3)).decode()[:n]
     if kind == "korean":  # one word of random Hangul syllables (3 bytes each)
@@ -708,7 +711,8 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
     """ns per byte on hostile inputs. Each size is timed over about as many
     bytes as the largest size (capped at 1 MB for the small ones): several
     distinct texts of that size, one call each, so the small sizes are not
-    flattered by one text kept hot in the CPU caches."""
+    flattered by one text kept hot in the CPU caches, and each repetition on
+    texts of its own, so no peer answers a timed call from its cache."""
     import numpy as np
 
     import bytepair
@@ -731,21 +735,27 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
         raw: Dict[str, Dict[int, float]] = {p: {} for p in peers}
         for n in sizes:
             count = max(1, min(100, min(sizes[-1], 1_000_000) // n))
-            texts = [hostile(kind, n, seed=k) for k in range(count)]
-            nb = sum(len(t.encode()) for t in texts)
             r = reps if n * count <= 1_000_000 else 1
+            # every timed call gets a text no peer has seen (distinct per
+            # repetition too): a repeated hostile text would time a peer's
+            # cache of whole long pieces, not its encoder. Two more texts,
+            # untimed, check the ids and warm each peer up.
+            rounds = [[hostile(kind, n, seed=j * count + k) for k in range(count)] for j in range(r)]
+            check = [hostile(kind, n, seed=r * count + k) for k in range(2)]
+            nbs = [sum(len(t.encode()) for t in texts) for texts in rounds]
             want = None
             for p, f in peers.items():
                 if p == "tiktoken" and n > 1_000_000:  # tiktoken overflows its stack on long runs
                     per[p][n] = "-"
                     continue
                 try:
-                    got = [np.asarray(f(t), dtype=np.uint32) for t in texts[:2]]
+                    got = [np.asarray(f(t), dtype=np.uint32) for t in check]
                     if p == "bytepair":
                         want = got
                     ok = want is None or all(np.array_equal(a, b) for a, b in zip(got, want))
-                    t = min(median_time(lambda f=f: [f(x) for x in texts], 1, time.process_time) for _ in range(r))
-                    raw[p][n] = t / nb * 1e9
+                    t = min(median_time(lambda f=f, texts=texts: [f(x) for x in texts], 1, time.process_time) / nb
+                            for texts, nb in zip(rounds, nbs))
+                    raw[p][n] = t * 1e9
                     per[p][n] = f"{raw[p][n]:.1f}" + ("" if ok else " WRONG")
                 except BaseException as e:  # tiktoken panics are BaseException
                     if isinstance(e, KeyboardInterrupt):
