@@ -56,7 +56,7 @@ use rustc_hash::FxBuildHasher;
 
 use super::merge::{encode_piece_parts, encode_short_by_bytes};
 use crate::error::Result;
-use crate::vocab::{key16, Vocab, MID_MAX};
+use crate::vocab::{key16, key16_window, Vocab, MID_MAX};
 use crate::Rank;
 use crate::SpanSink;
 
@@ -666,21 +666,19 @@ impl PieceCache {
         };
         let (first_start, last_end) = (first.start, last.end);
         // phase one and a half: pack, hash and prefetch every piece of the
-        // batch in one tight loop, so its cache-line misses overlap
+        // batch in one tight loop, so its cache-line misses overlap. Pieces
+        // come in order: when the last starts 16 bytes or more before the
+        // text's end, every piece's 16-byte window is inside the text and the
+        // loop reads it without a bounds check (every batch but a text's last)
+        let view = self.table.view();
+        if last
+            .start
+            .checked_add(MID_MAX)
+            .is_some_and(|e| e <= text.len())
         {
-            let t = self.table.view();
-            let base = t.buckets.as_ptr();
-            for p in batch.iter_mut() {
-                let n = p.end - p.start;
-                if n.wrapping_sub(1) < MID_MAX {
-                    let (k0, k1) = key16(text, p.start, p.end);
-                    let h = hash(k0, k1, n);
-                    prefetch(base.wrapping_add(home(h, t.shift, t.mask)));
-                    (p.key, p.h) = ([k0, k1], tagged(h, n));
-                } else {
-                    p.h = 0;
-                }
-            }
+            pack_batch::<true>(text, batch, view);
+        } else {
+            pack_batch::<false>(text, batch, view);
         }
         let batch = &*batch;
         // a piece of n bytes has at most n ids (every token has a byte), and a
@@ -836,6 +834,42 @@ impl PieceCache {
         self.long.insert_unique(h, e, |e| {
             FxBuildHasher.hash_one(&keys[e.koff as usize..][..e.klen as usize])
         });
+    }
+}
+
+/// Packs, hashes, tags and prefetches each piece of a batch (see
+/// [`PieceCache::flush`]). `WINDOWS`: every piece starts at least 16 bytes
+/// before the end of `text` (the caller checked the last one; pieces come
+/// in order), so each piece's 16-byte window is read without a bounds check.
+#[inline(always)]
+#[allow(unsafe_code)] // the unchecked window read, see the SAFETY comment
+fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'_>) {
+    let base = t.buckets.as_ptr();
+    for p in batch.iter_mut() {
+        let n = p.end - p.start;
+        if n.wrapping_sub(1) < MID_MAX {
+            let (k0, k1) = if WINDOWS {
+                debug_assert!(p.start + MID_MAX <= text.len());
+                // SAFETY: with WINDOWS the caller checked that the batch's
+                // last piece starts at least MID_MAX bytes before the end of
+                // `text`; pieces come in order, so `p.start + MID_MAX <=
+                // text.len()` and the unaligned 16-byte read is in bounds.
+                let w = unsafe {
+                    text.as_ptr()
+                        .add(p.start)
+                        .cast::<[u8; MID_MAX]>()
+                        .read_unaligned()
+                };
+                key16_window(w, n)
+            } else {
+                key16(text, p.start, p.end)
+            };
+            let h = hash(k0, k1, n);
+            prefetch(base.wrapping_add(home(h, t.shift, t.mask)));
+            (p.key, p.h) = ([k0, k1], tagged(h, n));
+        } else {
+            p.h = 0;
+        }
     }
 }
 

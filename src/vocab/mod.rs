@@ -118,6 +118,16 @@ pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
     }
 }
 
+/// [`key16`] of a piece of `n` bytes (`n <= 16`) from its 16-byte window
+/// `w` (the piece's bytes, then whatever follows them), already read.
+#[inline(always)]
+pub(crate) fn key16_window(w: [u8; MID_MAX], n: usize) -> (u64, u64) {
+    let [m0, m1] = KEY_MASKS[n];
+    let (lo, hi) = w.split_at(8);
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    (word(lo) & m0, word(hi) & m1)
+}
+
 /// Bytes (at most 8) packed little-endian into a `u64`, zero-padded, without a
 /// call to `memcpy`: two overlapping loads for 4-8 bytes, three byte loads
 /// for 1-3.
