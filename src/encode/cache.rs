@@ -129,14 +129,10 @@ fn hash(k0: u64, k1: u64, len: usize) -> u64 {
     (k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Hash `h` of a piece of `n` bytes (1..=16) with `n` in its low byte: the
-/// probe loop reads the length from the word it needs anyway. The low byte
-/// never reaches a home bucket ([`home`] takes the high bits; `shift >= 8`
-/// while a table has at most 2^56 buckets), so the bucket is unchanged.
-#[inline(always)]
-fn tagged(h: u64, n: usize) -> u64 {
-    (h & !0xFF) | n as u64
-}
+/// Bytes of a bucket (one cache line): the low bits of a bucket's byte
+/// offset are free for a piece's length (1..=16) in [`Pending::at`].
+const LINE: usize = std::mem::size_of::<Bucket>();
+const _: () = assert!(LINE == 64 && MID_MAX < LINE);
 
 /// The home bucket of hash `h` in a table of `mask + 1` buckets whose
 /// `shift` is `64 - log2(buckets)`: the hash's high bits (see [`hash`]).
@@ -272,6 +268,7 @@ impl Table {
             buckets: &self.buckets,
             shift: self.shift,
             mask: self.mask,
+            line_mask: self.mask * LINE,
         }
     }
 
@@ -306,6 +303,8 @@ struct View<'t> {
     buckets: &'t [Bucket],
     shift: u32,
     mask: usize,
+    /// `mask * LINE`: masks a byte offset to a bucket's first byte.
+    line_mask: usize,
 }
 
 impl<'t> View<'t> {
@@ -329,8 +328,8 @@ impl<'t> View<'t> {
         }
     }
 
-    /// [`Self::find`] for a pending piece of at most 16 bytes (length in
-    /// its hash's low byte). On x86-64 the key is compared as one 16-byte
+    /// [`Self::find`] for a pending piece of at most 16 bytes (home bucket
+    /// and length in [`Pending::at`]). On x86-64 the key is compared as one 16-byte
     /// vector (SSE2, part of every x86-64 CPU), which leaves the hit loop's
     /// general registers to its cursors instead of spilling them.
     #[inline(always)]
@@ -338,7 +337,7 @@ impl<'t> View<'t> {
     #[allow(unsafe_code)] // SSE2 loads and compares, see the SAFETY comments
     fn find_pending(self, p: &Pending) -> Option<&'t Slot> {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
-        let len = (p.h & 0xFF) as u32;
+        let len = (p.at % LINE as u64) as u32;
         // SAFETY: SSE2 is in the x86-64 baseline; the load reads the 16
         // bytes of `p.key` (a [u64; 2]), unaligned.
         let key = unsafe { _mm_loadu_si128(p.key.as_ptr().cast::<__m128i>()) };
@@ -353,9 +352,11 @@ impl<'t> View<'t> {
             };
             (eq == 0xFFFF) & ((s.meta() ^ len) & 0xFF == 0)
         };
-        let mut b = home(p.h, self.shift, self.mask);
+        let first = self.bucket_at(p.at as usize);
+        let mut b = &first.0;
+        let mut i = (p.at as usize & self.line_mask) / LINE;
         loop {
-            let [s0, s1] = &self.bucket(b).0;
+            let [s0, s1] = b;
             if holds(s0) {
                 return Some(s0);
             }
@@ -365,16 +366,43 @@ impl<'t> View<'t> {
             if s0.meta() == 0 || s1.meta() == 0 {
                 return None;
             }
-            b = (b + 1) & self.mask;
+            i = (i + 1) & self.mask;
+            b = &self.bucket(i).0;
         }
     }
 
-    /// [`Self::find`] for a pending piece of at most 16 bytes (length in
-    /// its hash's low byte).
+    /// [`Self::find`] for a pending piece of at most 16 bytes.
     #[inline(always)]
     #[cfg(not(target_arch = "x86_64"))]
     fn find_pending(self, p: &Pending) -> Option<&'t Slot> {
-        self.find(p.h, p.key[0], p.key[1], (p.h & 0xFF) as u32)
+        let len = (p.at % LINE as u64) as usize;
+        self.find(
+            hash(p.key[0], p.key[1], len),
+            p.key[0],
+            p.key[1],
+            len as u32,
+        )
+    }
+
+    /// The bucket at byte offset `off & line_mask` (the low bits of `off`
+    /// are ignored): one mask and one add from [`Pending::at`], no shift.
+    #[inline(always)]
+    #[allow(unsafe_code)] // an unchecked, masked offset, see the SAFETY comment
+    fn bucket_at(self, off: usize) -> &'t Bucket {
+        debug_assert!(self.line_mask / LINE < self.buckets.len());
+        // SAFETY: `line_mask` is `mask * LINE` with `mask = buckets.len() - 1`
+        // a power of two minus one (see `bucket`), so `off & line_mask` is a
+        // multiple of LINE (the size and alignment of a Bucket) of at most
+        // `(buckets.len() - 1) * LINE`: the first byte of a bucket in the
+        // slice.
+        unsafe {
+            &*self
+                .buckets
+                .as_ptr()
+                .cast::<u8>()
+                .add(off & self.line_mask)
+                .cast::<Bucket>()
+        }
     }
 
     /// Bucket `b`, for `b <= mask`, without a bounds check (the probe loop
@@ -450,11 +478,12 @@ struct Pending {
     /// The packed bytes ([`key16`]): one array, so that the hit loop loads
     /// them as one 16-byte vector.
     key: [u64; 2],
-    /// Hash, with the piece's length in its low byte ([`tagged`]); 0 for a
-    /// piece the table cannot hold (longer than 16 bytes, or empty). The home
-    /// bucket is computed from it when the piece is probed, so a table that
-    /// grew since is probed right.
-    h: u64,
+    /// The byte offset of the piece's home bucket in the table, with the
+    /// piece's length (1..=16) in its low bits (below [`LINE`]); 0 for a
+    /// piece the table cannot hold (longer than 16 bytes, or empty). Valid
+    /// while the table's size is unchanged: [`PieceCache::flush`] recomputes
+    /// it for the rest of the batch when a miss grows or shrinks the table.
+    at: u64,
 }
 
 /// A piece cache for one encoder: see the module documentation. Owned and
@@ -680,7 +709,6 @@ impl PieceCache {
         } else {
             pack_batch::<false>(text, batch, view);
         }
-        let batch = &*batch;
         // a piece of n bytes has at most n ids (every token has a byte), and a
         // hit stores up to SPILL words: room for the whole batch plus one store.
         // Every path below appends at most one id per byte of its piece, so
@@ -695,7 +723,7 @@ impl PieceCache {
             let mut cold = Cold::Long;
             while let Some(p) = batch.get(i) {
                 // the length tag: 0 for a piece the table cannot hold
-                if p.h & 0xFF == 0 {
+                if p.at % LINE as u64 == 0 {
                     cold = Cold::Long;
                     break;
                 }
@@ -744,14 +772,26 @@ impl PieceCache {
             // wrote at least its `k` ids at its cursor) or was already part
             // of `out`, and `len <= capacity` (the reservation).
             unsafe { out.set_len(len) };
-            let Some(p) = batch.get(i) else { break };
+            let Some(&p) = batch.get(i) else { break };
             // the piece the loop stopped at, by what it found
+            let buckets = self.table.buckets.len();
             match cold {
                 Cold::Long => self.encode_long(seed, vocab, &text[p.start..p.end], out),
-                Cold::Miss => self.miss(seed, vocab, text, p, out),
+                Cold::Miss => self.miss(seed, vocab, text, &p, out),
                 Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
             }
             i += 1;
+            if self.table.buckets.len() != buckets {
+                // grown or wiped to another size: the homes moved
+                let t = self.table.view();
+                for q in batch.iter_mut().skip(i) {
+                    let n = (q.at % LINE as u64) as usize;
+                    if n != 0 {
+                        let h = hash(q.key[0], q.key[1], n);
+                        q.at = (home(h, t.shift, t.mask) * LINE + n) as u64;
+                    }
+                }
+            }
         }
     }
 
@@ -788,7 +828,7 @@ impl PieceCache {
             self.vals.extend_from_slice(&out[at..]);
             ([off, k as Rank, 0], IN_ARENA)
         };
-        let home = self.table.home(p.h);
+        let home = self.table.home(hash(p.key[0], p.key[1], piece.len()));
         self.table
             .insert(home, p.key[0], p.key[1], piece.len() as u32 | n << 8, ids);
     }
@@ -864,11 +904,11 @@ fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'
             } else {
                 key16(text, p.start, p.end)
             };
-            let h = hash(k0, k1, n);
-            prefetch(base.wrapping_add(home(h, t.shift, t.mask)));
-            (p.key, p.h) = ([k0, k1], tagged(h, n));
+            let b = home(hash(k0, k1, n), t.shift, t.mask);
+            prefetch(base.wrapping_add(b));
+            (p.key, p.at) = ([k0, k1], (b * LINE + n) as u64);
         } else {
-            p.h = 0;
+            p.at = 0;
         }
     }
 }
@@ -1140,6 +1180,20 @@ mod tests {
         assert_eq!(run(&mut c, &seed, &v, &text, 7), want(&v, &text, 7));
     }
 
+    /// No piece twice in `c`'s table: a probe that starts at a stale home
+    /// misses and stores its piece again.
+    fn assert_each_piece_once(c: &PieceCache) {
+        let mut seen = std::collections::HashSet::new();
+        for slot in c.table.buckets.iter().flat_map(|b| b.0.iter()) {
+            if slot.meta() != 0 {
+                assert!(
+                    seen.insert((slot.k0, slot.k1, slot.meta() & 0xFF)),
+                    "a piece twice in the table"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_table_doubles_within_the_budget_then_wipes_and_ids_stay() {
         let v = vocab();
@@ -1163,7 +1217,25 @@ mod tests {
             most = most.max(s.table_bytes);
             assert_eq!(got, want(&v, &text, cut));
             assert!(s.bytes <= s.budget, "{s:?}");
+            assert_each_piece_once(&c);
         }
+        // new pieces each followed by one seen before: when a miss doubles
+        // the table mid-batch, the batch's later pieces must be probed at
+        // their new homes, or the seen piece misses and is stored twice
+        let mut c = PieceCache::new(&seed);
+        let fresh = random_text(
+            120_000,
+            b"abcdefghijklmnopqrstuvwxyz",
+            0x2545_f491_4f6c_dd1d,
+        );
+        let text: String = fresh
+            .as_bytes()
+            .chunks(6)
+            .flat_map(|w| [std::str::from_utf8(w).unwrap_or(""), "qwerty"])
+            .collect();
+        assert_eq!(run(&mut c, &seed, &v, &text, 6), want(&v, &text, 6));
+        assert!(c.stats().table_bytes > seed.bytes(), "the table never grew");
+        assert_each_piece_once(&c);
         let wipes = c.stats().wipes;
         set_budget(old);
         // grew by doubling, within the budget, and was wiped once it could not
