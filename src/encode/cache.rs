@@ -312,7 +312,12 @@ impl<'t> View<'t> {
     /// `h`, if any.
     #[inline(always)]
     fn find(self, h: u64, k0: u64, k1: u64, len: u32) -> Option<&'t Slot> {
-        let mut b = home(h, self.shift, self.mask);
+        self.find_from(home(h, self.shift, self.mask), k0, k1, len)
+    }
+
+    /// [`Self::find`], probing from bucket `b` (the piece's home).
+    #[inline(always)]
+    fn find_from(self, mut b: usize, k0: u64, k1: u64, len: u32) -> Option<&'t Slot> {
         loop {
             let [s0, s1] = &self.bucket(b).0;
             if s0.holds(k0, k1, len) {
@@ -375,13 +380,15 @@ impl<'t> View<'t> {
     #[inline(always)]
     #[cfg(not(target_arch = "x86_64"))]
     fn find_pending(self, p: &Pending) -> Option<&'t Slot> {
-        let len = (p.at % LINE as u64) as usize;
-        self.find(
-            hash(p.key[0], p.key[1], len),
-            p.key[0],
-            p.key[1],
-            len as u32,
-        )
+        let b = (p.at as usize & self.line_mask) / LINE;
+        self.find_from(b, p.key[0], p.key[1], (p.at % LINE as u64) as u32)
+    }
+
+    /// The byte offset of the home bucket of a piece of `n` bytes with key
+    /// `(k0, k1)`; plus `n`, it is the piece's [`Pending::at`].
+    #[inline(always)]
+    fn home_offset(self, k0: u64, k1: u64, n: usize) -> usize {
+        home(hash(k0, k1, n), self.shift, self.mask) * LINE
     }
 
     /// The bucket at byte offset `off & line_mask` (the low bits of `off`
@@ -787,8 +794,7 @@ impl PieceCache {
                 for q in batch.iter_mut().skip(i) {
                     let n = (q.at % LINE as u64) as usize;
                     if n != 0 {
-                        let h = hash(q.key[0], q.key[1], n);
-                        q.at = (home(h, t.shift, t.mask) * LINE + n) as u64;
+                        q.at = (t.home_offset(q.key[0], q.key[1], n) + n) as u64;
                     }
                 }
             }
@@ -904,9 +910,9 @@ fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'
             } else {
                 key16(text, p.start, p.end)
             };
-            let b = home(hash(k0, k1, n), t.shift, t.mask);
-            prefetch(base.wrapping_add(b));
-            (p.key, p.at) = ([k0, k1], (b * LINE + n) as u64);
+            let off = t.home_offset(k0, k1, n);
+            prefetch(base.cast::<u8>().wrapping_add(off).cast());
+            (p.key, p.at) = ([k0, k1], (off + n) as u64);
         } else {
             p.at = 0;
         }

@@ -471,24 +471,22 @@ impl Classifier {
     /// The vector classifier when the CPU has one, else `None` (the scalar
     /// scanner is then faster than the portable classifier).
     pub(crate) fn detect() -> Option<Classifier> {
-        Classifier::available().last().copied()
+        Classifier::available().last()
     }
 
     /// Every vector classifier the CPU has, slowest first (the tests run
-    /// each against the portable one).
-    pub(crate) fn available() -> Vec<Classifier> {
-        #[allow(unused_mut)]
-        let mut ways = Vec::new();
+    /// each against the portable one). No allocation: [`Self::detect`] runs
+    /// once per text, and so once per document of a batch.
+    pub(crate) fn available() -> impl Iterator<Item = Classifier> {
         #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx2") {
-                ways.push(Classifier::Avx2);
-            }
-            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
-                ways.push(Classifier::Avx512);
-            }
-        }
-        ways
+        let ways = [
+            is_x86_feature_detected!("avx2").then_some(Classifier::Avx2),
+            (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
+                .then_some(Classifier::Avx512),
+        ];
+        #[cfg(not(target_arch = "x86_64"))]
+        let ways: [Option<Classifier>; 0] = [];
+        ways.into_iter().flatten()
     }
 
     #[inline(always)]

@@ -107,9 +107,11 @@ static KEY_MASKS: [[u64; 2]; MID_MAX + 1] = {
 pub(crate) fn key16(text: &[u8], start: usize, end: usize) -> (u64, u64) {
     let n = end - start;
     debug_assert!(n <= MID_MAX);
-    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-    match (text.get(start..start + 16), KEY_MASKS.get(n)) {
-        (Some(w), Some(&[m0, m1])) => (word(&w[..8]) & m0, word(&w[8..]) & m1),
+    match text
+        .get(start..start + MID_MAX)
+        .map(<[u8; MID_MAX]>::try_from)
+    {
+        Some(Ok(w)) if n <= MID_MAX => key16_window(w, n),
         _ => {
             let s = &text[start..end];
             let (lo, hi) = s.split_at(n.min(8));
