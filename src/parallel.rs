@@ -261,6 +261,21 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
     }
 }
 
+/// Text per thread below which a batch call uses fewer threads: a batch of
+/// `bytes` runs on at most `bytes / PAR_BATCH_BYTES` threads (at least one).
+/// Waking a worker costs a fork-join per call, and on the benchmark VM a
+/// halted vCPU's wake-up (an exit to the host) is tens to hundreds of
+/// microseconds: `benches/bench_callsize.py` measured back-to-back 2-thread
+/// calls of 20 KB at 0.27x and of 100 KB at 0.65-1.0x one thread's speed,
+/// of 0.3 MB at 1.3x. The ids never depend on the thread count.
+pub const PAR_BATCH_BYTES: usize = 128 << 10;
+
+/// The threads worth using for a batch of `bytes` of text, given `threads`
+/// asked for (see [`PAR_BATCH_BYTES`]).
+pub fn threads_for_bytes(threads: usize, bytes: usize) -> usize {
+    threads.min(bytes / PAR_BATCH_BYTES).max(1)
+}
+
 /// Runs `f` over `items` on `threads` threads (see [`resolve_threads`]) and
 /// hands each result to `consume(index, result)` **on the calling thread** as
 /// soon as it is ready (in completion order, not input order), so the caller
@@ -334,6 +349,17 @@ pub fn map_streaming<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_batches_use_fewer_threads() {
+        assert_eq!(threads_for_bytes(2, 0), 1);
+        assert_eq!(threads_for_bytes(2, PAR_BATCH_BYTES - 1), 1);
+        assert_eq!(threads_for_bytes(2, 2 * PAR_BATCH_BYTES - 1), 1);
+        assert_eq!(threads_for_bytes(2, 2 * PAR_BATCH_BYTES), 2);
+        assert_eq!(threads_for_bytes(4, 3 * PAR_BATCH_BYTES), 3);
+        assert_eq!(threads_for_bytes(4, 100 * PAR_BATCH_BYTES), 4);
+        assert_eq!(threads_for_bytes(1, 100 * PAR_BATCH_BYTES), 1);
+    }
 
     #[test]
     fn thread_counts() {

@@ -486,8 +486,11 @@ class Tokenizer:
 
         Args:
             texts: a list (or any sequence) of str.
-            num_threads: worker threads; ``None`` uses one per CPU core, ``1`` runs
-                on the calling thread. Pools are kept per thread count.
+            num_threads: worker threads, at most; ``None`` uses one per CPU core, ``1``
+                runs on the calling thread. A batch uses one thread per 128 KB of text
+                at most (a shorter batch costs less on one thread than waking
+                another); the ids never depend on the thread count. Pools are kept
+                per thread count.
 
         >>> import bytepair
         >>> bytepair.get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])

@@ -7,7 +7,7 @@
 
 use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
-use crate::parallel::{concat_par, map_par, resolve_threads};
+use crate::parallel::{concat_par, map_par, resolve_threads, threads_for_bytes};
 use crate::Rank;
 
 /// Text per run of [`CoreBpe::encode_batch_flat`], at most (a longer text is
@@ -49,6 +49,14 @@ impl FlatBatch {
     }
 }
 
+/// The threads a batch call over `texts` runs on: the `threads` asked for
+/// (see [`resolve_threads`]), fewer when the batch is too short to pay for
+/// waking them ([`threads_for_bytes`]).
+pub fn batch_threads<S: AsRef<str>>(texts: &[S], threads: Option<usize>) -> Result<usize> {
+    let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+    Ok(threads_for_bytes(resolve_threads(threads)?, total))
+}
+
 /// Cuts `sizes` into consecutive ranges of about `target` bytes each.
 fn runs(sizes: impl Iterator<Item = usize>, target: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
@@ -79,10 +87,15 @@ impl CoreBpe {
         policy: &SpecialPolicy,
         threads: Option<usize>,
     ) -> Result<FlatBatch> {
-        let k = resolve_threads(threads)?;
         let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
-        let target = (total / (16 * k)).clamp(MIN_RUN_BYTES, RUN_BYTES);
-        let ranges = runs(texts.iter().map(|t| t.as_ref().len()), target);
+        let k = threads_for_bytes(resolve_threads(threads)?, total);
+        let ranges = if k == 1 {
+            // one run: its buffer is the result, no join to copy
+            std::iter::once(0..texts.len()).collect()
+        } else {
+            let target = (total / (16 * k)).clamp(MIN_RUN_BYTES, RUN_BYTES);
+            runs(texts.iter().map(|t| t.as_ref().len()), target)
+        };
         let encoded = map_par(&ranges, Some(k), |r| {
             let run = &texts[r.clone()];
             let bytes: usize = run.iter().map(|t| t.as_ref().len()).sum();
@@ -115,7 +128,8 @@ impl CoreBpe {
         policy: &SpecialPolicy,
         threads: Option<usize>,
     ) -> Result<Vec<Vec<Rank>>> {
-        map_par(texts, threads, |t| self.encode(t.as_ref(), policy))
+        let k = batch_threads(texts, threads)?;
+        map_par(texts, Some(k), |t| self.encode(t.as_ref(), policy))
     }
 
     /// Token counts of every text, in parallel.
@@ -125,7 +139,8 @@ impl CoreBpe {
         policy: &SpecialPolicy,
         threads: Option<usize>,
     ) -> Result<Vec<usize>> {
-        map_par(texts, threads, |t| self.count(t.as_ref(), policy))
+        let k = batch_threads(texts, threads)?;
+        map_par(texts, Some(k), |t| self.count(t.as_ref(), policy))
     }
 }
 
@@ -146,7 +161,8 @@ mod tests {
         let want = core.encode_batch(&texts, &pol, Some(1)).unwrap();
         for threads in [1, 3] {
             let flat = core.encode_batch_flat(&texts, &pol, Some(threads)).unwrap();
-            assert!(flat.runs.len() > 1);
+            // one thread: one run, handed over without a join; more: several runs
+            assert_eq!(flat.runs.len() == 1, threads == 1, "{} runs", flat.runs.len());
             let all: Vec<Rank> = flat.runs.concat();
             let mut at = 0;
             for (w, &end) in want.iter().zip(&flat.ends) {

@@ -11,8 +11,9 @@ use pyo3::types::{PyBytes, PyList};
 
 use super::array::PyArray;
 use super::errors::to_py;
+use crate::core_bpe::batch::batch_threads;
 use crate::core_bpe::{CoreBpe, SpecialPolicy};
-use crate::parallel::{map_par, map_streaming, resolve_threads};
+use crate::parallel::{map_par, map_streaming};
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -198,7 +199,8 @@ impl PyCoreBpe {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = self.policy(allowed_special, disallowed_special);
-        if resolve_threads(num_threads).map_err(to_py)? == 1 || texts.len() <= 1 {
+        let k = batch_threads(&texts, num_threads).map_err(to_py)?;
+        if k == 1 || texts.len() <= 1 {
             // nothing to overlap: encode everything with the GIL released
             // (other Python threads keep running), then build the lists
             let all = py
@@ -220,7 +222,7 @@ impl PyCoreBpe {
             (0..texts.len()).map(|_| None).collect();
         map_streaming(
             &texts,
-            num_threads,
+            Some(k),
             |t| self.inner.encode(t, &policy),
             |i, r| lists[i] = Some(r.map_err(to_py).and_then(|ids| self.to_list(py, &ids))),
             // encode one text here, with the GIL released
