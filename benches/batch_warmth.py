@@ -1,0 +1,58 @@
+"""Does a two-thread batch call scale worse because each thread's piece cache
+has seen only its half of the warm-up text? One process, pairs of fresh
+encoders of one encoding (one used on 1 thread, one on 2): in the "steady"
+state both warm on the first 1 MB slice's documents only (the batch group's
+protocol), in the "warm" state on every slice, the timed ones included. Each
+of the later slices is then encoded once by each encoder, back to back (order
+alternating), and the per-slice ratio 1 thread / 2 threads is kept; six
+rounds, the two states interleaved. If the steady ratio sat well below the
+warm one, per-thread caches warmed on half the text would be a limit.
+
+    python benches/batch_warmth.py cl100k_base en_kjv
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from typing import Dict, List
+
+from bench_encode import batch_documents, corpus_bytes, slices
+
+from bytepair import registry
+
+
+def ratios(name: str, data: bytes, parts: List[List[str]], warm_all: bool) -> List[float]:
+    one, two = registry.load_bundled(name, data), registry.load_bundled(name, data)
+    runs = {"1": lambda d: one.encode_batch_to_numpy(d, num_threads=1),
+            "2": lambda d: two.encode_batch_to_numpy(d, num_threads=2)}
+    for run in runs.values():
+        for p in parts if warm_all else parts[:1]:
+            run(p)
+    out = []
+    for i, d in enumerate(parts[1:]):
+        t: Dict[str, float] = {}
+        for k in ("1", "2") if i % 2 else ("2", "1"):
+            s = time.perf_counter()
+            runs[k](d)
+            t[k] = time.perf_counter() - s
+        out.append(t["1"] / t["2"])
+    return out
+
+
+def main() -> None:
+    name, corpus = sys.argv[1], sys.argv[2]
+    parts = batch_documents(slices(corpus_bytes(corpus)))
+    data = registry.read_bundled_ranks(name)
+    got: Dict[str, List[float]] = {"steady": [], "warm": []}
+    for r in range(6):
+        for state in ("steady", "warm") if r % 2 == 0 else ("warm", "steady"):
+            got[state] += ratios(name, data, parts, state == "warm")
+    for state, v in got.items():
+        print(f"{name} {corpus} {state}: 2 threads / 1 thread median {statistics.median(v):.2f} "
+              f"range {min(v):.2f}-{max(v):.2f} ({len(v)} slices)")
+
+
+if __name__ == "__main__":
+    main()
