@@ -162,7 +162,12 @@ mod tests {
         for threads in [1, 3] {
             let flat = core.encode_batch_flat(&texts, &pol, Some(threads)).unwrap();
             // one thread: one run, handed over without a join; more: several runs
-            assert_eq!(flat.runs.len() == 1, threads == 1, "{} runs", flat.runs.len());
+            assert_eq!(
+                flat.runs.len() == 1,
+                threads == 1,
+                "{} runs",
+                flat.runs.len()
+            );
             let all: Vec<Rank> = flat.runs.concat();
             let mut at = 0;
             for (w, &end) in want.iter().zip(&flat.ends) {
