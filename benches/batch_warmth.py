@@ -15,30 +15,11 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from typing import Dict, List
 
-from bench_encode import batch_documents, corpus_bytes, slices
+from bench_encode import batch_documents, batch_pair, corpus_bytes, slices
 
 from bytepair import registry
-
-
-def ratios(name: str, data: bytes, parts: List[List[str]], warm_all: bool) -> List[float]:
-    one, two = registry.load_bundled(name, data), registry.load_bundled(name, data)
-    runs = {"1": lambda d: one.encode_batch_to_numpy(d, num_threads=1),
-            "2": lambda d: two.encode_batch_to_numpy(d, num_threads=2)}
-    for run in runs.values():
-        for p in parts if warm_all else parts[:1]:
-            run(p)
-    out = []
-    for i, d in enumerate(parts[1:]):
-        t: Dict[str, float] = {}
-        for k in ("1", "2") if i % 2 else ("2", "1"):
-            s = time.perf_counter()
-            runs[k](d)
-            t[k] = time.perf_counter() - s
-        out.append(t["1"] / t["2"])
-    return out
 
 
 def main() -> None:
@@ -48,7 +29,10 @@ def main() -> None:
     got: Dict[str, List[float]] = {"steady": [], "warm": []}
     for r in range(6):
         for state in ("steady", "warm") if r % 2 == 0 else ("warm", "steady"):
-            got[state] += ratios(name, data, parts, state == "warm")
+            ratios, same = batch_pair(name, data, parts, parts if state == "warm" else parts[:1], threads=2)
+            if not same:
+                sys.exit(f"{name} {corpus}: the 2-thread ids differ from the 1-thread ids")
+            got[state] += ratios
     for state, v in got.items():
         print(f"{name} {corpus} {state}: 2 threads / 1 thread median {statistics.median(v):.2f} "
               f"range {min(v):.2f}-{max(v):.2f} ({len(v)} slices)")

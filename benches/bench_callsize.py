@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import statistics
@@ -35,16 +36,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def corpus_docs(corpus: str, mb: float) -> List[str]:
-    raw = corpus_bytes(corpus)
-    docs = batch_documents([raw.decode("utf-8", "ignore")])[0]
+    """The corpus's 1-10 KB documents, repeated to ``mb`` MB."""
+    docs = batch_documents([corpus_bytes(corpus).decode("utf-8", "ignore")])[0]
+    if not docs:
+        sys.exit(f"{corpus}: no documents")
     out: List[str] = []
     size = 0
-    while size < mb * 1e6:
-        for d in docs:
-            out.append(d)
-            size += len(d.encode())
-            if size >= mb * 1e6:
-                break
+    for d in itertools.cycle(docs):
+        if size >= mb * 1e6:
+            break
+        out.append(d)
+        size += len(d.encode())
     return out
 
 

@@ -338,23 +338,22 @@ def batch_documents(parts: List[str]) -> List[List[str]]:
     return docs
 
 
-def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
-    """The batch group's paired cell: two encoders of one encoding in one
-    process, each with its own seed and piece caches (so neither warms the
-    other), one used on 1 thread and one on all cores. Each warms on the first
-    slice's documents; then every later slice is encoded once by each, back
-    to back, the order alternating: the per-slice ratio all / 1 thread is
-    timed in one machine phase. Fresh-process cells (the other columns) are
-    timed seconds to minutes apart, which on a shared VM moves them by 30 %."""
+def batch_pair(name: str, data: bytes, parts: List[List[str]], warm: List[List[str]],
+               threads: Optional[int] = None) -> Tuple[List[float], bool]:
+    """Two fresh encoders of ``name`` in this process, one used on 1 thread
+    and one on ``threads`` (None: all cores), each with its own seed and piece
+    caches (so neither warms the other). Each encodes the ``warm`` documents
+    (untimed); then every slice of ``parts`` after the first is encoded once by
+    each, back to back, the order alternating. Returns the per-slice ratios
+    1 thread / ``threads`` and whether both gave the same ids."""
     from bytepair import registry
 
-    parts = batch_documents(slices(corpus_bytes(job["corpus"])))
-    data = registry.read_bundled_ranks(job["encoding"])
-    one, every = registry.load_bundled(job["encoding"], data), registry.load_bundled(job["encoding"], data)
+    one, every = registry.load_bundled(name, data), registry.load_bundled(name, data)
     runs = {"1": lambda d: one.encode_batch_to_numpy(d, num_threads=1)[0],
-            "all": lambda d: every.encode_batch_to_numpy(d)[0]}
+            "all": lambda d: every.encode_batch_to_numpy(d, num_threads=threads)[0]}
     for run in runs.values():
-        run(parts[0])
+        for w in warm:
+            run(w)
     ratios, same = [], True
     for i, d in enumerate(parts[1:]):
         t: Dict[str, float] = {}
@@ -365,6 +364,18 @@ def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
             t[k] = time.perf_counter() - s
         ratios.append(t["1"] / t["all"])
         same = same and ids_hash(got["1"]) == ids_hash(got["all"])
+    return ratios, same
+
+
+def child_batch_pair(job: Dict[str, Any]) -> Dict[str, Any]:
+    """The batch group's paired cell (see :func:`batch_pair`), both encoders
+    warm on the first slice's documents: the per-slice ratio all / 1 thread
+    is timed in one machine phase. Fresh-process cells (the other columns) are
+    timed seconds to minutes apart, which on a shared VM moves them by 30 %."""
+    from bytepair import registry
+
+    parts = batch_documents(slices(corpus_bytes(job["corpus"])))
+    ratios, same = batch_pair(job["encoding"], registry.read_bundled_ranks(job["encoding"]), parts, parts[:1])
     return {"ratios": ratios, "same": same}
 
 

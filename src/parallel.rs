@@ -271,9 +271,11 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
 pub const PAR_BATCH_BYTES: usize = 128 << 10;
 
 /// The threads worth using for a batch of `bytes` of text, given `threads`
-/// asked for (see [`PAR_BATCH_BYTES`]).
-pub fn threads_for_bytes(threads: usize, bytes: usize) -> usize {
-    threads.min(bytes / PAR_BATCH_BYTES).max(1)
+/// asked for ([`resolve_threads`], then at most one per [`PAR_BATCH_BYTES`]).
+pub fn threads_for_bytes(threads: Option<usize>, bytes: usize) -> Result<usize> {
+    Ok(resolve_threads(threads)?
+        .min(bytes / PAR_BATCH_BYTES)
+        .max(1))
 }
 
 /// Runs `f` over `items` on `threads` threads (see [`resolve_threads`]) and
@@ -352,13 +354,15 @@ mod tests {
 
     #[test]
     fn short_batches_use_fewer_threads() {
-        assert_eq!(threads_for_bytes(2, 0), 1);
-        assert_eq!(threads_for_bytes(2, PAR_BATCH_BYTES - 1), 1);
-        assert_eq!(threads_for_bytes(2, 2 * PAR_BATCH_BYTES - 1), 1);
-        assert_eq!(threads_for_bytes(2, 2 * PAR_BATCH_BYTES), 2);
-        assert_eq!(threads_for_bytes(4, 3 * PAR_BATCH_BYTES), 3);
-        assert_eq!(threads_for_bytes(4, 100 * PAR_BATCH_BYTES), 4);
-        assert_eq!(threads_for_bytes(1, 100 * PAR_BATCH_BYTES), 1);
+        let k = |threads, bytes| threads_for_bytes(Some(threads), bytes).unwrap();
+        assert_eq!(k(2, 0), 1);
+        assert_eq!(k(2, PAR_BATCH_BYTES - 1), 1);
+        assert_eq!(k(2, 2 * PAR_BATCH_BYTES - 1), 1);
+        assert_eq!(k(2, 2 * PAR_BATCH_BYTES), 2);
+        assert_eq!(k(4, 3 * PAR_BATCH_BYTES), 3);
+        assert_eq!(k(4, 100 * PAR_BATCH_BYTES), 4);
+        assert_eq!(k(1, 100 * PAR_BATCH_BYTES), 1);
+        assert!(threads_for_bytes(Some(0), 1 << 30).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
-use crate::parallel::{concat_par, map_par, resolve_threads, threads_for_bytes};
+use crate::parallel::{concat_par, map_par, threads_for_bytes};
 use crate::Rank;
 
 /// Text per run of [`CoreBpe::encode_batch_flat`], at most (a longer text is
@@ -49,12 +49,16 @@ impl FlatBatch {
     }
 }
 
-/// The threads a batch call over `texts` runs on: the `threads` asked for
-/// (see [`resolve_threads`]), fewer when the batch is too short to pay for
-/// waking them ([`threads_for_bytes`]).
+/// The threads a batch call over `texts` runs on: the `threads` asked for,
+/// fewer when the batch is too short to pay for waking them
+/// ([`threads_for_bytes`]).
 pub fn batch_threads<S: AsRef<str>>(texts: &[S], threads: Option<usize>) -> Result<usize> {
-    let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
-    Ok(threads_for_bytes(resolve_threads(threads)?, total))
+    threads_for_bytes(threads, text_bytes(texts))
+}
+
+/// The bytes of text in `texts`.
+fn text_bytes<S: AsRef<str>>(texts: &[S]) -> usize {
+    texts.iter().map(|t| t.as_ref().len()).sum()
 }
 
 /// Cuts `sizes` into consecutive ranges of about `target` bytes each.
@@ -87,8 +91,8 @@ impl CoreBpe {
         policy: &SpecialPolicy,
         threads: Option<usize>,
     ) -> Result<FlatBatch> {
-        let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
-        let k = threads_for_bytes(resolve_threads(threads)?, total);
+        let total = text_bytes(texts);
+        let k = threads_for_bytes(threads, total)?;
         let ranges = if k == 1 {
             // one run: its buffer is the result, no join to copy
             std::iter::once(0..texts.len()).collect()
@@ -98,8 +102,7 @@ impl CoreBpe {
         };
         let encoded = map_par(&ranges, Some(k), |r| {
             let run = &texts[r.clone()];
-            let bytes: usize = run.iter().map(|t| t.as_ref().len()).sum();
-            let mut ids = Vec::with_capacity(super::ids_room_bytes(bytes));
+            let mut ids = Vec::with_capacity(super::ids_room_bytes(text_bytes(run)));
             let mut ends = Vec::with_capacity(run.len());
             for t in run {
                 self.encode_into(t.as_ref(), policy, &mut ids)?;
