@@ -52,7 +52,8 @@ Groups (``--groups``):
              both back to back: the median and range of those ratios
   worst      hostile inputs ('x'*N, N spaces, random base64, one long Korean
              word), N = 10 KB .. 10 MB, ns per byte (bytepair, gigatoken,
-             tiktoken), and the 10 MB / 10 KB ratio (linear: <= 2)
+             tiktoken; the best of ``--repeat`` distinct texts per size, at
+             most 3 above 1 MB), and the 10 MB / 10 KB ratio (linear: <= 2)
   decode     ids -> str, bytepair against tiktoken
 
     python benches/bench_encode.py --quick                       # cl100k_base, fresh + longlived, 1 core
@@ -746,7 +747,9 @@ def run_worst(name: str, sizes: List[int], reps: int) -> None:
         raw: Dict[str, Dict[int, float]] = {p: {} for p in peers}
         for n in sizes:
             count = max(1, min(100, min(sizes[-1], 1_000_000) // n))
-            r = reps if n * count <= 1_000_000 else 1
+            # the long inputs too get a few distinct texts (min of their times): one
+            # call alone moved single cells by 1.5x between runs
+            r = reps if n * count <= 1_000_000 else min(reps, 3)
             # every timed call gets a text no peer has seen (distinct per
             # repetition too): a repeated hostile text would time a peer's
             # cache of whole long pieces, not its encoder. Two more texts,

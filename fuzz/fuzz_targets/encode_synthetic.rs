@@ -7,7 +7,8 @@
 use arbitrary::Arbitrary;
 use bytepair::core_bpe::CoreBpe;
 use bytepair::encode::{
-    encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_scan, encode_piece_split,
+    encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_runs, encode_piece_scan,
+    encode_piece_split,
 };
 use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;
@@ -91,6 +92,13 @@ fuzz_target!(|inp: Input| {
             let mut got = Vec::new();
             path(text.as_bytes(), core.vocab(), &mut got);
             assert_eq!(got, want, "{name} differs from the naive oracle");
+        }
+        // the run-length path may decline (then it writes nothing)
+        let mut got = Vec::new();
+        if encode_piece_runs(text.as_bytes(), core.vocab(), &mut got) {
+            assert_eq!(got, want, "encode_piece_runs differs from the naive oracle");
+        } else {
+            assert!(got.is_empty(), "encode_piece_runs declined but wrote ids");
         }
     }
 });

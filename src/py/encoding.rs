@@ -354,7 +354,8 @@ impl PyCoreBpe {
     // ------------------------------------------------------------ Testing hooks
 
     /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
-    /// "heap", "queue" or "split" (for path-equivalence tests).
+    /// "heap", "queue", "split" or "runs" (for path-equivalence tests; "runs"
+    /// raises ValueError for a piece that path declines).
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
@@ -365,9 +366,17 @@ impl PyCoreBpe {
             "heap" => crate::encode::encode_piece_heap(piece, v, &mut out),
             "queue" => crate::encode::encode_piece_queue(piece, v, &mut out),
             "split" => crate::encode::encode_piece_split(piece, v, &mut out),
+            "runs" => {
+                if !crate::encode::encode_piece_runs(piece, v, &mut out) {
+                    return Err(PyValueError::new_err(
+                        "the runs path declined this piece (too many runs of one byte, \
+                         or merges it cannot order)",
+                    ));
+                }
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "path must be auto, scan, heap, queue or split, not {other:?}"
+                    "path must be auto, scan, heap, queue, split or runs, not {other:?}"
                 )))
             }
         }

@@ -82,6 +82,37 @@ def test_merge_paths_agree_with_reference(name, corpora):
             assert enc.core.encode_piece_with(b, path) == want, (path, p)
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_runs_of_one_byte_match_tiktoken(name):
+    """Long runs of one byte ('x' * N, N spaces, a line of '='), alone or after
+    a space or before a newline, take the run-length path: it must answer every
+    ASCII one on the bundled vocabularies (the speed-up is real) and give
+    tiktoken's ids, in whole texts and piece by piece against the queue."""
+    enc, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
+    rng = random.Random(3)
+    chars = [" ", "x", "=", "-", "*", "0", "\n", "\t", "a", "Z", "#", "\u00e9", "\uac00"]
+    lengths = [129, 200, 255, 256, 257, 1000, 1023, 4097] + [rng.randrange(130, 3000) for _ in range(6)]
+    answered = 0
+    for ch in chars:
+        for n in lengths:
+            for text in (ch * n, " " + ch * n, ch * n + "\n", "a" + ch * n + "b"):
+                assert enc.encode_ordinary(text) == ref.encode_ordinary(text), (ch, n, text[:3])
+                for piece in set(bytepair._core.pretokenize(enc.pattern, text)):
+                    b = piece.encode()
+                    if len(b) <= 128 or not piece.isascii():
+                        continue  # a repeated multi-byte character alternates bytes: the queue's
+                    want = enc.core.encode_piece_with(b, "queue")
+                    assert enc.core.encode_piece_with(b, "runs") == want, (ch, n)
+                    answered += 1
+    assert answered > 0
+
+
+def test_runs_path_declines_many_runs():
+    enc = bytepair.get_encoding("cl100k_base")
+    with pytest.raises(ValueError, match="runs path declined"):
+        enc.core.encode_piece_with(b"ab" * 100, "runs")
+
+
 def test_merge_paths_on_random_bytes():
     enc = bytepair.get_encoding("cl100k_base")
     ranks = enc.mergeable_ranks
