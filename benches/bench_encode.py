@@ -861,7 +861,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         if "batch" in groups:
             run_batch(name, args.corpora, args.repeat)
         if "worst" in groups:
-            run_worst(name, sorted(args.sizes), max(1, args.repeat // 2))
+            run_worst(name, sorted(args.sizes), max(1, args.repeat))
         if "decode" in groups:
             run_decode(name, args.corpora, args.repeat)
     print(f"\nload at end: {os.getloadavg()[0]:.1f}")
