@@ -163,10 +163,10 @@ const MAX_RUNS: usize = 64;
 /// the part before it (already final in this sweep) and with the part after it
 /// in the sequence as it stood (the sweep has not reached it yet). When one is
 /// below r, or the runs grow past [`MAX_RUNS`], nothing has been written: the
-/// function returns false and the caller takes another path. BPE-trained
-/// vocabularies pass the checks on runs of one byte (each longer run of the
-/// byte was merged after the shorter ones it is made of); the tests also
-/// feed it random vocabularies that fail them.
+/// function returns false and the caller takes another path. The bundled
+/// vocabularies pass the checks on every run of an ASCII character the tests
+/// try (`tests/encode/test_merge_paths.py`); the tests also feed it shuffled
+/// vocabularies that fail them.
 pub fn encode_piece_runs(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) -> bool {
     let mut runs: Vec<(Rank, usize)> = Vec::new();
     for &b in piece {
