@@ -100,7 +100,7 @@ def test_runs_of_one_byte_match_tiktoken(name):
                 for piece in set(bytepair._core.pretokenize(enc.pattern, text)):
                     b = piece.encode()
                     if len(b) <= 128 or not piece.isascii():
-                        continue  # a repeated multi-byte character alternates bytes: the queue's
+                        continue  # a repeated multi-byte character alternates bytes: too many runs (the queue takes it)
                     want = enc.core.encode_piece_with(b, "queue")
                     assert enc.core.encode_piece_with(b, "runs") == want, (ch, n)
                     answered += 1
