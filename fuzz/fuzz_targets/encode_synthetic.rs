@@ -7,8 +7,8 @@
 use arbitrary::Arbitrary;
 use bytepair::core_bpe::CoreBpe;
 use bytepair::encode::{
-    encode_piece, encode_piece_heap, encode_piece_queue, encode_piece_runs, encode_piece_scan,
-    encode_piece_split,
+    encode_piece, encode_piece_flat_runs, encode_piece_heap, encode_piece_queue, encode_piece_runs,
+    encode_piece_scan, encode_piece_split,
 };
 use fuzz_oracle::{naive_encode, naive_encode_piece, named_regex, Ranks, NAMED};
 use libfuzzer_sys::fuzz_target;
@@ -93,12 +93,19 @@ fuzz_target!(|inp: Input| {
             path(text.as_bytes(), core.vocab(), &mut got);
             assert_eq!(got, want, "{name} differs from the naive oracle");
         }
-        // the run-length path may decline (then it writes nothing)
-        let mut got = Vec::new();
-        if encode_piece_runs(text.as_bytes(), core.vocab(), &mut got) {
-            assert_eq!(got, want, "encode_piece_runs differs from the naive oracle");
-        } else {
-            assert!(got.is_empty(), "encode_piece_runs declined but wrote ids");
+        // the run-length and flat paths may decline (then they write nothing)
+        type Maybe = fn(&[u8], &bytepair::vocab::Vocab, &mut Vec<u32>) -> bool;
+        let maybe: [(&str, Maybe); 2] = [
+            ("encode_piece_runs", encode_piece_runs),
+            ("encode_piece_flat_runs", encode_piece_flat_runs),
+        ];
+        for (name, path) in maybe {
+            let mut got = Vec::new();
+            if path(text.as_bytes(), core.vocab(), &mut got) {
+                assert_eq!(got, want, "{name} differs from the naive oracle");
+            } else {
+                assert!(got.is_empty(), "{name} declined but wrote ids");
+            }
         }
     }
 });

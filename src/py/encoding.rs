@@ -354,8 +354,8 @@ impl PyCoreBpe {
     // ------------------------------------------------------------ Testing hooks
 
     /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
-    /// "heap", "queue", "split" or "runs" (for path-equivalence tests; "runs"
-    /// raises ValueError for a piece that path declines).
+    /// "heap", "queue", "split", "runs" or "flat" (for path-equivalence tests;
+    /// "runs" and "flat" raise ValueError for a piece that path declines).
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
@@ -374,9 +374,17 @@ impl PyCoreBpe {
                     ));
                 }
             }
+            "flat" => {
+                if !crate::encode::encode_piece_flat_runs(piece, v, &mut out) {
+                    return Err(PyValueError::new_err(
+                        "the flat path declined this piece (it did not collapse into runs, \
+                         or merges it cannot order)",
+                    ));
+                }
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "path must be auto, scan, heap, queue, split or runs, not {other:?}"
+                    "path must be auto, scan, heap, queue, split, runs or flat, not {other:?}"
                 )))
             }
         }

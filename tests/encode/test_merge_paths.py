@@ -107,6 +107,33 @@ def test_runs_of_one_byte_match_tiktoken(name):
     assert answered > 0
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_periodic_pieces_flat_path_matches_queue(name):
+    """Pieces that repeat a short unit ('aA', '\\r\\n', a syllable, an emoji)
+    may take the flat path (a few greedy rounds over the flat sequence, then
+    runs): forced on mid-sized pieces it must equal the queue wherever it
+    answers, and a whole text past FLAT_MIN (where `encode` picks it) must give
+    the queue's ids."""
+    enc = bytepair.get_encoding(name)
+    answered = 0
+    for unit in ["aA", "\r\n", "\uac00", "\u00e9", "\U0001f600", "ab", "\uac00\ub098", "-=", "0a"]:
+        for n in (300, 5000):
+            b = (unit * (n // len(unit.encode()))).encode()
+            want = enc.core.encode_piece_with(b, "queue")
+            try:
+                got = enc.core.encode_piece_with(b, "flat")
+            except ValueError:
+                continue
+            assert got == want, (unit, n)
+            answered += 1
+    assert answered >= 6
+    for unit in ["aA", "\r\n", "\uac00"]:
+        text = unit * ((2 << 20) // len(unit.encode()) + 7)
+        pieces = bytepair._core.pretokenize(enc.pattern, text)
+        want = [t for p in pieces for t in enc.core.encode_piece_with(p.encode(), "queue")]
+        assert enc.encode_to_numpy(text, num_threads=1).tolist() == want, unit
+
+
 def test_runs_path_declines_many_runs():
     enc = bytepair.get_encoding("cl100k_base")
     with pytest.raises(ValueError, match="runs path declined"):
