@@ -863,21 +863,7 @@ mod tests {
         let (mut answered, mut tried, mut gave_up_shuffled) = (0, 0, 0);
         for round in 0..300 {
             let shuffled = round % 2 == 1;
-            let mut toks: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec()];
-            while toks.len() < 24 {
-                let (i, j) = (rng.below(toks.len()), rng.below(toks.len()));
-                let t = [toks[i].clone(), toks[j].clone()].concat();
-                if t.len() <= 12 && !toks.contains(&t) {
-                    toks.push(t);
-                }
-            }
-            let mut extra: Vec<&[u8]> = toks[2..].iter().map(|t| t.as_slice()).collect();
-            if shuffled {
-                for k in (1..extra.len()).rev() {
-                    extra.swap(k, rng.below(k + 1));
-                }
-            }
-            let v = vocab(&extra);
+            let v = rng.vocab_of_merges(b"ab", 24, 12, shuffled);
             for _ in 0..4 {
                 let mut piece = Vec::new();
                 for _ in 0..1 + rng.below(4) {
@@ -935,21 +921,7 @@ mod tests {
         let mut rng = XorShift(0x2c1b_3c6d_5a7e_9f11);
         let (mut answered, mut declined) = (0, 0);
         for round in 0..300 {
-            let mut toks: Vec<Vec<u8>> = vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()];
-            while toks.len() < 30 {
-                let (i, j) = (rng.below(toks.len()), rng.below(toks.len()));
-                let t = [toks[i].clone(), toks[j].clone()].concat();
-                if t.len() <= 10 && !toks.contains(&t) {
-                    toks.push(t);
-                }
-            }
-            let mut extra: Vec<&[u8]> = toks[3..].iter().map(|t| t.as_slice()).collect();
-            if round % 2 == 1 {
-                for k in (1..extra.len()).rev() {
-                    extra.swap(k, rng.below(k + 1));
-                }
-            }
-            let v = vocab(&extra);
+            let v = rng.vocab_of_merges(b"abc", 30, 10, round % 2 == 1);
             for _ in 0..3 {
                 let (u, h, n, t) = (
                     1 + rng.below(4),
@@ -1000,6 +972,37 @@ mod tests {
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             (self.0 % k as u64) as usize
+        }
+
+        /// A vocabulary of the 256 bytes plus tokens made by merging two
+        /// earlier ones (starting from `alphabet`, at most `max_len` bytes,
+        /// until `size` tokens over the alphabet), in merge order or, when
+        /// `shuffled`, in a random rank order.
+        fn vocab_of_merges(
+            &mut self,
+            alphabet: &[u8],
+            size: usize,
+            max_len: usize,
+            shuffled: bool,
+        ) -> Vocab {
+            let mut toks: Vec<Vec<u8>> = alphabet.iter().map(|&b| vec![b]).collect();
+            while toks.len() < size {
+                let (i, j) = (self.below(toks.len()), self.below(toks.len()));
+                let t = [toks[i].clone(), toks[j].clone()].concat();
+                if t.len() <= max_len && !toks.contains(&t) {
+                    toks.push(t);
+                }
+            }
+            let mut extra: Vec<&[u8]> = toks[alphabet.len()..]
+                .iter()
+                .map(|t| t.as_slice())
+                .collect();
+            if shuffled {
+                for k in (1..extra.len()).rev() {
+                    extra.swap(k, self.below(k + 1));
+                }
+            }
+            vocab(&extra)
         }
 
         /// `len` bytes drawn from `alphabet`.
