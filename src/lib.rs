@@ -9,6 +9,7 @@ pub mod error;
 pub mod parallel;
 pub mod pretok;
 pub mod train;
+pub mod utf8;
 pub mod vocab;
 
 #[cfg(feature = "python")]

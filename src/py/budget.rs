@@ -4,6 +4,8 @@
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+
+use super::text::Text;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PySlice, PyTuple};
 
@@ -107,7 +109,7 @@ impl PySpans {
 fn encode_with_spans<'py>(
     py: Python<'py>,
     core: &PyCoreBpe,
-    text: PyBackedStr,
+    text: Text,
     unit: &str,
     allowed_special: Option<Vec<PyBackedStr>>,
     disallowed_special: Option<Vec<PyBackedStr>>,
@@ -139,7 +141,7 @@ fn encode_with_spans<'py>(
 fn count_until(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: PyBackedStr,
+    text: Text,
     limit: usize,
     allowed_special: Option<Vec<PyBackedStr>>,
     disallowed_special: Option<Vec<PyBackedStr>>,
@@ -156,7 +158,7 @@ fn count_until(
 fn truncate_at(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: PyBackedStr,
+    text: Text,
     max_tokens: usize,
     from_start: bool,
     allowed_special: Option<Vec<PyBackedStr>>,
@@ -187,7 +189,7 @@ fn truncate_at(
 fn truncate_span(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: PyBackedStr,
+    text: Text,
     lo: usize,
     hi: usize,
     max_tokens: usize,

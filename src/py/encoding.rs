@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+use super::text::Text;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
@@ -126,7 +128,7 @@ impl PyCoreBpe {
     fn py_encode_ordinary<'py>(
         &self,
         py: Python<'py>,
-        text: PyBackedStr,
+        text: Text,
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let ids = py
@@ -146,7 +148,7 @@ impl PyCoreBpe {
     fn py_encode<'py>(
         &self,
         py: Python<'py>,
-        text: PyBackedStr,
+        text: Text,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
@@ -163,7 +165,7 @@ impl PyCoreBpe {
     fn py_encode_to_array(
         &self,
         py: Python<'_>,
-        text: PyBackedStr,
+        text: Text,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
@@ -180,7 +182,7 @@ impl PyCoreBpe {
     fn py_count(
         &self,
         py: Python<'_>,
-        text: PyBackedStr,
+        text: Text,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
     ) -> PyResult<usize> {
@@ -193,7 +195,7 @@ impl PyCoreBpe {
     fn py_encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
@@ -252,7 +254,7 @@ impl PyCoreBpe {
     fn py_encode_batch_to_arrays(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
@@ -274,7 +276,7 @@ impl PyCoreBpe {
     fn py_count_batch(
         &self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,

@@ -10,6 +10,7 @@ mod encoding;
 mod errors;
 mod grow;
 mod pretok;
+mod text;
 mod trainer;
 
 #[pymodule]

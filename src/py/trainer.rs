@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
+
+use super::text::Text;
 use pyo3::types::PyBytes;
 
 use super::errors::to_py;
@@ -215,7 +216,7 @@ impl PyChunkCounter {
     fn feed_texts(
         &mut self,
         py: Python<'_>,
-        texts: Vec<PyBackedStr>,
+        texts: Vec<Text>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let (pool, counter) = self.live()?;
