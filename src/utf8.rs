@@ -56,6 +56,16 @@ impl Utf8 {
         }
     }
 
+    /// A buffer holding no text, for a later conversion.
+    pub fn unused(buf: Vec<u8>) -> Utf8 {
+        Utf8 { buf, len: 0 }
+    }
+
+    /// Bytes of the buffer (what a kept one costs).
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// The buffer, for the next conversion.
     pub fn into_buffer(self) -> Vec<u8> {
         self.buf
