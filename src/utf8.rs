@@ -122,13 +122,11 @@ fn latin1(src: &[u8], out: &mut [u8]) -> usize {
 /// each plus [`SLACK`]); the vector path where the CPU has it and `vector`
 /// is set (tests clear it to check the scalar loop alone).
 fn ucs2(src: &[u16], out: &mut [u8], vector: bool) -> Option<usize> {
-    let (mut i, mut o) = (0, 0);
-    #[cfg(target_arch = "x86_64")]
-    if vector && vbmi2::available() {
-        (i, o) = vbmi2::ucs2(src, out)?;
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = vector;
+    let (i, mut o) = if vector && vbmi2::available() {
+        vbmi2::ucs2(src, out)?
+    } else {
+        (0, 0)
+    };
     let mut chunks = src[i..].chunks_exact(4);
     let mut surrogate = false;
     for c in chunks.by_ref() {
@@ -151,13 +149,11 @@ fn ucs2(src: &[u16], out: &mut [u8], vector: bool) -> Option<usize> {
 
 /// [`ucs2`] for UCS-4 units (room for 4 bytes each plus [`SLACK`]).
 fn ucs4(src: &[u32], out: &mut [u8], vector: bool) -> Option<usize> {
-    let (mut i, mut o) = (0, 0);
-    #[cfg(target_arch = "x86_64")]
-    if vector && vbmi2::available() {
-        (i, o) = vbmi2::ucs4(src, out)?;
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = vector;
+    let (i, mut o) = if vector && vbmi2::available() {
+        vbmi2::ucs4(src, out)?
+    } else {
+        (0, 0)
+    };
     for &u in &src[i..] {
         if u & 0xFFFF_F800 == 0xD800 || u > 0x10_FFFF {
             return None;
@@ -317,6 +313,22 @@ mod vbmi2 {
             return None;
         }
         Some((i, o))
+    }
+}
+
+/// No vector path off x86-64: the scalar loops do everything.
+#[cfg(not(target_arch = "x86_64"))]
+mod vbmi2 {
+    pub fn available() -> bool {
+        false
+    }
+
+    pub fn ucs2(_src: &[u16], _out: &mut [u8]) -> Option<(usize, usize)> {
+        Some((0, 0))
+    }
+
+    pub fn ucs4(_src: &[u32], _out: &mut [u8]) -> Option<(usize, usize)> {
+        Some((0, 0))
     }
 }
 
