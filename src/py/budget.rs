@@ -4,13 +4,12 @@
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
-
-use super::text::Text;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PySlice, PyTuple};
 
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
+use super::text::Text;
 use crate::core_bpe::budget::Unit;
 
 /// The `(start, end)` span of each token, stored as pairs of u32 (8 bytes a

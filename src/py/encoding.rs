@@ -5,14 +5,13 @@ use std::collections::HashMap;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-
-use super::text::Text;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
 use super::array::PyArray;
 use super::errors::to_py;
+use super::text::Text;
 use crate::core_bpe::batch::batch_threads;
 use crate::core_bpe::{CoreBpe, SpecialPolicy};
 use crate::parallel::{map_par, map_streaming};

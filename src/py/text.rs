@@ -39,6 +39,7 @@ pub(crate) enum Text {
 
 /// A string and its UTF-8 form made here (`src` is `None` for a buffer
 /// that holds no string's form).
+#[derive(Default)]
 pub(crate) struct Kept {
     src: Option<Py<PyString>>,
     utf8: Utf8,
@@ -69,10 +70,7 @@ fn keep(kept: Kept) {
 impl Drop for Text {
     fn drop(&mut self) {
         if let Text::Converted(k) = self {
-            keep(Kept {
-                src: k.src.take(),
-                utf8: std::mem::replace(&mut k.utf8, Utf8::empty()),
-            });
+            keep(std::mem::take(k));
         }
     }
 }

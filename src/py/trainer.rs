@@ -12,11 +12,10 @@ use std::time::Duration;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-
-use super::text::Text;
 use pyo3::types::PyBytes;
 
 use super::errors::to_py;
+use super::text::Text;
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
