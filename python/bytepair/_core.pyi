@@ -24,6 +24,7 @@ __all__ = [
     "_pretokenize_spans_scalar",
     "_unicode_case_folds",
     "_unicode_class",
+    "_utf8_vector",
     "clear_piece_memo",
     "count_until",
     "encode_shards",
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 __version__: str
+# True where a non-ASCII str is converted to UTF-8 by bytepair (AVX-512 VBMI2), else by CPython
+_utf8_vector: bool
 
 # Called every ~100 ms from the calling thread as progress(bytes_done, merges_done).
 _Progress: TypeAlias = Callable[[int, int], object]

@@ -17,6 +17,8 @@ mod trainer;
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // whether a non-ASCII str is converted to UTF-8 by bytepair (py/text.rs)
+    m.add("_utf8_vector", crate::utf8::vector_available())?;
     array::register(m)?;
     pretok::register(m)?;
     encoding::register(m)?;

@@ -4,8 +4,10 @@
 //! CPython builds one character at a time on first use and keeps with the
 //! string. [`Text`] takes that path when it costs nothing (an ASCII string,
 //! whose characters are its UTF-8, or a string whose UTF-8 form CPython
-//! already keeps) and otherwise converts the string's code units itself
-//! ([`crate::utf8`]: about 6-10 times faster) into a buffer of its own.
+//! already keeps) and otherwise, where the CPU has the vector path (AVX-512
+//! VBMI2), converts the string's code units itself ([`crate::utf8`]: 3-10
+//! times faster) into a buffer of its own. Without it CPython converts, as
+//! before: the scalar loops are no faster than CPython's.
 //!
 //! Each thread keeps, between calls, the last string it converted (a
 //! reference to it) with its UTF-8 form, when that form is at most
@@ -127,7 +129,8 @@ fn convert(s: &Borrowed<'_, '_, PyString>) -> Option<Kept> {
             || ffi::PyUnicode_IS_ASCII(p) != 0
             || !(*p.cast::<ffi::PyCompactUnicodeObject>()).utf8.is_null()
     };
-    if cheap {
+    // without the vector path bytepair's loops are no faster than CPython's
+    if cheap || !crate::utf8::vector_available() {
         return None;
     }
     let kept = take_kept();
