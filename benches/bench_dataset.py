@@ -42,6 +42,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# no spinning OpenBLAS thread beside the timed threads (see bench_encode.py)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 PEERS = ["gigatoken files", "bytepair files", "bytepair dataset", "bytepair batch", "bytepair encode only"]
 #: also available: "python dataset", encode_dataset the way it ran before the native pipeline
 #: (Python readers and writers, one worker process per core; processes not counted in CPU time)

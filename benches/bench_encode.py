@@ -81,6 +81,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+# numpy's bundled OpenBLAS starts its worker threads at import, and each spins
+# (busy-waits for work) for about a tenth of a second, in every process that
+# imports numpy, before it sleeps. No peer here calls BLAS, but a child process
+# times its calls within that window: a spinning thread took the second core
+# from every two-thread call (bytepair's and gigatoken's alike; measured: gpt2
+# batches on 2 threads ran at 100-140 MB/s with it, 360-490 without). Set for
+# every child of every peer, before numpy is imported; a value already in the
+# environment is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]

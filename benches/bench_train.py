@@ -45,6 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# no spinning OpenBLAS thread beside the timed threads (see bench_encode.py)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 
