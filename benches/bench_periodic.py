@@ -18,9 +18,14 @@ gigatoken's at every size.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+
+# no spinning OpenBLAS thread beside the timed calls (see bench_encode.py): set
+# before numpy is imported
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
