@@ -249,7 +249,7 @@ pub fn concat_par(parts: &[Vec<Rank>], threads: Option<usize>) -> Result<Vec<Ran
 }
 
 /// The number of threads a batch call runs on: `Some(k)` is `k` (at least
-/// 1), `None` is one per core.
+/// 1), `None` is one per core ([`cores`]).
 pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
     match threads {
         Some(0) => Err(Error::Threads {
@@ -257,8 +257,16 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
             reason: "num_threads must be at least 1".into(),
         }),
         Some(k) => Ok(k),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        None => Ok(cores()),
     }
+}
+
+/// The cores this process may use, counted once: the count reads the
+/// process's CPU affinity and cgroup quota from `/proc` and `/sys` (a few
+/// system calls, ~10 µs, which every short encode call used to pay).
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Text per thread below which a batch call uses fewer threads: a batch of
