@@ -463,6 +463,14 @@ class Tokenizer:
 
         if num_threads is not None:
             num_threads = _check_threads(num_threads)
+        if allowed_special is _NO_SPECIALS and disallowed_special is None and type(text) is str:
+            # the common call, without the argument normalisation below
+            try:
+                if self.special_text == "text" or not self._special_tokens:
+                    return np.asarray(self._core.encode_to_array(text, [], [], num_threads))
+                return np.asarray(self._core.encode_to_array(text, None, None, num_threads))
+            except UnicodeEncodeError:
+                pass  # lone surrogates: the general path repairs them
         text = check_text(text)
         pol = self.special_policy(allowed_special, disallowed_special) or ([], [])
         if disallowed_special:

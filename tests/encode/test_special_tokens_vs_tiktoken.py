@@ -22,6 +22,8 @@ def test_special_semantics_match_tiktoken(name):
     with pytest.raises(DisallowedSpecialError) as e:
         ours.encode(text)
     assert "allowed_special" in str(e.value) and "disallowed_special" in str(e.value)
+    with pytest.raises(DisallowedSpecialError):
+        ours.encode_to_numpy(text)  # its fast path for default arguments too
     for kw in [
         {"allowed_special": "all"},
         {"disallowed_special": ()},
@@ -31,6 +33,7 @@ def test_special_semantics_match_tiktoken(name):
     ]:
         assert ours.encode(text, **kw) == ref.encode(text, **kw), kw
         assert ours.count(text, **kw) == len(ref.encode(text, **kw)), kw
+        assert ours.encode_to_numpy(text, **kw).tolist() == ref.encode(text, **kw), kw
         assert ours.encode_batch([text, "x"], **kw) == [ref.encode(text, **kw), ref.encode("x", **kw)], kw
     if len(specials) > 1:
         # allowing one still raises for the others (tiktoken's default)
