@@ -13,9 +13,11 @@ arguments); the classes cannot be subclassed (``@final``, which also covers
 import os
 from typing import Callable, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, TypeAlias, Union, final, overload
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = [
     "NAMED_PATTERNS",
-    "Array",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -84,10 +86,12 @@ _ShardJob: TypeAlias = Tuple[str, str, bool, str, Optional[str]]
 _ShardDone: TypeAlias = Callable[[int, int, int, Optional[bytes], Optional[bytes], Optional[str]], object]
 # loader(path) -> iterable of (offsets, wide, data): Arrow string arrays of a Parquet shard, a batch of rows each;
 # called only for a Parquet file the Rust reader refuses (a codec not built in, not a plain string column)
+_Ids: TypeAlias = npt.NDArray[np.uint32]
+_Offsets: TypeAlias = npt.NDArray[np.int64]
 _ColumnLoader: TypeAlias = Callable[[str], Iterable[Tuple[bytes, bool, bytes]]]
 
 # The native shard pipeline (src/dataset); returns the "collect" outputs'
-# ids (uint32) and offsets (int64), for numpy.asarray (no copy).
+# ids (uint32) and offsets (int64): numpy arrays that own the core's vectors (no copy).
 def encode_shards(
     core: CoreBPE,
     shards: Sequence[_ShardJob],
@@ -102,7 +106,7 @@ def encode_shards(
     on_done: _ShardDone,
     chunk_bytes: Optional[int] = None,
     max_inflight_bytes: Optional[int] = None,
-) -> Tuple[Array, Array]: ...
+) -> Tuple[_Ids, _Offsets]: ...
 # budgets and offsets (src/py/budget.rs)
 @final
 class Spans:
@@ -133,14 +137,6 @@ def truncate_span(
     allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
 ) -> Tuple[int, int]: ...
 
-# A Rust vector of uint32 ids or int64 offsets; numpy.asarray(a) views it
-# without a copy (read-only; the array keeps it alive).
-@final
-class Array:
-    def __len__(self) -> int: ...
-    @property
-    def __array_interface__(self) -> Dict[str, object]: ...
-
 @final
 class CoreBPE:
     # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
@@ -167,14 +163,14 @@ class CoreBPE:
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = 1,
     ) -> List[int]: ...
-    # The ids, for numpy.asarray (read-only uint32 over the core's buffer, no copy).
+    # The ids: a uint32 numpy array that owns the core's buffer (no copy).
     def encode_to_array(
         self,
         text: str,
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = 1,
-    ) -> Array: ...
+    ) -> _Ids: ...
     # This thread's piece cache for this encoder (bytes, budget, table_bytes,
     # entries, seed_entries, long_entries, wipes), None before its first use here.
     def piece_cache_stats(self) -> Optional[Dict[str, int]]: ...
@@ -192,15 +188,15 @@ class CoreBPE:
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = None,
     ) -> List[List[int]]: ...
-    # All ids concatenated (uint32) and len(texts) + 1 offsets (int64), for
-    # numpy.asarray (no copy).
+    # All ids concatenated (uint32) and len(texts) + 1 offsets (int64): numpy
+    # arrays that own the core's vectors (no copy).
     def encode_batch_to_arrays(
         self,
         texts: Sequence[str],
         allowed_special: Optional[Sequence[str]] = None,
         disallowed_special: Optional[Sequence[str]] = None,
         num_threads: Optional[int] = None,
-    ) -> Tuple[Array, Array]: ...
+    ) -> Tuple[_Ids, _Offsets]: ...
     def count_batch(
         self,
         texts: Sequence[str],

@@ -450,8 +450,8 @@ class Tokenizer:
         disallowed_special: DisallowedSpecial = None,
         num_threads: Optional[int] = None,
     ) -> "np.ndarray":
-        """Like :meth:`encode`, returning a read-only ``numpy.uint32`` array built
-        straight from the core's buffer (no Python list in between). A text of
+        """Like :meth:`encode`, returning a ``numpy.uint32`` array that owns the
+        core's buffer (no Python list in between, no copy; writable). A text of
         256 KB or more is encoded on ``num_threads`` threads (``None``: one per
         core), with exactly the one-thread ids.
 
@@ -459,16 +459,14 @@ class Tokenizer:
         >>> bytepair.get_encoding("cl100k_base").encode_to_numpy("hello world").tolist()
         [15339, 1917]
         """
-        import numpy as np
-
         if num_threads is not None:
             num_threads = _check_threads(num_threads)
         if allowed_special is _NO_SPECIALS and disallowed_special is None and type(text) is str:
             # the common call, without the argument normalisation below
             try:
                 if self.special_text == "text" or not self._special_tokens:
-                    return np.asarray(self._core.encode_to_array(text, [], [], num_threads))
-                return np.asarray(self._core.encode_to_array(text, None, None, num_threads))
+                    return self._core.encode_to_array(text, [], [], num_threads)
+                return self._core.encode_to_array(text, None, None, num_threads)
             except UnicodeEncodeError:
                 pass  # lone surrogates: the general path repairs them
         text = check_text(text)
@@ -476,11 +474,9 @@ class Tokenizer:
         if disallowed_special:
             self._check_foreign_disallowed(text, disallowed_special)
         try:
-            arr = self._core.encode_to_array(text, *pol, num_threads)
+            return self._core.encode_to_array(text, *pol, num_threads)
         except UnicodeEncodeError:
-            arr = self._core.encode_to_array(fix_surrogates(text), *pol, num_threads)
-        # the core's buffer itself, read-only (no copy)
-        return np.asarray(arr)
+            return self._core.encode_to_array(fix_surrogates(text), *pol, num_threads)
 
     def encode_batch(
         self,
@@ -525,11 +521,9 @@ class Tokenizer:
         >>> ids.tolist(), offsets.tolist()
         ([31373, 995, 11274, 16390, 995], [0, 2, 5])
         """
-        import numpy as np
-
-        ids, offsets = self._batch(self._core.encode_batch_to_arrays, texts, num_threads, allowed_special,
-                                   disallowed_special)
-        return np.asarray(ids), np.asarray(offsets)
+        return self._batch(  # type: ignore[no-any-return]
+            self._core.encode_batch_to_arrays, texts, num_threads, allowed_special, disallowed_special
+        )
 
     def encode_files(
         self,

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 
-use super::array::PyArray;
+use super::array;
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
 use crate::dataset::{
@@ -120,7 +120,7 @@ fn encode_shards<'py>(
     on_done: Py<PyAny>,
     chunk_bytes: Option<usize>,
     max_inflight_bytes: Option<usize>,
-) -> PyResult<(PyArray, PyArray)> {
+) -> PyResult<array::IdsOffsets<'py>> {
     let mut list = Vec::with_capacity(shards.len());
     for (path, format, gzip, output, dest) in shards {
         let path = PathBuf::from(path);
@@ -225,8 +225,8 @@ fn encode_shards<'py>(
     }
     // the collected vectors themselves, viewed by numpy without a copy
     Ok((
-        PyArray::ids(collected.ids),
-        PyArray::offsets(collected.offsets),
+        array::ids(py, collected.ids),
+        array::offsets(py, collected.offsets),
     ))
 }
 

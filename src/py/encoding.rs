@@ -3,13 +3,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
-use super::array::PyArray;
+use super::array;
 use super::errors::to_py;
 use super::text::Text;
 use crate::core_bpe::batch::batch_threads;
@@ -161,20 +162,20 @@ impl PyCoreBpe {
 
     /// The ids as native-endian uint32 bytes (for `numpy.frombuffer`).
     #[pyo3(name = "encode_to_array", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
-    fn py_encode_to_array(
+    fn py_encode_to_array<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: Text,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
-    ) -> PyResult<PyArray> {
+    ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let policy = self.policy(allowed_special, disallowed_special);
         let ids = py
             .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
         // the encoder's own buffer, handed over without a copy
-        Ok(PyArray::ids(ids))
+        Ok(array::ids(py, ids))
     }
 
     #[pyo3(name = "count", signature = (text, allowed_special=None, disallowed_special=None))]
@@ -250,14 +251,14 @@ impl PyCoreBpe {
     /// `ids[offsets[i]:offsets[i + 1]]`). Everything runs with the GIL
     /// released; the arrays reach numpy without a copy.
     #[pyo3(name = "encode_batch_to_arrays", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
-    fn py_encode_batch_to_arrays(
+    fn py_encode_batch_to_arrays<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: Vec<Text>,
         allowed_special: Option<Vec<PyBackedStr>>,
         disallowed_special: Option<Vec<PyBackedStr>>,
         num_threads: Option<usize>,
-    ) -> PyResult<(PyArray, PyArray)> {
+    ) -> PyResult<array::IdsOffsets<'py>> {
         let policy = self.policy(allowed_special, disallowed_special);
         let (ids, offsets) = py
             .detach(|| {
@@ -268,7 +269,7 @@ impl PyCoreBpe {
                 Ok((flat.into_ids(num_threads)?, offsets))
             })
             .map_err(to_py)?;
-        Ok((PyArray::ids(ids), PyArray::offsets(offsets)))
+        Ok((array::ids(py, ids), array::offsets(py, offsets)))
     }
 
     #[pyo3(name = "count_batch", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]

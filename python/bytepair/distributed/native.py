@@ -101,11 +101,11 @@ def run(
     eot: Optional[int] = None,
     uint16: bool = False,
     num_threads: Optional[int] = None,
-) -> Tuple[_core.Array, _core.Array]:
+) -> Tuple[Any, Any]:
     """Runs ``_core.encode_shards`` over ``shards`` ``(path, output, dest)``
     (output ``"bin"``, ``"npy"``, ``"memory"`` or ``"collect"``);
     ``on_done(index, documents, tokens, ids, offsets, error)`` per shard, in
-    input order. Returns the collected ids and offsets (``_core.Array``: ``numpy.asarray`` views them)."""
+    input order. Returns the collected ids and offsets (numpy arrays over the core's vectors)."""
     jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
     return _core.encode_shards(
         tok.core,
