@@ -131,6 +131,8 @@ class Tokenizer:
         self.special_text: SpecialText = special_text
         self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
+        self._sorted: Optional[Tuple[List[bytes], List[int]]] = None
+        self._lengths: Optional[List[int]] = None
         self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
@@ -192,6 +194,10 @@ class Tokenizer:
     @property
     def mergeable_ranks(self) -> Dict[bytes, int]:
         """Token bytes to rank for every mergeable token (gaps are not listed)."""
+        return dict(self._rank_map())
+
+    def _rank_map(self) -> Dict[bytes, int]:
+        """:attr:`mergeable_ranks` itself, built once (callers must not change it)."""
         if self._ranks is None:
             ranks = {t: i for i, t in enumerate(self._tokens) if t}  # b"" is a gap
             # a rank filled with its special token's own text (a core "filler",
@@ -200,7 +206,25 @@ class Tokenizer:
                 if i < len(self._tokens) and self._tokens[i] == s.encode("utf-8"):
                     del ranks[self._tokens[i]]
             self._ranks = ranks
-        return dict(self._ranks)
+        return self._ranks
+
+    def _token_lengths(self) -> List[int]:
+        """The byte length of every id's token (special tokens' text included), once."""
+        if self._lengths is None:
+            lengths = [len(t) for t in self._tokens]
+            lengths += [0] * (self.n_vocab - len(lengths))
+            for s, i in self._special_tokens.items():
+                lengths[i] = len(s.encode("utf-8"))
+            self._lengths = lengths
+        return self._lengths
+
+    def _sorted_tokens(self) -> Tuple[List[bytes], List[int]]:
+        """:meth:`token_byte_values` and their ranks, sorted once (callers must
+        not change them)."""
+        if self._sorted is None:
+            pairs = sorted(self._rank_map().items())
+            self._sorted = ([t for t, _ in pairs], [r for _, r in pairs])
+        return self._sorted
 
     @property
     def token_bytes_list(self) -> List[bytes]:
@@ -834,7 +858,7 @@ class Tokenizer:
         >>> len(bytepair.get_encoding("gpt2").token_byte_values())
         50256
         """
-        return sorted(self._mergeable_ranks)
+        return list(self._sorted_tokens()[0])
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
         """``(text, offsets)``: the decoded text and, per token, the index of the

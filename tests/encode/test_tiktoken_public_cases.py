@@ -348,7 +348,8 @@ def test_hashable_and_lru_cache():
 def test_encode_with_unstable_like_tiktoken(name):
     enc, ref = tiktoken.get_encoding(name), tiktoken_encoding(name)
     for text in ["hello fanta", "hello world ", "def f():\n\t", "x = 1\n\n", "안녕하", "a<|endoftext|>", "<|endoftext|>",
-                 "", "He said 'hel", "12345"]:
+                 "", "He said 'hel", "12345", "It is fine.", "na\u00efv", "caf\u00e9", "emoji \U0001f642", "x\u00ff",
+                 "end  "]:
         stable, completions = enc.encode_with_unstable(text, allowed_special="all")
         r_stable, r_completions = ref.encode_with_unstable(text, allowed_special="all")
         assert stable == r_stable
