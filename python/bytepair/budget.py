@@ -315,23 +315,6 @@ def encode_with_offsets(
     return ids, cast("Sequence[Tuple[int, int]]", spans)
 
 
-_WHITE_SPACE = frozenset(
-    [*range(0x9, 0xE), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
-)
-
-
-def _last_char(b: bytes) -> Tuple[Optional[str], int]:
-    """The last character of ``b`` and its length in bytes, or ``(None, 1)``."""
-    for n in range(1, min(4, len(b)) + 1):
-        try:
-            ch = b[-n:].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if len(ch) == 1:
-            return ch, n
-    return None, 1
-
-
 def encode_with_unstable(
     tok: "Tokenizer",
     text: str,
@@ -407,73 +390,12 @@ def encode_bytes(tok: "Tokenizer", data: bytes) -> List[int]:
 
 
 def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
-    if not unstable:
-        return []
-    import bisect
-
-    # built once per tokenizer, not copied per call (a 100 K-entry copy and
-    # sort took ~30 ms, 25 times tiktoken's whole call)
-    sorted_bytes, sorted_ranks = tok._sorted_tokens()
-    token_len = tok._token_lengths()
-
-    def starting_with(prefix: bytes) -> Tuple[int, int]:
-        """The range of ``sorted_bytes`` that starts with ``prefix``."""
-        i = bisect.bisect_left(sorted_bytes, prefix)
-        # the first byte string after every one that starts with prefix
-        stem = prefix.rstrip(b"\xff")
-        j = bisect.bisect_left(sorted_bytes, stem[:-1] + bytes([stem[-1] + 1])) if stem else len(sorted_bytes)
-        return i, j
-
-    # the tokens that start with the unstable bytes (distinct ids), then the
-    # longer candidates, each once, in order
-    i, j = starting_with(unstable)
-    singles = sorted_ranks[i:j]
-    out: List[List[int]] = [[r] for r in singles]
-    seen_single = set(singles)
-    seen: set = set()
-
-    def add(seq: List[int]) -> None:
-        if len(seq) == 1:
-            if seq[0] not in seen_single:
-                seen_single.add(seq[0])
-                out.append(seq)
-        elif (key := tuple(seq)) not in seen:
-            seen.add(key)
-            out.append(seq)
-
-    # every split of the unstable bytes into a prefix and a token starting with
-    # the suffix: all of them encoded in one batch call (a whitespace suffix
-    # starts tens of thousands of tokens), each cut once it covers the bytes
-    possibilities = []
-    for k in range(1, len(unstable)):
-        i, j = starting_with(unstable[k:])
-        possibilities += [unstable[:k] + t for t in sorted_bytes[i:j]]
-    texts, where = [], []
-    for k, p in enumerate(possibilities):
-        try:
-            texts.append(p.decode("utf-8"))
-            where.append(k)
-        except UnicodeDecodeError:
-            pass
-    encoded: List[Optional[List[int]]] = [None] * len(possibilities)
-    for k, ids in zip(where, tok.encode_ordinary_batch(texts)):
-        encoded[k] = ids
-    for k, p in enumerate(possibilities):
-        enc = encoded[k]
-        if enc is None:
-            enc = tok.core.encode_piece_with(p)
-        covered = n = 0
-        for r in enc:
-            n += 1
-            covered += token_len[r]
-            if covered >= len(unstable):
-                break
-        add(enc[:n])
-    if len(unstable) > 1:
-        ch, n = _last_char(unstable)
-        if len(unstable) - n > 0 and ch is not None and ord(ch) in _WHITE_SPACE:
-            add(tok.core.encode_piece_with(unstable[:-n]) + tok.core.encode_piece_with(unstable[-n:]))
-    return out
+    """tiktoken's candidates for the unstable end, built by the core (see
+    ``src/core_bpe/unstable.rs``): the tokens that start with it; for every
+    split into a prefix and a suffix, the encoding of the prefix followed by each
+    token that starts with the suffix, cut once it covers the bytes; and, when
+    they end in whitespace, the bytes before it and that character apart."""
+    return tok.core.unstable_completions(unstable) if unstable else []
 
 
 __all__ = ["chunk_spans", "chunk_text", "count", "encode_with_offsets", "encode_with_unstable", "truncate_text"]

@@ -132,7 +132,6 @@ class Tokenizer:
         self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
         self._sorted: Optional[Tuple[List[bytes], List[int]]] = None
-        self._lengths: Optional[List[int]] = None
         self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
@@ -207,16 +206,6 @@ class Tokenizer:
                     del ranks[self._tokens[i]]
             self._ranks = ranks
         return self._ranks
-
-    def _token_lengths(self) -> List[int]:
-        """The byte length of every id's token (special tokens' text included), once."""
-        if self._lengths is None:
-            lengths = [len(t) for t in self._tokens]
-            lengths += [0] * (self.n_vocab - len(lengths))
-            for s, i in self._special_tokens.items():
-                lengths[i] = len(s.encode("utf-8"))
-            self._lengths = lengths
-        return self._lengths
 
     def _sorted_tokens(self) -> Tuple[List[bytes], List[int]]:
         """:meth:`token_byte_values` and their ranks, sorted once (callers must

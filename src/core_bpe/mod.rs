@@ -4,13 +4,15 @@
 //! Layout: this file holds the encoder and its text loop; [`special`] the
 //! special-token policy (tiktoken's allowed / disallowed semantics);
 //! [`decode`] ids -> bytes; [`batch`] many texts on the [`crate::parallel`]
-//! pools; [`budget`] counting with a limit, exact truncation and token spans. One piece -> ids is [`crate::encode`].
+//! pools; [`budget`] counting with a limit, exact truncation and token spans;
+//! [`unstable`] tiktoken's `encode_with_unstable` completions. One piece -> ids is [`crate::encode`].
 
 pub mod batch;
 pub mod budget;
 pub mod decode;
 pub mod special;
 pub mod threads;
+pub mod unstable;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rustc_hash::FxHashMap;
@@ -99,6 +101,9 @@ pub struct CoreBpe {
     /// character (see `budget::TokenInfo`). 400 KB for o200k_base, read once
     /// per token where the vocabulary's offsets would miss the cache.
     token_info: std::sync::OnceLock<Vec<u16>>,
+    /// The mergeable tokens' ranks sorted by their bytes, for
+    /// [`unstable`]'s prefix searches; built on first use.
+    by_bytes: std::sync::OnceLock<Vec<Rank>>,
     /// The vocabulary part of every piece cache of this encoder, built on
     /// first use (see [`cache`]).
     seed: cache::SeedCell,
@@ -177,6 +182,7 @@ impl CoreBpe {
             special_overlap,
             special_decoder,
             token_info: std::sync::OnceLock::new(),
+            by_bytes: std::sync::OnceLock::new(),
             seed: cache::SeedCell::default(),
         })
     }

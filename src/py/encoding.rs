@@ -358,6 +358,13 @@ impl PyCoreBpe {
     /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
     /// "heap", "queue", "split", "runs" or "flat" (for path-equivalence tests;
     /// "runs" and "flat" raise ValueError for a piece that path declines).
+    /// tiktoken's `encode_with_unstable` completions of the unstable end
+    /// `unstable` (see `core_bpe::unstable`), GIL released.
+    fn unstable_completions(&self, py: Python<'_>, unstable: &[u8]) -> PyResult<Vec<Vec<Rank>>> {
+        py.detach(|| self.inner.unstable_completions(unstable))
+            .map_err(to_py)
+    }
+
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
