@@ -179,6 +179,7 @@ pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn classify_avx2(b: &[u8; 64]) -> Classes {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so both unaligned 32-byte loads are in
@@ -233,6 +234,7 @@ unsafe fn classify_avx2(b: &[u8; 64]) -> Classes {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
 unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in
@@ -479,9 +481,14 @@ impl Classifier {
     /// once per text, and so once per document of a batch.
     pub(crate) fn available() -> impl Iterator<Item = Classifier> {
         #[cfg(target_arch = "x86_64")]
+        let base = is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("lzcnt")
+            && is_x86_feature_detected!("popcnt");
         let ways = [
-            is_x86_feature_detected!("avx2").then_some(Classifier::Avx2),
-            (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
+            base.then_some(Classifier::Avx2),
+            (base && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
                 .then_some(Classifier::Avx512),
         ];
         #[cfg(not(target_arch = "x86_64"))]
@@ -568,8 +575,54 @@ fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
 /// is ASCII; after a block with a byte >= 0x80 the scalar scanner goes on for at
 /// least 64 bytes, and block processing resumes at the next piece start whose
 /// 64 bytes are ASCII.
+///
+/// The walk is compiled once per classifier inside a function with that
+/// instruction set enabled ([`spans_avx2`], [`spans_avx512`]), so the
+/// classification, the bit algebra (BMI1/BMI2: `tzcnt`, `blsr`) and the
+/// sink's steps are inlined into one loop instead of a call per block.
 #[inline(always)]
+#[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
 pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+    match how {
+        #[cfg(test)]
+        Classifier::Portable => spans_with(named, s, text, how, f),
+        // SAFETY: `Avx2` is only built by `available` after the CPU reported
+        // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `spans_avx2` enables.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx2 => unsafe { spans_avx2(named, s, text, f) },
+        // SAFETY: `Avx512` is only built by `available` after the CPU reported
+        // AVX-512F, AVX-512BW and the features of `Avx2`, which
+        // `spans_avx512` enables.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx512 => unsafe { spans_avx512(named, s, text, f) },
+    }
+}
+
+/// [`spans_with`] for CPUs with AVX2 (see [`spans`]).
+///
+/// # Safety
+/// The CPU must support AVX2, BMI1, BMI2, LZCNT and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn spans_avx2<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, s, text, Classifier::Avx2, f);
+}
+
+/// [`spans_with`] for CPUs with AVX-512 (see [`spans`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX-512BW and the features of [`spans_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn spans_avx512<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, s, text, Classifier::Avx512, f);
+}
+
+/// The walk of [`spans`], for one classifier.
+#[inline(always)]
+fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
     let b = s.b;
     let n = b.len();
     let mut cur = 0usize;
