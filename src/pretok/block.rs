@@ -477,8 +477,10 @@ impl Classifier {
     }
 
     /// Every vector classifier the CPU has, slowest first (the tests run
-    /// each against the portable one). No allocation: [`Self::detect`] runs
-    /// once per text, and so once per document of a batch.
+    /// each against the portable one). Each also needs BMI1, BMI2, LZCNT and
+    /// POPCNT, which its walk is compiled with ([`spans`]). No allocation:
+    /// [`Self::detect`] runs once per text, and so once per document of a
+    /// batch.
     pub(crate) fn available() -> impl Iterator<Item = Classifier> {
         #[cfg(target_arch = "x86_64")]
         let base = is_x86_feature_detected!("avx2")
@@ -486,6 +488,7 @@ impl Classifier {
             && is_x86_feature_detected!("bmi2")
             && is_x86_feature_detected!("lzcnt")
             && is_x86_feature_detected!("popcnt");
+        #[cfg(target_arch = "x86_64")]
         let ways = [
             base.then_some(Classifier::Avx2),
             (base && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
