@@ -344,7 +344,7 @@ def test_hashable_and_lru_cache():
     assert a != tiktoken.get_encoding("p50k_base")
 
 
-@pytest.mark.parametrize("name", SOME)
+@pytest.mark.parametrize("name", SOME + ["p50k_base"])  # p50k: a special token fills a gap in the ranks
 def test_encode_with_unstable_like_tiktoken(name):
     enc, ref = tiktoken.get_encoding(name), tiktoken_encoding(name)
     for text in ["hello fanta", "hello world ", "def f():\n\t", "x = 1\n\n", "안녕하", "a<|endoftext|>", "<|endoftext|>",
