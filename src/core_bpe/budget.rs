@@ -652,9 +652,22 @@ impl CoreBpe {
         let mut spans = Vec::with_capacity(ids.len());
         let len = text.len();
         let mut at = 0usize;
-        let info = self
-            .token_info
-            .get_or_init(|| self.vocab.tokens().map(pack_info).collect());
+        // a gap in the ranks may hold a special token (p50k_base's 50256):
+        // its entry is the special token's text, not the gap's empty bytes
+        let info = self.token_info.get_or_init(|| {
+            self.vocab
+                .tokens()
+                .enumerate()
+                .map(|(i, t)| match t {
+                    [] => pack_info(
+                        self.special_decoder
+                            .get(&(i as Rank))
+                            .map_or(t, Vec::as_slice),
+                    ),
+                    t => pack_info(t),
+                })
+                .collect()
+        });
         // (byte length, character starts, first byte continues a character)
         let token = |id: Rank| -> (usize, usize, bool) {
             match info.get(id as usize) {

@@ -264,6 +264,18 @@ def test_offsets_agree_with_tiktoken(name, corpus_name):
         assert raw[ba:bb] in text[ca:cb].encode("utf-8")
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "gpt2", "p50k_base"])  # p50k: the special token fills a gap in the ranks
+def test_offsets_of_special_tokens(name):
+    enc = bytepair.get_encoding(name)
+    text = "hi <|endoftext|> yo 안녕"
+    for unit, s, eot in (("char", text, "<|endoftext|>"), ("byte", text.encode(), b"<|endoftext|>")):
+        ids, offs = enc.encode_with_offsets(text, allowed_special="all", unit=unit)
+        assert ids == enc.encode(text, allowed_special="all")
+        k = ids.index(enc.eot_token)
+        assert s[offs[k][0]:offs[k][1]] == eot, unit
+        assert offs[k + 1][0] == offs[k][1] and offs[-1][1] == len(s), unit
+
+
 def test_korean_syllable_split_over_three_tokens():
     enc = bytepair.get_encoding("gpt2")
     ids, offs = enc.encode_with_offsets("뷁")
