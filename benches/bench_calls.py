@@ -22,7 +22,6 @@ arrays with arrays; every peer's ids are checked against bytepair's.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -33,7 +32,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no spinning BLAS thread beside the timed calls
 
-from bench_encode import CORPORA, corpus_bytes, import_peer, load_peer, machine, slices, table, versions
+from bench_encode import CORPORA, corpus_bytes, ids_hash, import_peer, load_peer, machine, slices, table, versions
 
 HERE = os.path.abspath(__file__)
 LISTS = ["bytepair", "tiktoken", "gigatoken", "quicktok"]
@@ -75,10 +74,6 @@ def peer_call(peer: str, name: str) -> Callable[[str], Any]:
     return load_peer(peer, name)
 
 
-def digest(ids: Any) -> str:
-    return hashlib.sha1(json.dumps([int(i) for i in ids]).encode()).hexdigest()[:12]
-
-
 def child(peer: str, name: str, corpus: str, sizes: List[int]) -> Dict[str, Any]:
     import_peer(peer.replace("tiktoken-np", "tiktoken"))
     enc = peer_call(peer, name)
@@ -93,7 +88,7 @@ def child(peer: str, name: str, corpus: str, sizes: List[int]) -> Dict[str, Any]
             for s in g:
                 enc(s)
             per_call.append((time.perf_counter() - t) / len(g))
-        check = [digest(enc(s)) for s in groups[0][:20]]
+        check = [ids_hash(enc(s)) for s in groups[0][:20]]
         nbytes = statistics.mean(len(s.encode()) for s in groups[0])
         out[str(size)] = {"us": statistics.median(per_call) * 1e6, "bytes": nbytes, "check": check}
     return out

@@ -131,7 +131,7 @@ class Tokenizer:
         self.special_text: SpecialText = special_text
         self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
-        self._sorted: Optional[Tuple[List[bytes], List[int]]] = None
+        self._sorted: Optional[List[bytes]] = None
         self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
@@ -207,13 +207,6 @@ class Tokenizer:
             self._ranks = ranks
         return self._ranks
 
-    def _sorted_tokens(self) -> Tuple[List[bytes], List[int]]:
-        """:meth:`token_byte_values` and their ranks, sorted once (callers must
-        not change them)."""
-        if self._sorted is None:
-            pairs = sorted(self._rank_map().items())
-            self._sorted = ([t for t, _ in pairs], [r for _, r in pairs])
-        return self._sorted
 
     @property
     def token_bytes_list(self) -> List[bytes]:
@@ -847,7 +840,9 @@ class Tokenizer:
         >>> len(bytepair.get_encoding("gpt2").token_byte_values())
         50256
         """
-        return list(self._sorted_tokens()[0])
+        if self._sorted is None:
+            self._sorted = sorted(self._rank_map())
+        return list(self._sorted)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
         """``(text, offsets)``: the decoded text and, per token, the index of the

@@ -652,20 +652,11 @@ impl CoreBpe {
         let mut spans = Vec::with_capacity(ids.len());
         let len = text.len();
         let mut at = 0usize;
-        // a gap in the ranks may hold a special token (p50k_base's 50256):
-        // its entry is the special token's text, not the gap's empty bytes
+        // every id's bytes, a special token in a gap of the ranks included
+        // (p50k_base's 50256)
         let info = self.token_info.get_or_init(|| {
-            self.vocab
-                .tokens()
-                .enumerate()
-                .map(|(i, t)| match t {
-                    [] => pack_info(
-                        self.special_decoder
-                            .get(&(i as Rank))
-                            .map_or(t, Vec::as_slice),
-                    ),
-                    t => pack_info(t),
-                })
+            (0..self.vocab.len() as Rank)
+                .map(|id| pack_info(self.token_bytes(id).unwrap_or_default()))
                 .collect()
         });
         // (byte length, character starts, first byte continues a character)
@@ -677,11 +668,7 @@ impl CoreBpe {
                     i & INFO_CONT != 0,
                 ),
                 _ => {
-                    let t = self
-                        .vocab
-                        .token(id)
-                        .or_else(|| self.special_decoder.get(&id).map(Vec::as_slice))
-                        .unwrap_or(&[]);
+                    let t = self.token_bytes(id).unwrap_or_default();
                     let starts = t.iter().filter(|&&c| !is_cont(c)).count();
                     (t.len(), starts, t.first().is_some_and(|&c| is_cont(c)))
                 }

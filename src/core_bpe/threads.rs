@@ -63,11 +63,8 @@ impl CoreBpe {
         policy: &SpecialPolicy,
         threads: Option<usize>,
     ) -> Result<Vec<Rank>> {
-        // a short text skips even the core count
         if threads == Some(1) || text.len() < PAR_MIN_BYTES || self.pretok.scanner().is_none() {
-            if threads == Some(0) {
-                resolve_threads(threads)?; // refuses it
-            }
+            resolve_threads(threads)?; // still refuses 0 (the core count is cached)
             return self.encode(text, policy);
         }
         let k = resolve_threads(threads)?;

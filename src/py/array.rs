@@ -7,7 +7,7 @@
 //! writable, and the memory lives as long as some array uses it. numpy is
 //! imported on the first call (an `ImportError` without it).
 
-use numpy::PyArray1;
+use numpy::{Element, PyArray1};
 use pyo3::prelude::*;
 
 use crate::Rank;
@@ -15,12 +15,7 @@ use crate::Rank;
 /// What the batch calls return: every id, and each text's offsets into them.
 pub(crate) type IdsOffsets<'py> = (Bound<'py, PyArray1<Rank>>, Bound<'py, PyArray1<i64>>);
 
-/// Ids as a `numpy.uint32` array over the vector itself.
-pub(crate) fn ids(py: Python<'_>, v: Vec<Rank>) -> Bound<'_, PyArray1<Rank>> {
-    PyArray1::from_vec(py, v)
-}
-
-/// Offsets as a `numpy.int64` array over the vector itself.
-pub(crate) fn offsets(py: Python<'_>, v: Vec<i64>) -> Bound<'_, PyArray1<i64>> {
+/// A numpy array over the vector itself (`uint32` ids, `int64` offsets).
+pub(crate) fn owned<T: Element>(py: Python<'_>, v: Vec<T>) -> Bound<'_, PyArray1<T>> {
     PyArray1::from_vec(py, v)
 }

@@ -225,8 +225,8 @@ fn encode_shards<'py>(
     }
     // the collected vectors themselves, viewed by numpy without a copy
     Ok((
-        array::ids(py, collected.ids),
-        array::offsets(py, collected.offsets),
+        array::owned(py, collected.ids),
+        array::owned(py, collected.offsets),
     ))
 }
 

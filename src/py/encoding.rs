@@ -160,7 +160,7 @@ impl PyCoreBpe {
         self.to_list(py, &ids)
     }
 
-    /// The ids as native-endian uint32 bytes (for `numpy.frombuffer`).
+    /// The ids as a `numpy.uint32` array that owns them (no copy).
     #[pyo3(name = "encode_to_array", signature = (text, allowed_special=None, disallowed_special=None, num_threads=1))]
     fn py_encode_to_array<'py>(
         &self,
@@ -175,7 +175,7 @@ impl PyCoreBpe {
             .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
         // the encoder's own buffer, handed over without a copy
-        Ok(array::ids(py, ids))
+        Ok(array::owned(py, ids))
     }
 
     #[pyo3(name = "count", signature = (text, allowed_special=None, disallowed_special=None))]
@@ -269,7 +269,7 @@ impl PyCoreBpe {
                 Ok((flat.into_ids(num_threads)?, offsets))
             })
             .map_err(to_py)?;
-        Ok((array::ids(py, ids), array::offsets(py, offsets)))
+        Ok((array::owned(py, ids), array::owned(py, offsets)))
     }
 
     #[pyo3(name = "count_batch", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]
@@ -355,9 +355,6 @@ impl PyCoreBpe {
 
     // ------------------------------------------------------------ Testing hooks
 
-    /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
-    /// "heap", "queue", "split", "runs" or "flat" (for path-equivalence tests;
-    /// "runs" and "flat" raise ValueError for a piece that path declines).
     /// tiktoken's `encode_with_unstable` completions of the unstable end
     /// `unstable` (see `core_bpe::unstable`), GIL released.
     fn unstable_completions(&self, py: Python<'_>, unstable: &[u8]) -> PyResult<Vec<Vec<Rank>>> {
@@ -365,6 +362,9 @@ impl PyCoreBpe {
             .map_err(to_py)
     }
 
+    /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
+    /// "heap", "queue", "split", "runs" or "flat" (for path-equivalence tests;
+    /// "runs" and "flat" raise ValueError for a piece that path declines).
     #[pyo3(signature = (piece, path="auto"))]
     fn encode_piece_with(&self, piece: &[u8], path: &str) -> PyResult<Vec<Rank>> {
         let mut out = Vec::new();
