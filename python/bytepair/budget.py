@@ -334,68 +334,17 @@ def encode_with_unstable(
     after it covers the unstable bytes; and, when they end in whitespace, the
     unstable bytes encoded as two pieces split before that character.
     """
-    from .tokenizer import check_text, fix_surrogates
-
-    text = fix_surrogates(check_text(text))
-    specials = tok._special_tokens
-    allowed = set(specials) if allowed_special == "all" else set(allowed_special) & specials.keys()
-    if disallowed_special == "all":
-        disallowed = set(specials) - allowed
-    else:
-        disallowed = set(disallowed_special or ())
-    ids = tok.encode(text, allowed_special=allowed, disallowed_special=disallowed or ())
-    ids, unstable = _split_unstable(tok, text, ids, allowed)
-    return ids, _completions(tok, unstable)
-
-
-def _split_unstable(tok: "Tokenizer", text: str, ids: List[int], allowed: set) -> Tuple[List[int], bytes]:
-    """``ids`` (the encoding of ``text``) cut before its unstable end, and the
-    bytes of that end: the last pre-token piece (none after a special token),
-    extended back over whitespace-only tokens when it is whitespace itself."""
-    # the text after the last allowed special token; its last piece is unstable
-    tail = text
-    if allowed:
-        _, spans = encode_with_offsets(tok, text, allowed_special=allowed, disallowed_special=())
-        for i in range(len(ids) - 1, -1, -1):
-            if ids[i] in tok._special_ids and text[spans[i][0]:spans[i][1]] in allowed:
-                tail = text[spans[i][1]:]
-                break
-    pieces = _core.pretokenize(tok.pattern, tail) if tail else []
-    n_last = tok.count(pieces[-1], disallowed_special=()) if pieces else 0
-    if n_last == 0:
-        return ids, b""
-
-    def all_space(i: int) -> bool:
-        return all(c in b" \n\t" for c in tok.decode_single_token_bytes(i))
-
-    if all_space(ids[len(ids) - n_last]):
-        while n_last < len(ids) and all_space(ids[len(ids) - n_last - 1]):
-            n_last += 1
-    return ids[: len(ids) - n_last], tok.decode_bytes(ids[len(ids) - n_last:])
+    p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
+    return p.call(_core.CoreBPE.encode_with_unstable)
 
 
 def encode_bytes(tok: "Tokenizer", data: bytes) -> List[int]:
     """tiktoken's ``_encode_bytes``: bytes that need not be UTF-8. The valid UTF-8
     prefix is encoded as text (special-token text as plain text); its unstable
     end and the invalid rest are then merged as one piece."""
-    data = bytes(data)
-    try:
-        return tok.encode_ordinary(data.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        valid = e.start
-    text = data[:valid].decode("utf-8")
-    ids, unstable = _split_unstable(tok, text, tok.encode_ordinary(text), set())
-    rest = unstable + data[valid:]
-    return ids + tok.core.encode_piece_with(rest) if rest else ids
-
-
-def _completions(tok: "Tokenizer", unstable: bytes) -> List[List[int]]:
-    """tiktoken's candidates for the unstable end, built by the core (see
-    ``src/core_bpe/unstable.rs``): the tokens that start with it; for every
-    split into a prefix and a suffix, the encoding of the prefix followed by each
-    token that starts with the suffix, cut once it covers the bytes; and, when
-    they end in whitespace, the bytes before it and that character apart."""
-    return tok.core.unstable_completions(unstable) if unstable else []
+    if isinstance(data, str):
+        raise TypeError("expected bytes, got str; encode text with encode() or encode_ordinary()")
+    return tok.core.encode_bytes(bytes(data))
 
 
 __all__ = ["chunk_spans", "chunk_text", "count", "encode_with_offsets", "encode_with_unstable", "truncate_text"]

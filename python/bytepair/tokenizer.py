@@ -889,6 +889,12 @@ class Tokenizer:
         >>> stable, [31373, 277, 4910] in [stable + c for c in completions]
         ([31373], True)
         """
+        if allowed_special is _NO_SPECIALS and disallowed_special == "all" and type(text) is str:
+            # the default call, without the argument normalisation
+            try:
+                return self._core.encode_with_unstable(text)
+            except UnicodeEncodeError:
+                pass  # lone surrogates: the general path repairs them
         from . import budget
 
         return budget.encode_with_unstable(self, text, allowed_special=allowed_special,

@@ -101,9 +101,9 @@ pub struct CoreBpe {
     /// character (see `budget::TokenInfo`). 400 KB for o200k_base, read once
     /// per token where the vocabulary's offsets would miss the cache.
     token_info: std::sync::OnceLock<Vec<u16>>,
-    /// The mergeable tokens' ranks sorted by their bytes, for
-    /// [`unstable`]'s prefix searches; built on first use.
-    by_bytes: std::sync::OnceLock<Vec<Rank>>,
+    /// The mergeable tokens' ranks sorted by their bytes, indexed by first
+    /// byte, for [`unstable`]'s prefix searches; built on first use.
+    by_bytes: std::sync::OnceLock<unstable::ByBytes>,
     /// The vocabulary part of every piece cache of this encoder, built on
     /// first use (see [`cache`]).
     seed: cache::SeedCell,

@@ -14,35 +14,153 @@
 //! A whitespace suffix starts tens of thousands of tokens, so step 2 is the
 //! cost; the tokens that start with a prefix are found by binary search in the
 //! mergeable tokens sorted by their bytes (built once per encoder).
+//!
+//! The unstable bytes are found as tiktoken finds them: the last pre-token
+//! piece of the text after its last special token, extended back over the
+//! whitespace-only tokens before it when it is whitespace itself.
 
 use rustc_hash::FxHashSet;
 
-use super::CoreBpe;
+use super::{CoreBpe, SpecialPolicy, Sink};
+use crate::encode::cache::PieceCache;
 use crate::encode::encode_piece;
 use crate::error::Result;
 use crate::Rank;
 
+/// The mergeable tokens' ranks in order of their bytes (gaps and the ranks
+/// a special token fills with its own text left out), and where the tokens
+/// of each first byte begin among them (`first[b]..first[b + 1]`).
+#[derive(Debug, Clone)]
+pub(super) struct ByBytes {
+    ranks: Vec<Rank>,
+    first: [u32; 257],
+}
+
+/// The ids of a run, and where its last plain-text segment begins in them.
+/// The run ends with that segment (empty after a final special token), so
+/// its length places it in the text.
+struct LastSegment {
+    ids: Vec<Rank>,
+    at: usize,
+    len: usize,
+}
+
+impl Sink for LastSegment {
+    fn ordinary(&mut self, core: &CoreBpe, cache: &mut PieceCache, text: &str) -> Result<()> {
+        self.at = self.ids.len();
+        self.len = text.len();
+        self.ids.ordinary(core, cache, text)
+    }
+    fn special(&mut self, id: Rank) {
+        self.ids.push(id);
+        self.at = self.ids.len();
+        self.len = 0;
+    }
+}
+
+/// True when every byte of `token` is a space, newline or tab (tiktoken's test).
+fn all_space(token: &[u8]) -> bool {
+    token.iter().all(|b| matches!(b, b' ' | b'\n' | b'\t'))
+}
+
 impl CoreBpe {
-    /// The mergeable tokens' ranks in order of their bytes (gaps and the
-    /// ranks a special token fills with its own text left out), built once.
-    fn tokens_by_bytes(&self) -> &[Rank] {
+    /// tiktoken's `encode_with_unstable`: the ids that no continuation of
+    /// `text` can change, and the candidate ids of the rest (see the module
+    /// documentation). Same errors as [`Self::encode`].
+    pub fn encode_with_unstable(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+    ) -> Result<(Vec<Rank>, Vec<Vec<Rank>>)> {
+        let mut run = LastSegment {
+            ids: Vec::with_capacity(super::ids_room(text)),
+            at: 0,
+            len: 0,
+        };
+        self.run(text, policy, &mut run)?;
+        let LastSegment { mut ids, at, len } = run;
+        let unstable = self.split_unstable(&mut ids, at, &text[text.len() - len..])?;
+        Ok((ids, self.unstable_completions(&unstable)?))
+    }
+
+    /// tiktoken's `_encode_bytes`: bytes that need not be UTF-8. Their valid
+    /// UTF-8 prefix is encoded as plain text; its unstable end and the rest of
+    /// the bytes are then merged as one piece.
+    pub fn encode_bytes(&self, data: &[u8]) -> Result<Vec<Rank>> {
+        let valid = match std::str::from_utf8(data) {
+            Ok(text) => return self.encode_ordinary(text),
+            Err(e) => e.valid_up_to(),
+        };
+        let (head, rest) = data.split_at(valid);
+        // `valid_up_to` is a character boundary
+        let text = std::str::from_utf8(head).unwrap_or_default();
+        let mut ids = self.encode_ordinary(text)?;
+        let mut piece = self.split_unstable(&mut ids, 0, text)?;
+        piece.extend_from_slice(rest);
+        encode_piece(&piece, &self.vocab, &mut ids);
+        Ok(ids)
+    }
+
+    /// Cuts `ids` before its unstable end and returns that end's bytes. The ids
+    /// from `at` on are the encoding of `tail`, the text after the last special
+    /// token.
+    fn split_unstable(&self, ids: &mut Vec<Rank>, at: usize, tail: &str) -> Result<Vec<u8>> {
+        let mut last = None;
+        self.pretok.for_each_span(tail, |s, e| last = Some((s, e)))?;
+        let Some((s, e)) = last else {
+            return Ok(Vec::new());
+        };
+        let mut piece = Vec::new();
+        encode_piece(&tail.as_bytes()[s..e], &self.vocab, &mut piece);
+        // the piece's ids end the run (never fewer ids than that after `at`)
+        let mut n = piece.len().min(ids.len() - at);
+        let space = |id: Rank| self.token_bytes(id).is_ok_and(all_space);
+        if n > 0 && space(ids[ids.len() - n]) {
+            while n < ids.len() && space(ids[ids.len() - n - 1]) {
+                n += 1;
+            }
+        }
+        let cut = ids.len() - n;
+        let unstable = self.decode_bytes(&ids[cut..])?;
+        ids.truncate(cut);
+        Ok(unstable)
+    }
+
+    /// The mergeable tokens in order of their bytes, built once.
+    fn tokens_by_bytes(&self) -> &ByBytes {
         self.by_bytes.get_or_init(|| {
             let v = &self.vocab;
             let mut ranks: Vec<Rank> = (0..v.len() as Rank)
                 .filter(|&r| v.token(r).is_some() && !self.special_decoder.contains_key(&r))
                 .collect();
             ranks.sort_unstable_by(|&a, &b| v.token(a).cmp(&v.token(b)));
-            ranks
+            let mut first = [0u32; 257];
+            for &r in &ranks {
+                if let Some(&b) = v.token(r).and_then(<[u8]>::first) {
+                    first[usize::from(b) + 1] += 1;
+                }
+            }
+            for i in 1..257 {
+                first[i] += first[i - 1];
+            }
+            ByBytes { ranks, first }
         })
     }
 
     /// The ranks of the mergeable tokens that start with `prefix`.
     fn tokens_starting_with(&self, prefix: &[u8]) -> &[Rank] {
-        let sorted = self.tokens_by_bytes();
+        let ByBytes { ranks, first } = self.tokens_by_bytes();
+        let Some(&b) = prefix.first() else {
+            return ranks;
+        };
+        // the tokens that start with the prefix's first byte, then a binary
+        // search among them only
+        let b = usize::from(b);
+        let same_first = &ranks[first[b] as usize..first[b + 1] as usize];
         let bytes = |r: &Rank| self.vocab.token(*r).unwrap_or_default();
-        let lo = sorted.partition_point(|r| bytes(r) < prefix);
-        let n = sorted[lo..].partition_point(|r| bytes(r).starts_with(prefix));
-        &sorted[lo..lo + n]
+        let lo = same_first.partition_point(|r| bytes(r) < prefix);
+        let n = same_first[lo..].partition_point(|r| bytes(r).starts_with(prefix));
+        &same_first[lo..lo + n]
     }
 
     /// The completions of `unstable` (see the module documentation).
@@ -144,6 +262,7 @@ mod tests {
         assert_eq!(ab, vec![&b"ab"[..], b"abc"]);
         assert_eq!(c.tokens_starting_with(b"\xff"), &[255]);
         assert!(c.tokens_starting_with(b"zz").is_empty());
+        assert_eq!(c.tokens_starting_with(b"").len(), 260);
     }
 
     #[test]
@@ -168,6 +287,19 @@ mod tests {
             .expect("encodes")
             .contains(&vec![b'a' as Rank, b' ' as Rank]));
         assert!(c.unstable_completions(b"").expect("encodes").is_empty());
+    }
+
+    #[test]
+    fn with_no_pattern_the_whole_text_is_unstable() {
+        let c = core();
+        let (stable, completions) = c
+            .encode_with_unstable("abc", &c.policy_default())
+            .expect("encodes");
+        assert!(stable.is_empty());
+        assert!(completions.contains(&vec![257]), "{completions:?}");
+        // invalid UTF-8 joins the unstable end as one piece
+        assert_eq!(c.encode_bytes(b"ab\xff").expect("encodes"), [256, 255]);
+        assert_eq!(c.encode_bytes(b"\xffab").expect("encodes"), [255, 256]);
     }
 
     #[test]

@@ -353,14 +353,29 @@ impl PyCoreBpe {
             .map_err(to_py)
     }
 
-    // ------------------------------------------------------------ Testing hooks
-
-    /// tiktoken's `encode_with_unstable` completions of the unstable end
-    /// `unstable` (see `core_bpe::unstable`), GIL released.
-    fn unstable_completions(&self, py: Python<'_>, unstable: &[u8]) -> PyResult<Vec<Vec<Rank>>> {
-        py.detach(|| self.inner.unstable_completions(unstable))
+    /// tiktoken's `encode_with_unstable`: `(stable ids, completions)` (see
+    /// `core_bpe::unstable`), GIL released.
+    #[pyo3(name = "encode_with_unstable", signature = (text, allowed_special=None, disallowed_special=None))]
+    fn py_encode_with_unstable(
+        &self,
+        py: Python<'_>,
+        text: Text,
+        allowed_special: Option<Vec<PyBackedStr>>,
+        disallowed_special: Option<Vec<PyBackedStr>>,
+    ) -> PyResult<(Vec<Rank>, Vec<Vec<Rank>>)> {
+        let policy = self.policy(allowed_special, disallowed_special);
+        py.detach(|| self.inner.encode_with_unstable(&text, &policy))
             .map_err(to_py)
     }
+
+    /// tiktoken's `_encode_bytes`: bytes that need not be UTF-8.
+    #[pyo3(name = "encode_bytes")]
+    fn py_encode_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let ids = py.detach(|| self.inner.encode_bytes(data)).map_err(to_py)?;
+        self.to_list(py, &ids)
+    }
+
+    // ------------------------------------------------------------ Testing hooks
 
     /// Encodes one piece of bytes with a chosen merge path: "auto", "scan",
     /// "heap", "queue", "split", "runs" or "flat" (for path-equivalence tests;

@@ -349,11 +349,16 @@ def test_encode_with_unstable_like_tiktoken(name):
     enc, ref = tiktoken.get_encoding(name), tiktoken_encoding(name)
     for text in ["hello fanta", "hello world ", "def f():\n\t", "x = 1\n\n", "안녕하", "a<|endoftext|>", "<|endoftext|>",
                  "", "He said 'hel", "12345", "It is fine.", "na\u00efv", "caf\u00e9", "emoji \U0001f642", "x\u00ff",
-                 "end  "]:
+                 "end  ", "a<|endoftext|>  ", "<|endoftext|>\n\n", "hello \n\n  ", "a <|endoftext|>b. \t"]:
         stable, completions = enc.encode_with_unstable(text, allowed_special="all")
         r_stable, r_completions = ref.encode_with_unstable(text, allowed_special="all")
         assert stable == r_stable
         assert sorted(map(tuple, completions)) == sorted(map(tuple, r_completions))
+    # special-token text as plain text: its last piece is unstable like any other
+    for text in ["a<|endoftext|>", "x <|endoftext|>  "]:
+        got = enc.encode_with_unstable(text, disallowed_special=())
+        want = ref.encode_with_unstable(text, disallowed_special=())
+        assert got[0] == want[0] and sorted(map(tuple, got[1])) == sorted(map(tuple, want[1]))
     with pytest.raises(ValueError):
         enc.encode_with_unstable("<|endoftext|>")
 
