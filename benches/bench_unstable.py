@@ -22,7 +22,7 @@ import timeit
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-from bench_encode import machine, table  # noqa: E402
+from bench_encode import machine, table
 
 ENDS = ["It is fine.", "hello fanta", "def f(x):\n    ", "토크나", "café"]
 LEAD = "A sentence before the end, to encode as well: "

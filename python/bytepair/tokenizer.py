@@ -873,6 +873,31 @@ class Tokenizer:
 
         return budget.encode_bytes(self, data)
 
+    def _encode_single_piece(self, text_or_bytes: Union[str, bytes]) -> List[int]:
+        """tiktoken's ``_encode_single_piece``: text (or bytes) merged as one piece,
+        without the pre-tokenizer; special-token text is plain text.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2")._encode_single_piece("helloqqqq")
+        [31373, 38227, 38227]
+        """
+        if isinstance(text_or_bytes, str):
+            text_or_bytes = fix_surrogates(check_text(text_or_bytes)).encode("utf-8")
+        elif not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            raise TypeError(f"expected str or bytes, got {type(text_or_bytes).__name__}")
+        return self._core.encode_single_piece(bytes(text_or_bytes))
+
+    def _encode_only_native_bpe(self, text: str) -> List[int]:
+        """tiktoken's ``_encode_only_native_bpe`` (there: the pattern applied with
+        the ``regex`` module, each piece merged on its own). The pieces are the
+        pre-tokenizer's, so this is :meth:`encode_ordinary`.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2")._encode_only_native_bpe("hello world")
+        [31373, 995]
+        """
+        return self.encode_ordinary(text)
+
     def encode_with_unstable(
         self,
         text: str,

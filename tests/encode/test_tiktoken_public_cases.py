@@ -373,3 +373,17 @@ def test_encode_bytes_like_tiktoken(name):
     for _ in range(300):
         data = b"".join(rnd.choice(pool) for _ in range(rnd.randrange(0, 8)))
         assert enc._encode_bytes(data) == ref._encode_bytes(data), data
+
+
+@pytest.mark.parametrize("name", SOME)
+def test_single_piece_and_native_bpe_like_tiktoken(name):
+    enc, ref = tiktoken.get_encoding(name), tiktoken_encoding(name)
+    for text in ["helloqqqq", " world", "안녕하세요 세계", "<|endoftext|>", "x" * 5000, "a\u00ff\U0001f642 \n\n\t"]:
+        assert enc._encode_single_piece(text) == ref._encode_single_piece(text)
+        assert enc._encode_single_piece(text.encode()) == ref._encode_single_piece(text.encode())
+        assert enc._encode_only_native_bpe(text) == ref._encode_only_native_bpe(text)
+    # bytes that are not UTF-8 are merged as they are
+    assert enc._encode_single_piece(b"\xff\xec\x8b") == ref._encode_single_piece(b"\xff\xec\x8b")
+    assert enc._encode_single_piece(b"") == []  # tiktoken 0.14 panics here
+    with pytest.raises(TypeError):
+        enc._encode_single_piece(12)
