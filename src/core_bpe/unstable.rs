@@ -21,7 +21,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::{CoreBpe, SpecialPolicy, Sink};
+use super::{CoreBpe, Sink, SpecialPolicy};
 use crate::encode::cache::PieceCache;
 use crate::encode::encode_piece;
 use crate::error::Result;
@@ -106,7 +106,8 @@ impl CoreBpe {
     /// token.
     fn split_unstable(&self, ids: &mut Vec<Rank>, at: usize, tail: &str) -> Result<Vec<u8>> {
         let mut last = None;
-        self.pretok.for_each_span(tail, |s, e| last = Some((s, e)))?;
+        self.pretok
+            .for_each_span(tail, |s, e| last = Some((s, e)))?;
         let Some((s, e)) = last else {
             return Ok(Vec::new());
         };

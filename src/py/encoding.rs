@@ -377,7 +377,11 @@ impl PyCoreBpe {
 
     /// tiktoken's `encode_single_piece`: bytes merged as one piece (no
     /// pre-tokenizer, no special tokens), GIL released.
-    fn encode_single_piece<'py>(&self, py: Python<'py>, piece: &[u8]) -> PyResult<Bound<'py, PyList>> {
+    fn encode_single_piece<'py>(
+        &self,
+        py: Python<'py>,
+        piece: &[u8],
+    ) -> PyResult<Bound<'py, PyList>> {
         let mut ids = Vec::new();
         py.detach(|| crate::encode::encode_piece(piece, self.inner.vocab(), &mut ids));
         self.to_list(py, &ids)
