@@ -22,7 +22,8 @@ document), ``count`` (``count`` per document: no list built), ``batch`` /
 ``batch1`` (``encode_batch`` on all cores / one thread), ``count_batch`` /
 ``count_batch1`` (the same without lists), ``numpy_batch`` / ``numpy_batch1``
 (``encode_batch_to_numpy``'s core call: flat ids, no lists), ``decode`` (``decode_bytes`` of the
-text's ids; MB of text per second), ``pretok`` (``pretokenize_count`` of
+text's ids; MB of text per second), ``np2`` (the same on 2 threads: one text cut
+where the ids cannot change), ``pretok`` (``pretokenize_count`` of
 the text with the encoding's pattern: the pre-tokenizer alone). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
 own piece memo emptied before each run), on the first ``--mb`` MB of each
@@ -50,8 +51,8 @@ from bytepair import registry
 
 # mode ratios worth reading: lists against no lists, all cores against one
 MODE_PAIRS = [("docs", "count"), ("batch", "batch1"), ("count_batch", "count_batch1"), ("batch", "count_batch"),
-              ("numpy_batch", "numpy_batch1")]
-MODES = ["single", "np", "pretok", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
+              ("numpy_batch", "numpy_batch1"), ("np2", "np")]
+MODES = ["single", "np", "np2", "pretok", "docs", "count", "batch", "batch1", "count_batch", "count_batch1", "numpy_batch",
          "numpy_batch1", "decode"]
 
 
@@ -101,6 +102,7 @@ def job(core: Any, mode: str, text: str, docs: List[str], module: Any = None, pa
     return {
         "single": lambda: core.encode_ordinary(text),
         "np": lambda: np_single(text, 1),
+        "np2": lambda: np_single(text, 2),
         "docs": lambda: [core.encode_ordinary(d) for d in docs],
         "count": lambda: [core.count(d) for d in docs],
         "batch": lambda: core.encode_batch(docs, None, None, None),
@@ -140,7 +142,8 @@ def main(argv: List[str] | None = None) -> None:
     cores = [m.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern) for m in modules]
     labels = [Path(p).stem for p in args.builds]
     for corpus in args.corpora:
-        raw = (data_dir() / f"{corpus}.txt").read_bytes()[: int(args.mb * 1e6)]
+        raw = (data_dir() / f"{corpus}.txt").read_bytes()
+        raw = (raw * (int(args.mb * 1e6) // len(raw) + 1))[: int(args.mb * 1e6)]  # repeated when shorter
         text = raw.decode("utf-8", "ignore")
         docs = documents(text)
         mb = len(text.encode()) / 1e6

@@ -538,7 +538,27 @@ fn block_at(b: &[u8], at: usize) -> [u8; 64] {
 #[inline]
 pub(crate) fn worth_blocks(b: &[u8]) -> bool {
     let head = &b[..b.len().min(1024)];
-    b.len() > 64 && head.iter().filter(|&&c| c >= 0x80).count() * 16 <= head.len()
+    b.len() > 64 && high_bytes(head) * 16 <= head.len()
+}
+
+/// The number of bytes >= 0x80 in `b` (at most 2,040 bytes long), eight at a
+/// time: each byte's top bit added into its own 8-bit lane of one word. Once
+/// per encode call, so per document in a batch: the byte-by-byte count it
+/// replaces (widened to 64 bits per byte by the compiler) took 11 % of a batch
+/// of 1-10 KB documents.
+#[inline]
+fn high_bytes(b: &[u8]) -> usize {
+    debug_assert!(b.len() <= 255 * 8);
+    let words = b.chunks_exact(8);
+    let rest = words.remainder();
+    let mut lanes = 0u64;
+    for w in words {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(w);
+        lanes += (u64::from_le_bytes(x) >> 7) & 0x0101_0101_0101_0101;
+    }
+    let in_words: usize = lanes.to_le_bytes().iter().map(|&n| usize::from(n)).sum();
+    in_words + rest.iter().filter(|&&c| c >= 0x80).count()
 }
 
 /// Whether any of the 64 bytes at `at` is >= 0x80 (`b[at..at + 64]` exists).
@@ -750,6 +770,25 @@ fn hard_piece(named: Named, s: &Scan, text: &str, cur: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn high_bytes_counts_every_byte_from_0x80() {
+        let mut x = 1u64;
+        for len in [0usize, 1, 7, 8, 9, 63, 64, 65, 1000, 1024, 2040] {
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            let want = b.iter().filter(|&&c| c >= 0x80).count();
+            assert_eq!(high_bytes(&b), want, "{len} bytes");
+        }
+        assert_eq!(high_bytes(&[0xFF; 2040]), 2040);
+        assert_eq!(high_bytes(&[0x7F; 2040]), 0);
+    }
 
     #[test]
     fn classes_agree_with_the_scanner_tables() {
