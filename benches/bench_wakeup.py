@@ -30,7 +30,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no spinning BLAS thread on
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-from bench_encode import corpus_bytes, documents, machine, slices, table  # noqa: E402
+from bench_encode import corpus_bytes, documents, machine, slices, table
 
 
 def main() -> None:
