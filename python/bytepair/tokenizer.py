@@ -131,7 +131,6 @@ class Tokenizer:
         self.special_text: SpecialText = special_text
         self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
-        self._sorted: Optional[List[bytes]] = None
         self._bundled: Optional[str] = None
 
     # ------------------------------------------------------------ properties
@@ -206,7 +205,6 @@ class Tokenizer:
                     del ranks[self._tokens[i]]
             self._ranks = ranks
         return self._ranks
-
 
     @property
     def token_bytes_list(self) -> List[bytes]:
@@ -840,9 +838,7 @@ class Tokenizer:
         >>> len(bytepair.get_encoding("gpt2").token_byte_values())
         50256
         """
-        if self._sorted is None:
-            self._sorted = sorted(self._rank_map())
-        return list(self._sorted)
+        return sorted(self._rank_map())
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
         """``(text, offsets)``: the decoded text and, per token, the index of the

@@ -111,10 +111,14 @@ impl CoreBpe {
         let Some((s, e)) = last else {
             return Ok(Vec::new());
         };
-        let mut piece = Vec::new();
-        encode_piece(&tail.as_bytes()[s..e], &self.vocab, &mut piece);
-        // the piece's ids end the run (never fewer ids than that after `at`)
-        let mut n = piece.len().min(ids.len() - at);
+        // the piece's ids end the run: the last ids whose bytes make up its
+        // e - s bytes (counted back, not merged again)
+        let width = |id: Rank| self.token_bytes(id).map_or(0, <[u8]>::len);
+        let (mut n, mut covered) = (0, 0);
+        while covered < e - s && n < ids.len() - at {
+            covered += width(ids[ids.len() - 1 - n]);
+            n += 1;
+        }
         let space = |id: Rank| self.token_bytes(id).is_ok_and(all_space);
         if n > 0 && space(ids[ids.len() - n]) {
             while n < ids.len() && space(ids[ids.len() - n - 1]) {
