@@ -36,7 +36,8 @@ import sys
 from pathlib import Path
 
 import bytepair
-from bytepair.parity import learn_parity, parity
+from bytepair.inspect import parity
+from bytepair.parity import learn_parity
 
 ROOT = Path(__file__).resolve().parents[1]
 PARALLEL = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "parallel"

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import patterns
+from . import _moved, patterns
 from .char import CharTokenizer
 from .conversion import ConvertReport, convert
 from .errors import (
@@ -29,6 +29,8 @@ from .tokenizer import Tokenizer
 from .train import train
 
 __version__ = "0.1.0"
+
+_moved.install()
 
 
 __all__ = [

@@ -28,9 +28,12 @@ import collections.abc
 from typing import TYPE_CHECKING, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, cast
 
 from . import _core
+from .checks import check_text, fix_surrogates
+from .special import check_foreign_disallowed
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .tokenizer import AllowedSpecial, DisallowedSpecial, Tokenizer
+    from .special import AllowedSpecial, DisallowedSpecial
+    from .tokenizer import Tokenizer
 
 # the offsets type behaves as a read-only sequence of (start, end) tuples
 collections.abc.Sequence.register(_core.Spans)
@@ -57,12 +60,10 @@ class _Prepared:
 
     def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial",
                  *, eager: bool = True):
-        from .tokenizer import check_text
-
         text = check_text(text)
-        pol = tok.special_policy(allowed, disallowed) or ([], [])
+        pol = tok.special_policy(allowed, disallowed).core_args
         if disallowed:
-            tok._check_foreign_disallowed(text, disallowed)
+            check_foreign_disallowed(text, disallowed, tok.special_tokens)
         self.original = text
         self.text = text
         self.policy = pol
@@ -73,8 +74,6 @@ class _Prepared:
             self._repair()
 
     def _repair(self) -> None:
-        from .tokenizer import fix_surrogates
-
         text = self.original
         self.text = fix_surrogates(text)
         if len(self.text) != len(text):

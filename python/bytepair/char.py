@@ -150,6 +150,28 @@ class CharTokenizer:
         """Number of ids: 1 + distinct characters + merges."""
         return len(self._vocab)
 
+    @property
+    def n_vocab(self) -> int:
+        """:attr:`vocab_size` under the byte-level tokenizer's name."""
+        return len(self._vocab)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The UTF-8 bytes of one token's string.
+
+        >>> CharTokenizer.train("abab", 1).decode_single_token_bytes(3)
+        b'ab'
+        """
+        return self._token_string(token).encode("utf-8")
+
+    def _token_string(self, token: int) -> str:
+        """One token's string (an :class:`~bytepair.errors.UnknownTokenError` for
+        an id outside the vocabulary)."""
+        if not isinstance(token, int) or isinstance(token, bool):
+            raise TypeError(f"token ids are int, got {type(token).__name__}")
+        if not 0 <= token < len(self._vocab):
+            raise UnknownTokenError(f"token id {token} is not in the vocabulary (ids are 0..{len(self._vocab) - 1})")
+        return self._vocab[token]
+
     # ------------------------------------------------------------ files
 
     def to_dict(self) -> dict:

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -30,9 +31,11 @@ from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_folder as _hf_folder
 from .formats import hf_json as _hf
+from .formats import load as load_any
 from .formats import native as _native
 from .formats import tiktoken_ranks as _tiktoken
 from .formats.common import UNSET
+from .registry import get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -126,9 +129,6 @@ class ConvertReport:
 def _resolve_source(
     source: Any, pattern: Any, special_tokens: Optional[Mapping[str, int]], preset: Optional[str]
 ) -> Tuple[Tokenizer, str]:
-    from .formats import load as load_any
-    from .registry import get_encoding, list_encoding_names
-
     if isinstance(source, Tokenizer):
         if pattern is not UNSET or special_tokens is not None or preset is not None:
             raise TypeError("pattern=, special_tokens= and preset= apply to file sources only")
@@ -243,7 +243,6 @@ def _transformers_peer(tmp: Dict[str, str]) -> Optional[Tuple[str, Callable[[Lis
         import transformers
     except ImportError:
         return None
-    import tempfile
 
     # from_pretrained reads the files by their names: a private copy of the folder
     with tempfile.TemporaryDirectory(prefix="bytepair-transformers-") as copy:

@@ -14,12 +14,16 @@ released.
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 from . import patterns as _patterns
-from .errors import TrainingError
+from .atomic import atomic_write_bytes
+from .checks import fix_surrogates
+from .errors import CorruptCountsError, FormatError, TrainingError
 
 PathLike = Union[str, "os.PathLike[str]"]
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -125,14 +129,10 @@ class ChunkCounts:
         "pattern": ..., "special_tokens": [...], "entries": N}`` then, per chunk in
         first-seen order, a LEB128 byte length, the bytes, and a LEB128 count.
         """
-        from .atomic import atomic_write_bytes
-
         atomic_write_bytes(path, self.to_bytes())
 
     def to_bytes(self) -> bytes:
         """The ``.bpc`` file content (see :meth:`save`)."""
-        import json
-
         header = {
             "format": _FORMAT, "version": _VERSION, "pattern": self.pattern,
             "special_tokens": self.special_tokens, "entries": len(self._table),
@@ -149,10 +149,6 @@ class ChunkCounts:
     @classmethod
     def from_bytes(cls, raw: bytes, *, path: object = None) -> "ChunkCounts":
         """Parses ``.bpc`` content (see :meth:`save`)."""
-        import json
-
-        from .errors import CorruptCountsError, FormatError
-
         nl = raw.find(b"\n")
         try:
             header = json.loads(raw[:nl].decode("utf-8")) if nl >= 0 else None
@@ -196,8 +192,6 @@ _VERSION = 1
 
 
 def _as_path(p: str) -> "os.PathLike[str]":
-    import pathlib
-
     return pathlib.Path(p)
 
 
@@ -278,8 +272,6 @@ def count(
         try:
             counter.feed_texts(batch, cb_of())
         except UnicodeEncodeError:  # lone surrogates: repaired as encode repairs them (nothing was fed yet)
-            from .tokenizer import fix_surrogates
-
             counter.feed_texts([fix_surrogates(t) for t in batch], cb_of())
         if progress is not None:
             progress.counted(size)

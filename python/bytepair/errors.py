@@ -123,6 +123,19 @@ class MissingExtraError(BytepairError, ImportError):
     """An optional dependency (an "extra" of the bytepair package) is not installed."""
 
 
+class ShardError(BytepairError, ValueError):
+    """One input shard cannot be read (not UTF-8, not valid JSONL or Parquet, no
+    text column, ...). The message starts with the shard's path.
+
+    Attributes:
+        path: the shard.
+    """
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
+
+
 __all__ = [
     "BytepairError",
     "ConversionError",
@@ -132,6 +145,7 @@ __all__ = [
     "MissingExtraError",
     "PatternError",
     "ReadError",
+    "ShardError",
     "ThreadsError",
     "TrainingError",
     "UnknownEncodingError",

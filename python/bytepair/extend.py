@@ -32,11 +32,15 @@ from typing import Optional, Sequence, Union
 
 from . import _core
 from . import patterns as _patterns
+from .char import CharTokenizer
+from .checks import check_int, validate_specials
 from .counts import ChunkCounts, count, input_size
+from .documents import Data
 from .errors import TrainingError
+from .formats import load
 from .progress import TrainProgress, enabled
+from .registry import get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
-from .train import Data, check_int, validate_specials
 
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
@@ -47,19 +51,13 @@ def resolve_base(base: object) -> Tokenizer:
     Raises TrainingError for a character-level tokenizer (its ids are characters,
     not byte-level BPE ranks) and for anything else that is not byte-level BPE.
     """
-    from .char import CharTokenizer
-
     if isinstance(base, str) and not os.path.exists(base):
-        from .registry import get_encoding, list_encoding_names
-
         if base not in list_encoding_names():
             raise TrainingError(
                 f"base {base!r} is neither a bundled encoding ({', '.join(list_encoding_names())}) nor a file"
             )
         return get_encoding(base)
     if isinstance(base, (str, os.PathLike)):
-        from .formats import load
-
         base = load(base)
     if isinstance(base, CharTokenizer):
         raise TrainingError(

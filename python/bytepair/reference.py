@@ -69,6 +69,7 @@ True
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import regex
@@ -603,8 +604,6 @@ def train_parity_from_counts(
     >>> chosen_by
     ['en', 'ko', 'en']
     """
-    from fractions import Fraction
-
     def as_ids(c: Dict[bytes, int]) -> Dict[Tuple[int, ...], int]:
         return {tuple(b): n for b, n in c.items()}
 

@@ -23,7 +23,8 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 from . import _core, patterns
 from .errors import FormatError, UnknownEncodingError
-from .tokenizer import ENDOFTEXT, Tokenizer
+from .special import ENDOFTEXT
+from .tokenizer import Tokenizer
 
 FIM_PREFIX = "<|fim_prefix|>"
 FIM_MIDDLE = "<|fim_middle|>"
@@ -240,7 +241,7 @@ def load_bundled(name: str, data: bytes) -> Tokenizer:
         core = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
     else:  # p50k: its ranks skip 50256, which only the core's constructor takes
         core = _core.CoreBPE(_gap_tokens(data), spec.specials, spec.pattern)
-    return Tokenizer.from_core(core, spec.pattern, spec.specials, name=name, bundled=name)
+    return Tokenizer.from_core(core, spec.pattern, spec.specials, name=name, bundled=(get_encoding, name))
 
 
 def get_encoding(name: str) -> Tokenizer:

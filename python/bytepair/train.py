@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Mapping, Optional, Sequence
 
 from . import _core
 from . import patterns as _patterns
+from .checks import check_int, validate_specials
 from .counts import ChunkCounts, count, input_size
+from .documents import Data
 from .errors import TrainingError
+from .parity import learn_parity
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
-
-Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 
 class _DefaultPattern(str):
@@ -47,66 +48,6 @@ def _warn_if_path(data: object) -> None:
                 f"to train on the file, pass pathlib.Path({data!r})",
                 stacklevel=3,
             )
-
-
-def validate_specials(special_tokens: Sequence[str]) -> List[str]:
-    """The special tokens as a list, or a TrainingError naming what is wrong
-    (a lone str, a non-str, the empty string, a duplicate)."""
-    if isinstance(special_tokens, str):
-        raise TrainingError("special_tokens must be a list of str, not a single str")
-    out: List[str] = []
-    for s in special_tokens:
-        if not isinstance(s, str):
-            raise TrainingError(f"special token {s!r} is not a str")
-        if not s:
-            raise TrainingError("a special token is the empty string")
-        if s in out:
-            raise TrainingError(f"special token {s!r} is listed twice")
-        out.append(s)
-    return out
-
-
-def check_int(name: str, value: object, allow_none: bool = False, minimum: int = 1) -> Optional[int]:
-    """``value`` when it is an int of at least ``minimum`` (or None when allowed),
-    else a TrainingError naming the argument."""
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise TrainingError(f"{name} must be an int >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
-    return value
-
-
-def read_text_file(path: "os.PathLike[str] | str") -> str:
-    """Reads a UTF-8 file; a file that is not UTF-8 raises TrainingError naming it."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise TrainingError(f"{os.fspath(path)}: not UTF-8 text (byte {e.start}: {e.reason})") from e
-
-
-def iter_documents(data: Data) -> Iterator[str]:
-    """Yields the documents of ``data`` (see the module docstring) as str.
-
-    >>> list(iter_documents(["a", "b"]))
-    ['a', 'b']
-    """
-    if isinstance(data, str):
-        yield data
-        return
-    if isinstance(data, os.PathLike):
-        yield read_text_file(data)
-        return
-    if isinstance(data, (bytes, bytearray)):
-        raise TypeError("training data must be str, not bytes; decode it first")
-    for item in data:
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, os.PathLike):
-            yield read_text_file(item)
-        else:
-            raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
 
 
 def train(
@@ -183,7 +124,6 @@ def train(
             raise TypeError("objective='parity' trains on languages={name: data, ...}, not on data or counts")
         if languages is None:
             raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)")
-        from .parity import learn_parity
 
         if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
             raise TypeError("vocab_size must be an int")

@@ -372,7 +372,7 @@ def test_long_input_in_a_terminal_shows_progress_and_same_ids(capsys, monkeypatc
 
 def test_plot_labels_fall_back_when_no_font_has_the_characters(monkeypatch):
     pytest.importorskip("matplotlib")
-    from bytepair import plot
+    from bytepair.render import plot
 
     labels = ["Hello, this is a toke…", "안녕하세요"]
     monkeypatch.setattr(plot, "_font_covering", lambda needed: None)

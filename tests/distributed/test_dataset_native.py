@@ -28,7 +28,7 @@ def python_outputs(monkeypatch, paths, out: Path, **kw) -> Dict[str, bytes]:
     with monkeypatch.context() as m:
         # no native run here, and the workers (which import the module afresh)
         # are sent the Python task body itself
-        m.setattr(enc_mod.native, "policy_lists", lambda *a: None)
+        m.setattr(enc_mod.pipeline, "policy_lists", lambda *a: None)
         m.setattr(enc_mod, "_encode_shard", enc_mod._encode_shard_python)
         encode_dataset(paths, out, **kw)
     return {p.name: p.read_bytes() for p in out.iterdir()}
@@ -99,7 +99,7 @@ def test_small_chunks_many_threads_same_bytes(tmp_path, monkeypatch):
         assert error is None
         got[i] = ids
 
-    enc_mod.native.run(tok, [(str(p), "memory", None) for p in paths], done, eot=tok.eot_token)
+    enc_mod.pipeline.run(tok, [(str(p), "memory", None) for p in paths], done, eot=tok.eot_token)
     for k, p in enumerate(paths):
         ids = got[k]
         assert ids == ref[f"p{k}.bin"]
@@ -297,7 +297,7 @@ def test_ctrl_c_stops_the_run_without_partial_files_and_resumes(tmp_path, monkey
     # zstd: the Rust reader hands the shard to the Python loader, which interrupts
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(pq.read_table(paths[1]), paths[1], compression="zstd")
-    real = enc_mod.native.parquet_columns
+    real = enc_mod.pipeline.parquet_columns
     out = tmp_path / "out"
 
     def interrupting(column, path):
@@ -309,7 +309,7 @@ def test_ctrl_c_stops_the_run_without_partial_files_and_resumes(tmp_path, monkey
         yield from real(column, path)
 
     with monkeypatch.context() as m:
-        m.setattr(enc_mod.native, "parquet_columns", interrupting)
+        m.setattr(enc_mod.pipeline, "parquet_columns", interrupting)
         with pytest.raises(KeyboardInterrupt):
             encode_dataset(paths, out, tokenizer="gpt2", workers=2)
     left = {p.name for p in out.iterdir()}

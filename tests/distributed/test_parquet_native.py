@@ -17,7 +17,8 @@ from test_dataset_native import count_python_path, files, python_outputs
 from test_distributed_local import real_documents
 
 import bytepair
-from bytepair.distributed import ShardsFailedError, encode_dataset, iter_documents, native
+from bytepair.distributed import ShardsFailedError, encode_dataset, iter_documents
+from bytepair.shards import pipeline as native
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

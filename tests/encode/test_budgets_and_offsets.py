@@ -313,8 +313,8 @@ def test_offsets_specials_surrogates_and_errors():
 
 
 def test_pieces_and_html_use_offsets():
-    from bytepair.html import pieces_html
     from bytepair.inspect import pieces
+    from bytepair.render.html import pieces_html
 
     p = pieces(bytepair.get_encoding("gpt2"), "x 한")
     assert [x.chars for x in p.pieces] == [(0, 1), (1, 2), (2, 3), (2, 3)]

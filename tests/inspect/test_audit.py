@@ -8,8 +8,8 @@ import random
 import pytest
 
 from bytepair import Tokenizer, get_encoding
-from bytepair.audit import _in_utf8_text, audit, duplicates, merge_without_shortcut
 from bytepair.inspect import audit as inspect_audit
+from bytepair.inspect.audit import _in_utf8_text, audit, duplicates, merge_without_shortcut
 from conftest import corpus
 
 BYTES = [bytes([i]) for i in range(256)]

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from bytepair import Tokenizer, get_encoding
-from bytepair.diff import _longest_common_order, _segments, diff
 from bytepair.inspect import diff as inspect_diff
+from bytepair.inspect.diff import _longest_common_order, _segments, diff
 from conftest import corpus
 
 BYTES = [bytes([i]) for i in range(256)]

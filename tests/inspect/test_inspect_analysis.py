@@ -10,6 +10,7 @@ import pytest
 
 import bytepair
 from bytepair import inspect as bi
+from bytepair.inspect.trace import _join_tokens
 from conftest import tiktoken_encoding
 
 
@@ -22,7 +23,7 @@ def _tokens(step_or_trace) -> str:
 
 def test_trace_low_lower_lowest_matches_seed_a():
     t = bi.trace("low lower lowest", 4)
-    assert bi._join_tokens(t.start_tokens) == "l|o|w| |l|o|w|e|r| |l|o|w|e|s|t"
+    assert _join_tokens(t.start_tokens) == "l|o|w| |l|o|w|e|r| |l|o|w|e|s|t"
     assert t.num_start_tokens == 16
     assert [(s.left, s.right) for s in t.steps] == [(b"l", b"o"), (b"lo", b"w"), (b" ", b"low"), (b" low", b"e")]
     assert [s.num_tokens for s in t.steps] == [13, 10, 8, 6]

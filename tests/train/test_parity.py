@@ -12,7 +12,7 @@ from bytepair import _core
 from bytepair import reference as R
 from bytepair.cli import main
 from bytepair.errors import TrainingError
-from bytepair.parity import parity
+from bytepair.inspect import parity
 
 DATA = Path(__file__).parents[1] / "data"
 

@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..inspect import compare, evaluate, sweep, trace, word_ranks
+from ..inspect.common import tokenizer_name
+from ..inspect.pieces import Pieces, describe_pieces, piece_ids, pieces
 from ..render import format_table
+from ..render.html import write_pieces_html
+from ..render.plot import plot_compare, plot_sweep
 from .common import (
     BUNDLED,
     Busy,
@@ -39,14 +44,10 @@ STREAM_BLOCK = 4096
 
 
 def cmd_pieces(args: argparse.Namespace) -> int:
-    from ..inspect import Pieces, describe_pieces, piece_ids, pieces, tokenizer_name
-
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
     allowed = allowed_special(args)
     if args.html:
-        from ..html import write_pieces_html
-
         result = pieces(tok, text, allowed_special=allowed, limit=args.limit or None)
         write_pieces_html(result, args.html)
         if not args.json:
@@ -96,8 +97,6 @@ def cmd_pieces(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from ..inspect import trace
-
     texts = [t for _, t in read_texts(args)]
     with Busy(args, "training and tracing"):
         result = trace(texts, args.merges, pattern=pattern_value(args.pattern))
@@ -106,8 +105,6 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..inspect import sweep
-
     if args.sizes and args.merges:
         raise UsageError("give --sizes or --merges, not both")
     sizes = int_list(args.sizes, "--sizes") if args.sizes else None
@@ -132,8 +129,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     with Busy(args, "sweeping"):
         result = sweep(source, sizes, eval_text, merges=merges, pattern=pattern, allowed_special=allowed_special(args))
     if args.plot:
-        from ..plot import plot_sweep
-
         plot_sweep(result, args.plot)
     show_result(result, args)
     if args.plot and not args.json:
@@ -150,8 +145,6 @@ def _doubling(lo: int, hi: int) -> list[int]:
 
 
 def cmd_ranks(args: argparse.Namespace) -> int:
-    from ..inspect import word_ranks
-
     _, tok = one_tokenizer(args)
     if not args.words:
         raise UsageError("give the words to look up, e.g. bytepair ranks ' the' ' Luna'")
@@ -160,14 +153,10 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from ..inspect import compare
-
     texts = dict(read_texts(args))
     toks = dict(load_tokenizers(args, default=BUNDLED))
     result = compare(texts, toks, allowed_special=allowed_special(args))
     if args.plot:
-        from ..plot import plot_compare
-
         plot_compare(result, args.plot)
     show_result(result, args)
     if args.plot and not args.json:
@@ -176,8 +165,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..inspect import evaluate
-
     text = [t for _, t in read_texts(args)]
     results = [evaluate(tok, text, allowed_special=allowed_special(args)) for _, tok in load_tokenizers(args)]
     if args.json:

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from ..atomic import atomic_write_text
+from ..budget import chunk_spans
 from .common import (
     UsageError,
     add_command,
@@ -41,8 +43,6 @@ def cmd_truncate(args: argparse.Namespace) -> int:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from ..budget import chunk_spans
-
     name, tok = one_tokenizer(args)
     kw = _budget_args(args)
     if args.overlap < 0:
@@ -58,8 +58,6 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                                  "text": chunk}, ensure_ascii=False))
     body = "".join(line + "\n" for line in lines)
     if args.output:
-        from ..atomic import atomic_write_text
-
         atomic_write_text(args.output, body)
         if args.json:
             emit_json({"chunks": len(spans), "output": args.output, "tokenizer": name})

@@ -15,7 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import load
 from ..errors import UsageError
+from ..formats import detect
+from ..registry import get_encoding, list_encoding_names
 from ..render import show_bytes, visible
 
 DEFAULT_ENCODING = "o200k_base"
@@ -156,15 +159,8 @@ def load_tokenizer(kind: str, value: str, args: argparse.Namespace | None = None
     preset = getattr(args, "preset", None)
     pattern = getattr(args, "pattern", None)
     if kind == "e":
-        from ..registry import get_encoding
-
         return value, get_encoding(value)
-    from .. import load
-    from ..formats import detect
-
     if not os.path.exists(value):
-        from ..registry import list_encoding_names
-
         hint = f" ({value} is a bundled encoding: use -e {value})" if value in list_encoding_names() else ""
         raise FileNotFoundError(2, f"No such file or directory{hint}", value)
     kw: dict[str, Any] = {}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conversion import convert
+from ..registry import list_encoding_names
 from .common import UsageError, add_command, decode_input, emit
 
 
@@ -15,11 +16,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     kw: dict = {}
     if args.check_text:
         kw["check_text"] = str(decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
-    if not os.path.exists(args.source):
-        from ..registry import list_encoding_names
-
-        if args.source not in list_encoding_names():
-            raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
+    if not os.path.exists(args.source) and args.source not in list_encoding_names():
+        raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
     if args.pattern is not None:
         kw["pattern"] = args.pattern
     if args.preset is not None:

@@ -18,7 +18,8 @@ import argparse
 import time
 from typing import Any
 
-from .common import UsageError
+from ..distributed import count_chunks, encode_dataset
+from .common import UsageError, load_tokenizer
 
 
 def _plural(n: int, word: str) -> str:
@@ -58,8 +59,6 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_count_chunks(args: argparse.Namespace) -> int:
-    from ..distributed import count_chunks
-
     pattern = None if args.pattern == "none" else args.pattern
     specials = args.special if args.special is not None else ["<|endoftext|>"]
     t0 = time.perf_counter()
@@ -86,11 +85,7 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_encode_dataset(args: argparse.Namespace) -> int:
-    from ..distributed import encode_dataset
-
     if args.tokenizer_file is not None:
-        from .common import load_tokenizer
-
         tok: Any = load_tokenizer("t", args.tokenizer_file, args)[1]
     else:
         if args.preset is not None or args.pattern is not None:

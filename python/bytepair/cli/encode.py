@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,8 +38,6 @@ def _byte_ids(tok: Any) -> list[int]:
 def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> list[int]:
     """Encodes arbitrary bytes: valid UTF-8 runs as text, each invalid byte as its
     single-byte token, so ``decode_bytes`` gives ``data`` back exactly."""
-    import re
-
     s = data.decode("utf-8", "surrogateescape")
     byte_ids: list[int] | None = None
     ids: list[int] = []
@@ -191,7 +191,6 @@ def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
         steps = [dec.feed(i) for i in ids]
         flush = getattr(dec, "flush", None)
         return steps, flush() if callable(flush) else ""
-    import codecs
 
     inc = codecs.getincrementaldecoder("utf-8")(errors="replace")
     steps = [inc.decode(tok.decode_single_token_bytes(i)) for i in ids]

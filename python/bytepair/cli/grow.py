@@ -11,6 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import load
+from ..extend import extend
+from ..inspect import parity
+from ..parity import learn_parity
+from ..render.plot import plot_parity
 from .common import (
     UsageError,
     add_command,
@@ -18,6 +23,7 @@ from .common import (
     add_tokenizer_options,
     emit,
     emit_json,
+    load_tokenizers,
     one_tokenizer,
     pattern_value,
     read_texts,
@@ -45,8 +51,6 @@ def save_verified(tok: Any, path: Path) -> None:
     """Writes ``tok`` as a bytepair file, but only after loading the written bytes
     back and finding the same tokenizer (ids, specials, gaps, merges, policy):
     the destination is never replaced by a file that loads differently."""
-    from .. import load
-
     folder = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".json", dir=folder)
     os.close(fd)
@@ -78,8 +82,6 @@ def _id_ranges(ids: list[int]) -> str:
 
 
 def cmd_extend(args: argparse.Namespace) -> int:
-    from ..extend import extend
-
     if (args.add is None) == (args.vocab_size is None):
         raise UsageError("give --add N (merges to add) or --vocab-size N, not both or neither")
     label, base = one_tokenizer(args)
@@ -123,9 +125,6 @@ def cmd_extend(args: argparse.Namespace) -> int:
 
 
 def cmd_parity(args: argparse.Namespace) -> int:
-    from ..parity import parity, plot_parity
-    from .common import load_tokenizers
-
     langs = language_files(args.lang, "--lang")
     if not langs:
         raise UsageError("give the texts as --lang LANG=FILE (at least one; the first is the reference)")
@@ -144,8 +143,6 @@ def cmd_parity(args: argparse.Namespace) -> int:
 
 def cmd_train_parity(args: argparse.Namespace) -> int:
     """``bytepair train --parity ...`` (called by the train command)."""
-    from ..parity import learn_parity, parity
-
     if args.files or args.text or args.counts:
         raise UsageError("--parity takes the training text as LANG=FILE pairs; give no other input")
     langs = language_files(args.parity, "--parity")

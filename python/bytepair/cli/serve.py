@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..serve import bind, serve
 from .common import BUNDLED, Busy, UsageError, add_command, load_tokenizer
 
 
@@ -15,7 +16,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise UsageError(f"bytepair serve needs the serve extra ({e.name} is missing): "
                          "pip install 'bytepair[serve]'") from None
-    from ..serve import bind, serve
 
     specs = list(getattr(args, "tokenizers", None) or [])
     if not any(k == "e" for k, _ in specs):

@@ -7,6 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import patterns, train
+from ..atomic import check_output_path
+from ..counts import ChunkCounts
+from ..documents import iter_documents
+from ..render import show_bytes
 from .common import (
     UsageError,
     add_command,
@@ -18,6 +23,7 @@ from .common import (
     read_stdin_bytes,
     sample_path,
 )
+from .grow import add_train_options, cmd_train_parity
 
 
 def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
@@ -52,14 +58,9 @@ def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .. import train
-    from ..atomic import check_output_path
-    from ..render import show_bytes
-
     if args.parity or args.dev:
         if not args.parity:
             raise UsageError("--dev goes with --parity LANG=FILE ...")
-        from .grow import cmd_train_parity
 
         return cmd_train_parity(args)
 
@@ -72,9 +73,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.counts:
         if args.files or args.text is not None:
             raise UsageError("give either --counts FILE or training text, not both")
-        from .. import patterns
-        from ..counts import ChunkCounts
-
         counts = ChunkCounts.load(args.counts)
         if args.pattern is not None and patterns.resolve(pattern_value(args.pattern)) != counts.pattern:
             made = patterns.name_of(counts.pattern) or ("none" if counts.pattern is None else "a custom regex")
@@ -88,7 +86,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
         tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
-        from ..train import iter_documents
 
         docs = list(iter_documents(data))
         n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
@@ -133,6 +130,5 @@ def add_parsers(subparsers: Any) -> None:
                    help="counting threads (default: all cores; 0 is refused, as num_threads=0 is in the API)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
-    from .grow import add_train_options
 
     add_train_options(t)

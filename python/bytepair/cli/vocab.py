@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..inspect import audit, diff
+from ..registry import list_encoding_names
 from .common import (
     Busy,
     UsageError,
@@ -24,8 +26,6 @@ from .common import (
 
 
 def _tokenizer_arg(value: str) -> tuple[str, Any]:
-    from ..registry import list_encoding_names
-
     if value in list_encoding_names():
         return load_tokenizer("e", value)
     if os.path.exists(value):
@@ -40,8 +40,6 @@ def _documents(text: str, sep: str | None) -> list[str]:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..diff import diff
-
     if args.limit < 0:
         raise UsageError(f"--limit must be >= 0, got {args.limit}")
     (name_a, a), (name_b, b) = _tokenizer_arg(args.a), _tokenizer_arg(args.b)
@@ -62,8 +60,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from ..audit import audit
-
     if args.limit < 0:
         raise UsageError(f"--limit must be >= 0, got {args.limit}")
     name, tok = one_tokenizer(args)

@@ -9,7 +9,7 @@ machine's cores (``engine="local"``, the default) or on a Ray cluster
   the same ids as ``Tokenizer.encode_batch``; resumable.
 
 Shards are plain text (one file = one document), JSONL or Parquet (one record
-= one document); see :mod:`bytepair.distributed.readers`.
+= one document); see :mod:`bytepair.shards.readers`.
 
 >>> import tempfile, pathlib, bytepair
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -22,8 +22,9 @@ Shards are plain text (one file = one document), JSONL or Parquet (one record
 True
 """
 
+from ..shards.readers import iter_documents, output_stem, shard_format
 from .count import count_chunks
-from .encode import encode_dataset, read_manifest, tokenizer_fingerprint
+from .encode import encode_dataset
 from .engines import Engine, LocalEngine, RayEngine, get_engine
 from .errors import (
     EngineError,
@@ -32,7 +33,7 @@ from .errors import (
     ShardError,
     ShardsFailedError,
 )
-from .readers import iter_documents, output_stem, shard_format
+from .manifest import read_manifest, tokenizer_fingerprint
 
 __all__ = [
     "Engine",

@@ -27,10 +27,10 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
-from .driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from ..shards.readers import check_input_format, iter_documents, normalize_paths
+from .driver import PathLike, Progress, Reader
 from .engines import Engine, RayEngine, get_engine, in_order
 from .errors import ShardsFailedError
-from .readers import iter_documents
 
 #: Partial tables merged per Ray task when ``reduce="tree"``.
 TREE_FAN_IN = 8
@@ -81,7 +81,7 @@ def count_chunks(
 
     Args:
         paths: the shards (text, JSONL or Parquet; see
-            :mod:`bytepair.distributed.readers`), in corpus order.
+            :mod:`bytepair.shards.readers`), in corpus order.
         pattern: pre-tokenization pattern (name, regex or None).
         special_tokens: special-token text cut out before counting (pass the
             same list to :func:`bytepair.train`).

@@ -5,40 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
-
-from .readers import INPUT_FORMATS
+from typing import Any, Callable, Iterable, Optional, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 Reader = Callable[[str], Iterable[str]]
-
-
-def normalize_paths(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
-    """A list of path strings; a single path is a list of one.
-
-    >>> normalize_paths("a.txt"), normalize_paths(["a", "b"])
-    (['a.txt'], ['a', 'b'])
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    if isinstance(paths, (bytes, bytearray)):
-        raise TypeError("paths must be str or os.PathLike, not bytes")
-    out = []
-    for p in paths:
-        if not isinstance(p, (str, os.PathLike)):
-            raise TypeError(f"shard paths must be str or os.PathLike, got {type(p).__name__}")
-        out.append(os.fspath(p))
-    if not out:
-        raise ValueError("no input shards given")
-    return out
-
-
-def check_input_format(input_format: Optional[str]) -> None:
-    if input_format is not None and input_format not in INPUT_FORMATS:
-        raise ValueError(
-            f"unknown input_format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}"
-            " or None (from the file name)"
-        )
 
 
 class Progress:

@@ -27,7 +27,7 @@ even to the same size, is encoded again. A directory whose manifest
 comes from another tokenizer or other settings is refused.
 
 How the work runs: shards are read, encoded and written by the native
-pipeline (:mod:`bytepair.distributed.native`: Rust reader, encoder and writer
+pipeline (:mod:`bytepair.shards.pipeline`: Rust reader, encoder and writer
 threads, overlapped, the GIL released, a bounded amount of text in flight).
 With ``engine="local"`` every shard goes through one such run on ``workers``
 threads of this process (default: one per core); worker processes are used
@@ -43,26 +43,30 @@ from __future__ import annotations
 
 import array
 import contextlib
-import hashlib
-import json
 import os
 import sys
 import tempfile
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from ..atomic import atomic_write_text
+from ..registry import get_encoding, list_encoding_names
+from ..shards import pipeline
+from ..shards.readers import check_input_format, iter_documents, normalize_paths, output_stem
 from ..tokenizer import Tokenizer
-from . import native
-from .driver import PathLike, Progress, Reader, check_input_format, normalize_paths
+from .driver import PathLike, Progress, Reader
 from .engines import Engine, Outcome, get_engine
 from .engines.base import describe_error
-from .errors import OutputDirError, ShardsFailedError
-from .readers import iter_documents, output_stem
+from .errors import ShardsFailedError
+from .manifest import (
+    MANIFEST,
+    check_compatible,
+    is_done,
+    read_manifest,
+    run_settings,
+    source_stamp,
+    write_manifest,
+)
 
 OUTPUT_FORMATS = ("bin", "npy", "parquet")
-MANIFEST = "manifest.json"
-_MANIFEST_FORMAT = "bytepair-dataset"
-_MANIFEST_VERSION = 1
 #: Text encoded per ``encode_batch`` call inside a task (bounds a task's memory).
 _BATCH_CHARS = 8 << 20
 
@@ -70,34 +74,9 @@ _BATCH_CHARS = 8 << 20
 # ---------------------------------------------------------------- tokenizer identity
 
 
-def tokenizer_fingerprint(tok: Tokenizer) -> str:
-    """A hash of everything that decides the ids: token bytes in rank order,
-    the pattern and the special tokens (not the name).
-
-    >>> from bytepair import get_encoding
-    >>> a, b = get_encoding("gpt2"), get_encoding("r50k_base")
-    >>> tokenizer_fingerprint(a) == tokenizer_fingerprint(b)
-    True
-    >>> tokenizer_fingerprint(get_encoding("gpt2"))[:7]
-    'sha256:'
-    """
-    h = hashlib.sha256()
-    head = {
-        "pattern": tok.pattern,
-        "special_tokens": sorted(tok.special_tokens.items(), key=lambda kv: kv[1]),
-    }
-    h.update(json.dumps(head, ensure_ascii=False, sort_keys=True).encode("utf-8"))
-    for t in tok.token_bytes_list:
-        h.update(len(t).to_bytes(4, "little"))
-        h.update(t)
-    return "sha256:" + h.hexdigest()
-
-
 def _shippable(tok: Tokenizer) -> Union[str, Tokenizer]:
     """A bundled encoding travels as its name (workers load it offline); any
     other tokenizer travels pickled (its tokens)."""
-    from ..registry import get_encoding, list_encoding_names
-
     if tok.name in list_encoding_names() and get_encoding(tok.name) == tok:
         return tok.name
     return tok
@@ -111,19 +90,8 @@ def _worker_tokenizer(spec: Union[str, Tokenizer]) -> Tokenizer:
         return spec
     tok = _worker_cache.get(spec)
     if tok is None:
-        from ..registry import get_encoding
-
         tok = _worker_cache[spec] = get_encoding(spec)
     return tok
-
-
-def dtype_for(n_vocab: int) -> str:
-    """``"uint16"`` when every id fits in 16 bits, else ``"uint32"``.
-
-    >>> dtype_for(50257), dtype_for(65536), dtype_for(65537)
-    ('uint16', 'uint16', 'uint32')
-    """
-    return "uint16" if n_vocab <= 1 << 16 else "uint32"
 
 
 # ---------------------------------------------------------------- writing one shard
@@ -168,9 +136,9 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
     spec, reader, allowed, disallowed = shared[0], shared[3], shared[7], shared[8]
     if reader is None:
         tok = _worker_tokenizer(spec)
-        pol = native.policy_lists(tok, allowed, disallowed)
+        pol = pipeline.policy_lists(tok, allowed, disallowed)
         if pol is not None:
-            source = _source_stamp(path)
+            source = source_stamp(path)
             threads = int(os.environ.get("RAYON_NUM_THREADS") or 1)
             got: List[Optional[Dict[str, int]]] = [None]
 
@@ -200,13 +168,13 @@ def _native_shards(
         if error is None and out_format == "parquet":
             try:
                 with _atomic_file(jobs[i][1]) as f:
-                    native.write_parquet(f, ids, offsets, dtype)
+                    pipeline.write_parquet(f, ids, offsets, dtype)
             except Exception:  # noqa: BLE001 - the Python path redoes it and reports
                 error = "parquet output failed"
         on_result(i, None if error is not None else {"documents": documents, "tokens": tokens})
 
     kind = "memory" if out_format == "parquet" else out_format
-    native.run(
+    pipeline.run(
         tok,
         [(src, kind, out) for src, out in jobs],
         done,
@@ -235,7 +203,7 @@ def _encode_shard_python(shared: Tuple[Any, ...], path: str, out_path: str) -> D
     ) = shared
     # before reading: a source changed while it is encoded no longer matches
     # what the manifest records, so a resumed run encodes it again
-    source = _source_stamp(path)
+    source = source_stamp(path)
     tok = _worker_tokenizer(spec)
     eot = (
         tok.eot_token if tok.eot_token is not None else -1
@@ -304,121 +272,6 @@ def _encode_shard_python(shared: Tuple[Any, ...], path: str, out_path: str) -> D
     return {"documents": n_docs, "tokens": len(values), **source}
 
 
-# ---------------------------------------------------------------- manifest
-
-
-def _settings(
-    tok: Tokenizer,
-    out_format: str,
-    append_eot: bool,
-    text_column: str,
-    allowed: Any,
-    disallowed: Any,
-) -> Dict[str, Any]:
-    return {
-        "tokenizer": {
-            "name": tok.name,
-            "fingerprint": tokenizer_fingerprint(tok),
-            "n_vocab": tok.n_vocab,
-            "eot_token": tok.eot_token,
-        },
-        "dtype": dtype_for(tok.n_vocab),
-        "output_format": out_format,
-        "append_eot": append_eot,
-        "text_column": text_column,
-        "allowed_special": allowed if isinstance(allowed, str) else sorted(allowed),
-        "disallowed_special": disallowed if isinstance(disallowed, str) else sorted(disallowed),
-    }
-
-
-def read_manifest(out_dir: PathLike) -> Optional[Dict[str, Any]]:
-    """The manifest of an output directory, or None when it has none."""
-    path = os.path.join(os.fspath(out_dir), MANIFEST)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        return None
-    try:
-        m = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise OutputDirError(
-            f"{path}: damaged manifest ({e}); delete the directory or use another one"
-        ) from e
-    if not isinstance(m, dict) or m.get("format") != _MANIFEST_FORMAT:
-        raise OutputDirError(
-            f"{path}: not a bytepair dataset manifest; use another output directory"
-        )
-    if m.get("version") != _MANIFEST_VERSION:
-        raise OutputDirError(f"{path}: unknown manifest version {m.get('version')!r}")
-    return m
-
-
-def _check_compatible(path: str, old: Dict[str, Any], settings: Dict[str, Any]) -> None:
-    if old.get("tokenizer", {}).get("fingerprint") != settings["tokenizer"]["fingerprint"]:
-        raise OutputDirError(
-            f"{path} was written with tokenizer {old.get('tokenizer', {}).get('name')!r}"
-            f" ({old.get('tokenizer', {}).get('fingerprint')}), not with this one"
-            f" ({settings['tokenizer']['name']!r}, {settings['tokenizer']['fingerprint']});"
-            " outputs of two tokenizers are never mixed: use another output directory"
-        )
-    for key in (
-        "dtype",
-        "output_format",
-        "append_eot",
-        "text_column",
-        "allowed_special",
-        "disallowed_special",
-    ):
-        if old.get(key) != settings[key]:
-            raise OutputDirError(
-                f"{path} was written with {key}={old.get(key)!r}, this run has {settings[key]!r};"
-                " use the same settings to resume, or another output directory"
-            )
-
-
-def _write_manifest(
-    out_dir: str, settings: Dict[str, Any], entries: Dict[str, Dict[str, Any]], order: Sequence[str]
-) -> Dict[str, Any]:
-    names = [n for n in order if n in entries] + [n for n in entries if n not in set(order)]
-    shards = [entries[n] for n in names]
-    manifest = {
-        "format": _MANIFEST_FORMAT,
-        "version": _MANIFEST_VERSION,
-        **settings,
-        "documents": sum(s["documents"] for s in shards),
-        "tokens": sum(s["tokens"] for s in shards),
-        "shards": shards,
-    }
-    atomic_write_text(
-        os.path.join(out_dir, MANIFEST), json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
-    )
-    return manifest
-
-
-def _source_stamp(path: str) -> Dict[str, int]:
-    """What a resumed run compares to decide that a source is unchanged."""
-    st = os.stat(path)
-    return {"source_bytes": st.st_size, "source_mtime_ns": st.st_mtime_ns}
-
-
-def _is_done(
-    out_dir: str, entry: Optional[Dict[str, Any]], src: str, itemsize: int, out_format: str
-) -> bool:
-    if entry is None:
-        return False
-    out = os.path.join(out_dir, entry["output"])
-    try:
-        stamp = _source_stamp(src)
-        # a manifest without the time (older bytepair) is redone: safe
-        if any(entry.get(k) != v for k, v in stamp.items()):
-            return False
-        size = os.path.getsize(out)
-    except OSError:
-        return False
-    return out_format != "bin" or size == entry["tokens"] * itemsize
-
-
 def _run_in_threads(
     tok: Tokenizer,
     pol: Tuple[List[str], List[str]],
@@ -435,7 +288,7 @@ def _run_in_threads(
     jobs: List[int] = []
     for i, (src, _) in enumerate(args):
         try:
-            stamps[i] = _source_stamp(src)
+            stamps[i] = source_stamp(src)
             jobs.append(i)
         except OSError:
             pass  # the Python path reports it, as before
@@ -486,7 +339,7 @@ def encode_dataset(
 
     Args:
         paths: input shards (text, JSONL or Parquet; see
-            :mod:`bytepair.distributed.readers`). Their names (without
+            :mod:`bytepair.shards.readers`). Their names (without
             extension) must differ: each names its output.
         out_dir: output directory (created if missing; on a cluster, storage
             every worker can write).
@@ -524,8 +377,6 @@ def encode_dataset(
     [31373, 995, 50256]
     """
     if isinstance(tokenizer, str):
-        from ..registry import get_encoding
-
         tokenizer = get_encoding(tokenizer)
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(
@@ -570,17 +421,17 @@ def encode_dataset(
 
     out = os.fspath(out_dir)
     os.makedirs(out, exist_ok=True)
-    settings = _settings(tokenizer, format, append_eot, text_column, allowed, disallowed)
+    settings = run_settings(tokenizer, format, append_eot, text_column, allowed, disallowed)
     old = read_manifest(out)
     entries: Dict[str, Dict[str, Any]] = {}
     if old is not None:
-        _check_compatible(os.path.join(out, MANIFEST), old, settings)
+        check_compatible(os.path.join(out, MANIFEST), old, settings)
         entries = {e["output"]: e for e in old.get("shards", [])}
     itemsize = 2 if settings["dtype"] == "uint16" else 4
-    todo = [n for n in order if not _is_done(out, entries.get(n), names[n], itemsize, format)]
+    todo = [n for n in order if not is_done(out, entries.get(n), names[n], itemsize, format)]
     for n in todo:
         entries.pop(n, None)
-    manifest = _write_manifest(out, settings, entries, order)
+    manifest = write_manifest(out, settings, entries, order)
     if not todo:
         return manifest
 
@@ -616,9 +467,9 @@ def encode_dataset(
             "source_bytes": res.value["source_bytes"],
             "source_mtime_ns": res.value["source_mtime_ns"],
         }
-        manifest = _write_manifest(out, settings, entries, order)
+        manifest = write_manifest(out, settings, entries, order)
 
-    pol = native.policy_lists(tokenizer, allowed, disallowed)
+    pol = pipeline.policy_lists(tokenizer, allowed, disallowed)
     eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
     try:
         if engine == "local" and reader is None and pol is not None:

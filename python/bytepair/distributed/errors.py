@@ -8,20 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from ..errors import BytepairError
-
-
-class ShardError(BytepairError, ValueError):
-    """One input shard cannot be read (not UTF-8, not valid JSONL or Parquet, no
-    text column, ...). The message starts with the shard's path.
-
-    Attributes:
-        path: the shard.
-    """
-
-    def __init__(self, path: object, message: str) -> None:
-        self.path = str(path)
-        super().__init__(f"{self.path}: {message}")
+from ..errors import BytepairError, ShardError
 
 
 class ShardsFailedError(BytepairError, ValueError):

@@ -21,13 +21,15 @@ True
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any, Dict, Optional, Union
 
 from ..errors import FormatError
+from ..registry import list_encoding_names
 from . import char, gpt2, hf_json, native, tiktoken_ranks
-from .common import UNSET
+from .common import UNSET, read_json
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -38,8 +40,6 @@ _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
 
 def _sniff_json(path: str, data: bytes) -> str:
-    from .common import read_json
-
     d = read_json(path, data)
     if isinstance(d, dict):
         if "format" in d:  # bytepair's files say what they are; native names a wrong value
@@ -82,8 +82,6 @@ def detect(path: PathLike) -> str:
     if _TIKTOKEN_LINE.match(first):
         return "tiktoken"
     if head in (b"[", b'"') or head.isdigit():
-        import json
-
         try:
             value = json.loads(data)
         except (ValueError, UnicodeDecodeError):
@@ -133,13 +131,10 @@ def load(
             stores its own pattern is never silently overridden).
     """
     p = os.fspath(path)
-    if not os.path.exists(p):
-        from ..registry import list_encoding_names
-
-        if isinstance(path, str) and path in list_encoding_names():
-            raise FileNotFoundError(
-                2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
-            )
+    if not os.path.exists(p) and isinstance(path, str) and path in list_encoding_names():
+        raise FileNotFoundError(
+            2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
+        )
     fmt = detect(path)
     if os.path.isdir(p) and fmt != "gpt2":
         p = os.path.join(p, "tokenizer.json")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any, Union
 
+from ..char import CharTokenizer
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -32,8 +34,6 @@ def looks_like(d: Any) -> bool:
 
 
 def _cls():
-    from ..char import CharTokenizer
-
     return CharTokenizer
 
 

@@ -1,186 +1,31 @@
-"""bytepair's own file: versioned, human-readable JSON.
+"""bytepair's own file format: loading into a :class:`~bytepair.Tokenizer`.
 
-Layout (version 1)::
-
-    {
-      "format": "bytepair",
-      "version": 1,
-      "name": "...",
-      "pattern": "<regex>" | null,
-      "special_text": "raise" | "text",
-      "special_tokens": {"<|endoftext|>": 8191, ...},
-      "vocab": ["!", "\\"", ..., "Ġthe", ...],      # index = id; GPT-2 byte-to-unicode strings
-      "merges": [[left_id, right_id], ...],         # optional; k-th entry made the k-th multi-byte token
-      "gaps": [50256, ...]                          # only when some ids hold no mergeable token
-    }
-
-A gap (an id below the last rank with no mergeable token, where a vocabulary
-grown by :func:`bytepair.extend` keeps its base's special tokens) is written as
-``""`` in ``vocab`` and listed in ``gaps``; an empty string anywhere else is an
-error.
-
-Token bytes are written with GPT-2's byte-to-unicode table so every token is a
-readable JSON string (``Ġthe`` is `` the``).
+The layout, the writer and the validating parser are in :mod:`bytepair.native_json`
+(which the tokenizer's own :meth:`~bytepair.Tokenizer.save` uses).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any, Dict, List, Union
+from typing import Any, Union
 
-from ..atomic import atomic_write_text
-from ..byte_table import bytes_to_unicode
 from ..errors import FormatError
+from ..native_json import FORMAT, VERSION, parse, read, save, str_to_token, to_dict, token_to_str
 from ..tokenizer import Tokenizer
-
-FORMAT = "bytepair"
-VERSION = 1
-
-_B2U = bytes_to_unicode()
-_U2B = {c: b for b, c in _B2U.items()}
-# str.translate tables: latin-1 char of a byte -> its byte-level char, and back.
-# Raw characters that are not in the byte-level alphabet map to U+FFFF, which
-# then fails the latin-1 encode, so a bad string is still rejected.
-_TO_STR = {b: c for b, c in _B2U.items()}
-_TO_LATIN1 = {ord(c): chr(b) for b, c in _B2U.items()}
-for _b in range(256):
-    _TO_LATIN1.setdefault(_b, "\uffff")
-
-
-def token_to_str(token: bytes) -> str:
-    """Token bytes as a GPT-2 byte-level string (`` the`` -> ``Ġthe``).
-
-    >>> token_to_str(b" the")
-    'Ġthe'
-    """
-    return token.decode("latin-1").translate(_TO_STR)
-
-
-def str_to_token(s: str) -> bytes:
-    """Inverse of :func:`token_to_str`; KeyError on a character outside the table.
-
-    >>> str_to_token("Ġthe")
-    b' the'
-    """
-    try:
-        return s.translate(_TO_LATIN1).encode("latin-1")
-    except UnicodeEncodeError:
-        bad = next(c for c in s if c not in _U2B)
-        raise KeyError(bad) from None
-    except AttributeError:
-        raise TypeError(f"expected str, got {type(s).__name__}") from None
-
-
-def to_dict(tok: Tokenizer, *, include_merges: bool = True) -> Dict[str, Any]:
-    """The JSON-ready dict of a tokenizer."""
-    d: Dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "name": tok.name,
-        "pattern": tok.pattern,
-        "special_text": tok.special_text,
-        "special_tokens": tok.special_tokens,
-        "vocab": [token_to_str(t) for t in tok.token_bytes_list],
-    }
-    if include_merges:
-        d["merges"] = [list(m) for m in tok.merges]
-    if tok.gaps:
-        d["gaps"] = tok.gaps
-    return d
-
-
-def save(tok: Tokenizer, path: Union[str, "os.PathLike[str]"]) -> None:
-    """Writes ``tok`` to ``path`` atomically."""
-    text = json.dumps(to_dict(tok), ensure_ascii=False, indent=1)
-    atomic_write_text(path, text + "\n")
 
 
 def from_dict(d: Any, *, path: object = None) -> Tokenizer:
     """Builds a tokenizer from the dict of a bytepair file, validating it."""
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise FormatError("not a bytepair tokenizer file (missing \"format\": \"bytepair\")", path=path)
-    version = d.get("version")
-    if version != VERSION:
-        raise FormatError(
-            f"unknown bytepair file version {version!r}; this bytepair reads version {VERSION}",
-            path=path, where="$.version",
-        )
-    for key in ("vocab", "special_tokens"):
-        if key not in d:
-            raise FormatError(f"missing key {key!r}", path=path, where=f"$.{key}")
-    vocab = d["vocab"]
-    if not isinstance(vocab, list):
-        raise FormatError("vocab must be a list of strings", path=path, where="$.vocab")
-    tokens: List[bytes] = []
-    for i, s in enumerate(vocab):
-        try:
-            tokens.append(str_to_token(s))
-        except (KeyError, TypeError):
-            raise FormatError(f"token {s!r} is not a byte-level string", path=path, where=f"$.vocab[{i}]") from None
-    gaps = d.get("gaps", [])
-    if not isinstance(gaps, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in gaps):
-        raise FormatError("gaps must be a list of ids", path=path, where="$.gaps")
-    for g in gaps:
-        if not 256 <= g < len(tokens) - 1 or tokens[g]:
-            raise FormatError(f"gap {g} is not an empty vocab entry between 256 and the last token",
-                              path=path, where="$.gaps")
-    merges = d.get("merges")
-    if merges is not None:
-        if not isinstance(merges, list):
-            raise FormatError("merges must be a list of [left_id, right_id]", path=path, where="$.merges")
-        multi = [i for i, t in enumerate(tokens) if len(t) > 1]
-        if len(merges) != len(multi):
-            raise FormatError(
-                f"{len(merges)} merges for {len(multi)} multi-byte tokens", path=path, where="$.merges"
-            )
-        for k, (m, tid) in enumerate(zip(merges, multi)):
-            ok = (
-                isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and 0 <= x < tid for x in m)
-                and tokens[m[0]] + tokens[m[1]] == tokens[tid]
-            )
-            if not ok:
-                raise FormatError(
-                    f"merge {m!r} does not make token {tid} ({vocab[tid]!r}) from earlier tokens",
-                    path=path, where=f"$.merges[{k}]",
-                )
-    pattern = d.get("pattern")
-    if pattern is not None and not isinstance(pattern, str):
-        raise FormatError("pattern must be a string or null", path=path, where="$.pattern")
-    if pattern == "":
-        raise FormatError(
-            "the empty pattern matches no text (every text would encode to nothing); "
-            "use null for no pre-tokenization", path=path, where="$.pattern",
-        )
-    name = d.get("name", "bytepair")
-    if not isinstance(name, str):
-        raise FormatError("name must be a string", path=path, where="$.name")
-    specials = d["special_tokens"]
-    if not isinstance(specials, dict):
-        raise FormatError("special_tokens must be an object", path=path, where="$.special_tokens")
-    for s_text, s_id in specials.items():
-        if not isinstance(s_id, int) or isinstance(s_id, bool) or not 0 <= s_id < 2**32:
-            raise FormatError(
-                f"special token {s_text!r} has id {s_id!r}; ids are integers in 0..{2**32 - 1}",
-                path=path, where="$.special_tokens",
-            )
+    args = parse(d, path=path)
     try:
-        gap_set = set(gaps)
-        return Tokenizer(
-            [None if i in gap_set else t for i, t in enumerate(tokens)], pattern, specials, name=name,
-            merges=[tuple(m) for m in merges] if merges is not None else None,
-            special_text=d.get("special_text", "raise"),
-        )
+        return Tokenizer(**args)
     except ValueError as e:
         raise FormatError(str(e), path=path) from e
 
 
 def load(path: Union[str, "os.PathLike[str]"]) -> Tokenizer:
     """Reads a bytepair file."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FormatError(f"not valid JSON ({e}); the file may be truncated", path=path) from e
-    return from_dict(d, path=path)
+    return from_dict(read(path), path=path)
+
+
+__all__ = ["FORMAT", "VERSION", "from_dict", "load", "save", "str_to_token", "to_dict", "token_to_str"]

@@ -27,6 +27,7 @@ from typing import Dict, List, Mapping, Optional, Union
 
 from ..atomic import atomic_write_bytes
 from ..errors import FormatError, VocabError
+from ..registry import bundled_name_for_sha256, get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer
 from .common import UNSET
 
@@ -107,16 +108,12 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
 
 
 def _preset(preset: str):
-    from ..registry import get_encoding, list_encoding_names
-
     if preset not in list_encoding_names():
         raise ValueError(f"unknown preset {preset!r}; use one of {list_encoding_names()}")
     return get_encoding(preset)
 
 
 def _bundled_name(data: bytes) -> Optional[str]:
-    from ..registry import bundled_name_for_sha256
-
     return bundled_name_for_sha256(hashlib.sha256(data).hexdigest())
 
 

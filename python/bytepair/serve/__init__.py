@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import socket
 import threading
+import webbrowser
 from collections.abc import Mapping
 from typing import Any
 
@@ -106,8 +107,6 @@ def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 87
     server = _uvicorn_server(make_app(tokenizers, host=host))
     announce(f"bytepair serve: {url}  ({', '.join(tokenizers)}; Ctrl-C stops)")
     if open_browser:
-        import webbrowser
-
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     try:
         server.run(sockets=[sock])

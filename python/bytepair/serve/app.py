@@ -33,8 +33,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
-from ..inspect import TRACE_TOKENS_LIMIT, compare, pieces, trace
+from .. import __version__, patterns
+from ..formats.native import to_dict
+from ..inspect import compare, pieces, trace
+from ..inspect.trace import TRACE_TOKENS_LIMIT
+from ..train import train
 
 #: Request limits (bytes of UTF-8 text unless said otherwise).
 LIMITS: dict[str, int] = {
@@ -197,8 +200,6 @@ class App:
     # -- api
 
     async def info(self, request: Request) -> Response:
-        from .. import patterns
-
         toks = []
         for name, t in self.tokenizers.items():
             if hasattr(t, "pattern"):
@@ -277,9 +278,6 @@ class App:
         text, merges, pattern = self._trace_args(await _json_body(request))
 
         def work() -> bytes:
-            from ..formats.native import to_dict
-            from ..train import train
-
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # fewer merges than asked: the trace shows it
                 tok = train(text, 256 + merges, pattern=pattern, name="trained in bytepair serve", progress=False)

@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, Sequence, Tuple
 
+from ..errors import BytepairError
+
 TaskFn = Callable[..., Any]
 
 
@@ -56,8 +58,6 @@ def in_order(results: Iterator[Tuple[int, Outcome]]) -> Iterator[Tuple[int, Outc
 
 
 def describe_error(e: BaseException) -> str:
-    from ..errors import BytepairError
-
     if isinstance(e, BytepairError):
         return str(e)
     return f"{type(e).__name__}: {e}"

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..tokenizer import Tokenizer
-from .readers import iter_documents, shard_format
+from .readers import check_input_format, iter_documents, normalize_paths, shard_format
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..tokenizer import Tokenizer
 
 Policy = Tuple[List[str], List[str]]
 #: Rows of a Parquet shard handed to the pipeline at a time (bounds its memory).
@@ -44,10 +46,9 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     if disallowed and not isinstance(disallowed, str) and any(s not in tok.special_tokens for s in disallowed):
         return None
     pol = tok.special_policy(allowed, disallowed)
-    if pol is None:
-        return ([], [])
-    a, d = pol
-    return (list(a or []), list(d or []))
+    if pol.every_disallowed:
+        return ([], sorted(tok.special_tokens))
+    return (list(pol.allowed), list(pol.disallowed))
 
 
 def parquet_columns(text_column: str, path: str) -> Iterator[Tuple[bytes, bool, bytes]]:
@@ -131,10 +132,22 @@ def encode_files(
     allowed_special: Any = (),
     disallowed_special: Any = (),
 ) -> Tuple[Any, Any]:
-    """See :meth:`bytepair.Tokenizer.encode_files`."""
-    import numpy as np
+    """Encodes the documents of whole files: one flat ``numpy.uint32`` array
+    of every document's ids, in file order, plus ``n_documents + 1`` ``int64``
+    offsets (document ``i`` is ``ids[offsets[i]:offsets[i + 1]]``), exactly what
+    :meth:`bytepair.Tokenizer.encode_batch_to_numpy` gives on the documents.
 
-    from .driver import check_input_format, normalize_paths
+    Files are read as by :func:`bytepair.distributed.encode_dataset`: a text
+    file is one document, a JSONL line or a Parquet row is one
+    (``text_column``), ``.gz`` text and JSONL are decompressed, ``format``
+    (``"text"``, ``"jsonl"`` or ``"parquet"``) overrides the file name.
+    Reading, encoding and collecting run in Rust on ``num_threads`` threads
+    (``None``: one per core) with the GIL released. Special-token text is
+    plain text unless listed in ``allowed_special`` (as in
+    ``encode_dataset``). A file that cannot be read raises
+    :class:`~bytepair.errors.ShardError` naming it and the line or row.
+    """
+    import numpy as np
 
     files = normalize_paths(paths)
     check_input_format(format)

@@ -28,9 +28,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from typing import IO, Iterator, Optional, Union, cast
+from typing import IO, Iterator, List, Optional, Sequence, Union, cast
 
-from .errors import ShardError
+from ..errors import ShardError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -191,3 +191,31 @@ def _iter_parquet(path: PathLike, text_column: str) -> Iterator[str]:
                 yield text
     except pa.ArrowException as e:
         raise ShardError(path, f"damaged Parquet data near row {row} ({e})") from e
+
+
+def normalize_paths(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
+    """A list of path strings; a single path is a list of one.
+
+    >>> normalize_paths("a.txt"), normalize_paths(["a", "b"])
+    (['a.txt'], ['a', 'b'])
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if isinstance(paths, (bytes, bytearray)):
+        raise TypeError("paths must be str or os.PathLike, not bytes")
+    out = []
+    for p in paths:
+        if not isinstance(p, (str, os.PathLike)):
+            raise TypeError(f"shard paths must be str or os.PathLike, got {type(p).__name__}")
+        out.append(os.fspath(p))
+    if not out:
+        raise ValueError("no input shards given")
+    return out
+
+
+def check_input_format(input_format: Optional[str]) -> None:
+    if input_format is not None and input_format not in INPUT_FORMATS:
+        raise ValueError(
+            f"unknown input_format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}"
+            " or None (from the file name)"
+        )

@@ -19,11 +19,11 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
-from .inspect import Piece, is_complete_utf8
-from .render import show_bytes
+from ..atomic import atomic_write_text
+from .text import is_complete_utf8, show_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .inspect import Pieces
+    from ..inspect.pieces import Piece, Pieces
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -130,8 +130,6 @@ def _part_of(text: str, piece: Piece) -> str:
 
 def write_pieces_html(p: Pieces, path: PathLike, *, title: str | None = None) -> None:
     """Writes :func:`pieces_html` to ``path`` (atomic)."""
-    from .atomic import atomic_write_text
-
     atomic_write_text(path, pieces_html(p, title=title))
 
 

@@ -61,12 +61,11 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import Any, Literal, Optional
 
-from .render import TableResult, per, show_bytes, visible
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .inspect import TextSource
+from .. import _core
+from ..render.text import TableResult, per, show_bytes, visible
+from .common import TextSource, read_documents, resolve_tokenizer
 
 Status = Literal["whole-piece", "merges", "unreachable", "undecided"]
 
@@ -433,8 +432,6 @@ def _wide_candidates(b: bytes) -> list[str]:
 
 
 def _spans(tok: Any, text: str) -> list[tuple[int, int]]:
-    from . import _core
-
     return [tuple(x) for x in _core.pretokenize_spans(tok.pattern, text)]  # type: ignore[misc]
 
 
@@ -469,8 +466,6 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
     unreachable not a whole piece (the pre-tokenizer cuts it as 'a| b'); merging its bytes gives 'a| |b'
 
     """
-    from .inspect import resolve_tokenizer
-
     tok = resolve_tokenizer(tokenizer)
     if not hasattr(tok, "token_bytes_list") or not hasattr(tok, "core"):
         raise TypeError(f"audit takes a byte-level Tokenizer, got {type(tok).__name__}")
@@ -549,8 +544,6 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
 
     corpus = None
     if text is not None:
-        from .inspect import read_documents
-
         docs = read_documents(text)
         seen: Counter[int] = Counter()
         n_tokens = 0

@@ -10,6 +10,19 @@ from collections.abc import Sequence
 from typing import Any
 
 
+def is_complete_utf8(b: bytes) -> bool:
+    """True when ``b`` decodes as UTF-8 on its own.
+
+    >>> is_complete_utf8("토".encode()), is_complete_utf8("토".encode()[:2])
+    (True, False)
+    """
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def show_bytes(b: bytes) -> str:
     """Token bytes as text: valid UTF-8 as itself, other bytes as ``\\xNN``.
 
@@ -173,4 +186,4 @@ class TableResult:
         return self.to_text()
 
 
-__all__ = ["Plain", "TableResult", "bytes_json", "display_width", "format_table", "plain", "show_bytes", "visible"]
+__all__ = ["PerToken", "Plain", "TableResult", "bytes_json", "display_width", "format_table", "is_complete_utf8", "per", "plain", "show_bytes", "visible"]

@@ -31,12 +31,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
-from .render import TableResult, display_width, show_bytes, visible
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .inspect import TextSource
+from .. import patterns
+from ..render.text import TableResult, display_width, show_bytes, visible
+from .common import TextSource, read_documents, resolve_tokenizer
 
 
 @dataclass
@@ -147,8 +146,6 @@ class Diff(TableResult):
         return [d for d in self.documents or [] if not d.same]
 
     def _table(self):
-        from . import patterns
-
         def pat(p: Optional[str]) -> str:
             return "none" if p is None else (patterns.name_of(p) or "custom regex")
 
@@ -310,8 +307,6 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
     >>> d.shared > 30_000, d.documents[0].tokens_a, d.documents[0].tokens_b
     (True, 6, 3)
     """
-    from .inspect import read_documents, resolve_tokenizer
-
     ta, tb = resolve_tokenizer(a), resolve_tokenizer(b)
     for t in (ta, tb):
         if not hasattr(t, "token_bytes_list"):

@@ -14,10 +14,13 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import MissingExtraError
+from ..atomic import atomic_write_bytes
+from ..errors import MissingExtraError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .inspect import Comparison, Sweep
+    from ..inspect.compare import Comparison
+    from ..inspect.parity import ParityReport
+    from ..inspect.trace import Sweep
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -52,8 +55,6 @@ def new_figure(width: float, height: float):
 
 def save_figure(fig, path: PathLike) -> None:
     """Writes ``fig`` atomically, in the format its file extension names (default PNG)."""
-    from .atomic import atomic_write_bytes
-
     fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower() or "png"
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
@@ -202,4 +203,37 @@ def plot_compare(comparison: Comparison, path: PathLike, *, title: str | None = 
         save_figure(fig, path)
 
 
-__all__ = ["MissingExtraError", "labels_and_font", "new_figure", "plot_compare", "plot_sweep", "require_matplotlib", "save_figure"]
+def plot_parity(report: ParityReport, path: PathLike, *, title: str | None = None) -> None:
+    """Draws each language's cost relative to the first, per tokenizer, as grouped
+    bars labelled with the Gini coefficient, and writes the picture (needs matplotlib)."""
+    require_matplotlib()
+    langs, toks = report.languages, report.tokenizers
+    labels, font, _ = labels_and_font(langs)
+    fig = new_figure(max(6.0, 1.5 + 0.9 * len(langs) * max(1, len(toks)) ** 0.5), 4.4)
+    ax = fig.add_subplot()
+    width = 0.8 / len(toks)
+    for j, t in enumerate(toks):
+        xs = [i + (j - (len(toks) - 1) / 2) * width for i in range(len(langs))]
+        ys = [report.relative(t, g) for g in langs]
+        ax.bar(xs, ys, width * 0.95, label=f"{t} (Gini {report.gini(t):.3f})")
+    ax.axhline(1.0, color="black", linewidth=0.8, alpha=0.6)
+    ax.set_xticks(range(len(langs)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if font:
+            from matplotlib.font_manager import FontProperties
+
+            ax.set_xticklabels(labels, fontproperties=FontProperties(fname=font))
+        else:
+            ax.set_xticklabels(labels)
+    unit = {"bytes": "tokens per byte", "chars": "tokens per character", "tokens": "tokens"}[report.unit]
+    ax.set_ylabel(f"{unit}, relative to {langs[0]}")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=9)
+    ax.set_title(title or "Cost per language (lower is cheaper; 1.0 = the first language)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        save_figure(fig, path)
+
+
+__all__ = ["MissingExtraError", "labels_and_font", "new_figure", "plot_compare", "plot_parity", "plot_sweep", "require_matplotlib", "save_figure"]

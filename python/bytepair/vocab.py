@@ -1,0 +1,98 @@
+"""Token lists: building a tokenizer's rank-ordered token bytes from ranks or a
+sequence (gaps included), checking special-token ids, and cutting a vocabulary
+at a size (:func:`truncate`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .errors import VocabError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tokenizer import Tokenizer
+
+
+def tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
+    """Token bytes by rank, ``b""`` at a gap (checked: ranks are ints, each
+    rank and token given once; the core checks that every byte is a token)."""
+    by_rank: Dict[int, bytes] = {}
+    for tok, r in ranks.items():
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < 2**32 - 1:
+            raise VocabError(f"token {tok!r} has rank {r!r}; ranks are ints in 0..{2**32 - 2}")
+        if r in by_rank:
+            raise VocabError(f"rank {r} is given to both {by_rank[r]!r} and {tok!r}")
+        if not tok:
+            raise VocabError(f"rank {r} is the empty token")
+        by_rank[r] = bytes(tok)
+    n = max(by_rank) + 1 if by_rank else 0
+    return [by_rank.get(r, b"") for r in range(n)]
+
+
+def tokens_from_list(tokens: Sequence[Optional[bytes]]) -> List[bytes]:
+    """The sequence form: ``None`` marks a gap; a trailing gap is dropped."""
+    out: List[bytes] = []
+    for i, t in enumerate(tokens):
+        if t is None:
+            out.append(b"")
+            continue
+        b = bytes(t)
+        if not b:
+            raise VocabError(f"token {i} is empty (a gap in the ranks is written None)")
+        out.append(b)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def as_gaps(tokens: Sequence[bytes]) -> List[Optional[bytes]]:
+    """Internal token bytes (``b""`` at gaps) in the sequence form (``None``)."""
+    return [t if t else None for t in tokens]
+
+
+def check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int]:
+    specials = dict(special_tokens or {})
+    for s, i in specials.items():
+        if not isinstance(s, str):
+            raise VocabError(f"special token {s!r} is not a str")
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise VocabError(f"special token {s!r} has a non-integer id {i!r}")
+        if not 0 <= i < 2**32:
+            raise VocabError(f"special token {s!r} has id {i}; ids must be in 0..{2**32 - 1}")
+    return specials
+
+
+def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]], Dict[str, int], Optional[List[Tuple[int, int]]], Dict[int, int]]:
+    """What :meth:`bytepair.Tokenizer.truncate` keeps: ``(tokens, special_tokens,
+    merges, id_map)`` of the tokenizer cut to ``n_vocab == vocab_size``.
+
+    The cut is the largest id ``c`` with ``c + (specials at ids >= c) ==
+    vocab_size``: mergeable tokens below ``c`` keep their ids, as do special
+    tokens below ``c`` (in a gap); those at or above ``c`` are renumbered
+    ``c, c+1, ...`` in their old order. ``id_map`` maps every old id that
+    survives to its new id.
+    """
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        raise TypeError(f"vocab_size must be a whole number (int), got {type(vocab_size).__name__} {vocab_size!r}")
+    special_ids = sorted(tok.special_tokens.values())
+    lo = 256 + len(special_ids)
+    if not isinstance(vocab_size, int) or not lo <= vocab_size <= tok.n_vocab:
+        raise ValueError(f"vocab_size must be between {lo} and {tok.n_vocab}, got {vocab_size}")
+    cut = vocab_size
+    while cut + sum(1 for i in special_ids if i >= cut) > vocab_size:
+        cut -= 1
+    tokens = list(tok.token_bytes_list[:cut])
+    while tokens and not tokens[-1]:
+        tokens.pop()
+    id_map = {i: i for i, t in enumerate(tokens) if t}
+    specials: Dict[str, int] = {}
+    moved = 0
+    for s, old in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):
+        new = old if old < cut else cut + moved
+        moved += old >= cut
+        specials[s] = new
+        id_map[old] = new
+    merges = None
+    if tok._merges is not None:
+        n_multi = sum(1 for t in tokens if len(t) > 1)
+        merges = tok._merges[:n_multi]
+    return as_gaps(tokens), specials, merges, id_map
