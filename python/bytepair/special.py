@@ -13,7 +13,7 @@ makes plain text its default instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import AbstractSet, Collection, List, Literal, Mapping, Optional, Tuple, Union
 
 from .errors import DisallowedSpecialError
@@ -43,19 +43,18 @@ class SpecialPolicy:
     allowed: Tuple[str, ...] = ()
     disallowed: Tuple[str, ...] = ()
     every_disallowed: bool = False
+    #: The core's ``(allowed, disallowed)`` arguments: ``(None, None)`` for
+    #: tiktoken's default, name lists otherwise (built once: calls pass it as is).
+    core_args: Tuple[Optional[List[str]], Optional[List[str]]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        args = (None, None) if self.every_disallowed else (list(self.allowed), list(self.disallowed))
+        object.__setattr__(self, "core_args", args)
 
     @property
     def plain(self) -> bool:
         """True when no special token is recognised (the text is all plain text)."""
         return not (self.allowed or self.disallowed or self.every_disallowed)
-
-    @property
-    def core_args(self) -> Tuple[Optional[List[str]], Optional[List[str]]]:
-        """The core's ``(allowed, disallowed)`` arguments: ``(None, None)`` for
-        tiktoken's default, name lists otherwise."""
-        if self.every_disallowed:
-            return (None, None)
-        return (list(self.allowed), list(self.disallowed))
 
 
 #: The policy that recognises no special token.

@@ -7,9 +7,14 @@ small. ARCHITECTURE.md's file table lists exactly the modules in the tree."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import sys
 from pathlib import Path
+
+import pytest
+
+from bytepair import _moved
 
 PKG = Path(__file__).resolve().parents[2] / "python" / "bytepair"
 ROOT = PKG.parents[1]
@@ -163,3 +168,11 @@ def test_architecture_lists_every_python_module():
     actual = {str(p.relative_to(PKG)) for p in PKG.rglob("*.py")}
     assert sorted(actual - listed) == [], "modules missing from ARCHITECTURE.md"
     assert sorted(listed - actual) == [], "ARCHITECTURE.md lists modules that do not exist"
+
+
+def test_old_module_paths_import_with_a_deprecation_warning():
+    for old, new in _moved.MOVED.items():
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+            module = importlib.import_module(old)
+        assert module is importlib.import_module(new)

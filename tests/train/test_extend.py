@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import bytepair
-from bytepair import _core
+from bytepair import _core, native_json
 from bytepair import reference as R
 from bytepair.cli import main
 from bytepair.errors import TrainingError, UnsupportedComponentError
 from bytepair.formats import gpt2 as gpt2_format
-from bytepair.formats import hf_json, native, tiktoken_ranks
+from bytepair.formats import hf_json, tiktoken_ranks
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -318,8 +318,8 @@ def test_cli_extend_end_to_end(tmp_path, capsys):
     assert bytepair.load(out).n_vocab == 50259  # the failed run left the last file alone
 
 
-def test_native_module_docs_mention_gaps():
-    assert "gaps" in native.__doc__
+def test_native_format_docs_mention_gaps():
+    assert "gaps" in native_json.__doc__
 
 
 def test_diff_counts_no_gap_as_a_token(grown_o200k):
