@@ -1,7 +1,7 @@
 """Encoding benchmark: bytepair against gigatoken, quicktok and tiktoken (and,
 with ``--peers``, Hugging Face ``tokenizers``, riptoken, bpe-openai, tokie).
 
-Protocol (issue 15):
+Protocol:
 
 * **One fresh process per (peer, encoding, corpus)**, started by this script
   (``--child``), so no peer's caches or allocator state carry over from

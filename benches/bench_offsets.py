@@ -7,8 +7,8 @@ unit="byte")`` back to back on the same slice (order rotated per repetition)
 in CPU time (``time.process_time``), after one untimed warm-up call each (the
 piece memo is then warm for all three alike). The ratio of each repetition is
 taken inside that repetition, so machine phases on a shared VM cancel; the
-table shows the median and the range of the ratios. Target (issue 17): at most
-1.3x ``encode``.
+table shows the median and the range of the ratios. Target: at most 1.3x
+``encode``.
 
 Also timed, once per cell: the same spans computed in Python from the ids
 (``decode_tokens_bytes`` and a running sum), what callers do today.

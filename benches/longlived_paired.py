@@ -1,5 +1,5 @@
-"""Long-lived against fresh, paired in one process (issue 15's long-lived
-target, measured without the process-to-process noise of bench_encode.py).
+"""Long-lived against fresh, paired in one process (the long-lived cell of
+bench_encode.py, measured without the process-to-process noise of bench_encode.py).
 
 Two encoders of the same encoding in one process, each with its own piece
 caches: ``long`` first encodes 50 MB of the *other* corpora (1 MB slices,

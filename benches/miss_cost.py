@@ -1,6 +1,6 @@
 """What the piece cache's misses cost in a steady encode, per corpus.
 
-The issue-15 steady cell encodes text the caches have not seen: most pieces
+The steady cell of bench_encode.py encodes text the caches have not seen: most pieces
 hit (common words, warmed on the corpus's first slice), some are new and are
 merged. This script separates the two. For each corpus, a fresh encoder warms
 on slice 0, then encodes slices 2 and 3 (so the CPU's caches hold other text,

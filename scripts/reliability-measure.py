@@ -2,7 +2,7 @@
 """Measures one-call encoding of very large hostile inputs: time and peak memory.
 
 Each case runs in a fresh child process so its peak RSS is its own. Prints a
-Markdown table (the figures in RELIABILITY.md come from this script).
+Markdown table (the figures of docs/reliability.md come from this script).
 
     PYTHONPATH=python python3 scripts/reliability-measure.py --mb 100
     PYTHONPATH=python python3 scripts/reliability-measure.py --mb 8 --cases x spaces

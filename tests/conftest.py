@@ -11,7 +11,7 @@ import pytest
 DATA = Path(__file__).parent / "data"
 CORPORA = ["en_austen.txt", "en_kjv.txt", "en_pydocs.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
-#: BYTEPAIR_HYPOTHESIS_SCALE multiplies every property test's max_examples (long runs for RELIABILITY.md).
+#: BYTEPAIR_HYPOTHESIS_SCALE multiplies every property test's max_examples (long runs, docs/reliability.md).
 HYPOTHESIS_SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 
 

@@ -20,7 +20,7 @@ import pytest
 import bytepair
 from conftest import CORPORA, corpus
 
-# BYTEPAIR_STRESS_ITERATIONS raises the count for a long run (RELIABILITY.md)
+# BYTEPAIR_STRESS_ITERATIONS raises the count for a long run (docs/reliability.md)
 THREADS = 8
 ITERATIONS = int(os.environ.get("BYTEPAIR_STRESS_ITERATIONS", "40"))
 
