@@ -375,12 +375,12 @@ def token_kind(b: bytes) -> str:
     if b.isascii():  # most tokens: bytes methods, no unicodedata
         if b.isspace():
             return "whitespace"
-        body = b[1:] if b[:1] == b" " and len(b) > 1 else b
-        if body.isdigit():
+        head = b[1:] if b[:1] == b" " and len(b) > 1 else b
+        if head.isdigit():
             return "digits"
-        if body.isalpha():
+        if head.isalpha():
             return "LATIN"
-        if not any(c.isalnum() or c.isspace() for c in body.decode()):
+        if not any(c.isalnum() or c.isspace() for c in head.decode()):
             return "punctuation"
         return "mixed"
     try:
