@@ -146,17 +146,20 @@ def merge_parents(tokenizer: Tokenizer) -> "np.ndarray":
     """
     np = _numpy()
     parents = np.full((tokenizer.n_vocab, 2), -1, dtype=np.int64)
-    special_ids = set(tokenizer.special_tokens.values())
-    multi = [i for i, t in enumerate(tokenizer.token_bytes_list) if len(t) > 1 and i not in special_ids]
+    tokens = tokenizer.token_bytes_list
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    is_multi = lengths > 1
+    is_multi[[i for i in tokenizer.special_tokens.values() if i < len(tokens)]] = False
+    multi = np.flatnonzero(is_multi)
     merges = tokenizer.merges
     if len(merges) != len(multi):
         raise ShrinkError(f"{tokenizer.name}: {len(merges)} merges for {len(multi)} multi-byte tokens")
-    if multi:
-        parents[np.asarray(multi)] = np.asarray(merges, dtype=np.int64)
+    if len(multi):
+        parents[multi] = np.asarray(merges, dtype=np.int64)
     return parents
 
 
-def _closure(t: int, kept: Any, parents: Any) -> List[int]:
+def _closure(t: int, kept: List[bool], left: List[int], right: List[int]) -> List[int]:
     """``t`` and the tokens it is merged from, recursively, that are not kept yet."""
     out: List[int] = []
     seen = set()
@@ -167,7 +170,8 @@ def _closure(t: int, kept: Any, parents: Any) -> List[int]:
             continue
         seen.add(u)
         out.append(u)
-        stack.extend(parents[u].tolist())
+        stack.append(left[u])
+        stack.append(right[u])
     return out
 
 
@@ -208,10 +212,18 @@ def scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str =
         raise ShrinkError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
     chars, byts = _charset(tokens, np.flatnonzero(seen).tolist())
     compatible = seen.copy()
-    for i in np.flatnonzero(mergeable & ~seen).tolist():
-        b = tokens[i]
-        text = b.decode("utf-8", "ignore")
-        compatible[i] = set(text) <= chars if text else set(b) <= byts
+    # unseen tokens whose characters all occur in the sample: every candidate's
+    # text joined as code points, the ones outside the sample's counted per token
+    cand = np.flatnonzero(mergeable & ~seen)
+    texts = [tokens[i].decode("utf-8", "ignore") for i in cand.tolist()]
+    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    known = np.fromiter(map(ord, chars), dtype=np.uint32, count=len(chars))
+    outside = np.concatenate([[0], np.cumsum(~np.isin(points, known))])
+    ends = np.cumsum(lens)
+    compatible[cand] = (outside[ends] - outside[ends - lens] == 0) & (lens > 0)
+    for i in cand[lens == 0].tolist():  # parts of characters only: judged by their bytes
+        compatible[i] = set(tokens[i]) <= byts
     ids = np.arange(len(counts), dtype=np.float64)
     prior = 0.5 * 256.0 / np.maximum(ids, 256.0)
     tail = -1.0 - ids / len(counts)  # the rest, by rank
@@ -222,6 +234,8 @@ def _token_ids(tokenizer: Tokenizer, specs: Sequence[TokenSpec]) -> List[int]:
     """The ids of ``keep_tokens``: ids, token bytes, or token text (each must be one token)."""
     if isinstance(specs, (str, bytes)):
         raise TypeError("keep_tokens must be a list of tokens (str, bytes or int), not a single str/bytes")
+    if not specs:
+        return []
     ranks = tokenizer._rank_map()
     out = []
     for s in specs:
@@ -312,17 +326,20 @@ def shrink(
     tokens = tokenizer.token_bytes_list
     tokens += [b""] * (n - len(tokens))
     parents = merge_parents(tokenizer)
-    mergeable = np.array([bool(t) for t in tokens], dtype=bool)
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=n)
+    mergeable = lengths > 0
     mergeable[special_ids] = False
-    kept = np.zeros(n, dtype=bool)
-    kept[[i for i, t in enumerate(tokens) if len(t) == 1 and mergeable[i]]] = True
+    # the greedy loop below runs on Python lists: a numpy element access costs more
+    kept = ((lengths == 1) & mergeable).tolist()
+    left, right = parents[:, 0].tolist(), parents[:, 1].tolist()
     budget = (keep if keep is not None else n) - len(special_ids)
-    n_kept = int(kept.sum())
+    n_kept = sum(kept)
     for t in _token_ids(tokenizer, keep_tokens):
         if t in special_ids:
             continue
-        add = _closure(t, kept, parents)
-        kept[add] = True
+        add = _closure(t, kept, left, right)
+        for u in add:
+            kept[u] = True
         n_kept += len(add)
     if n_kept > budget:
         raise ShrinkError(f"keep={keep} is too small: the bytes, special tokens and keep_tokens with the tokens "
@@ -336,11 +353,12 @@ def shrink(
             break
         if kept[t]:
             continue
-        add = _closure(t, kept, parents)
+        add = _closure(t, kept, left, right)
         if n_kept + len(add) <= budget:
-            kept[add] = True
+            for u in add:
+                kept[u] = True
             n_kept += len(add)
-    return _build(tokenizer, tokens, kept, parents, special_ids, name)
+    return _build(tokenizer, tokens, np.array(kept, dtype=bool), parents, special_ids, name)
 
 
 def _build(tokenizer: Tokenizer, tokens: List[bytes], kept: Any, parents: Any, special_ids: List[int],

@@ -138,7 +138,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         emit_json(report)
         return 0
     emit(f"kept {small.n_vocab:,} of {base.n_vocab:,} tokens ({small.n_vocab - n_special:,} mergeable "
-         f"+ {n_special} special), chosen in {secs:.2f} s")
+         f"+ {n_special} special)")
     ratio = after / before if before else 1.0
     emit(f"corpus ({n_bytes:,} bytes): {before:,} tokens before, {after:,} after ({ratio:.4f}x)")
     emit(f"bytes per token: {report['bytes_per_token_before']:.3f} before, "
