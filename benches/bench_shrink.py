@@ -123,12 +123,14 @@ def child_speed(threads: int, keep: int) -> None:
     names = ["en_austen.txt", "en_kjv.txt", "en_pydocs.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
     paths = [CORPORA / n for n in names] * 2 + [CORPORA / "en_pydocs.txt"]
     size = sum(p.stat().st_size for p in paths)
+    c1 = time.process_time()
     use = token_use(base, paths, num_threads=threads)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     small, _ = shrink(base, counts=use, keep=keep)
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), time.process_time()
     print(json.dumps({"bytes": size, "tokens": int(use.sum()), "load": t1 - t0, "count": t2 - t1, "choose": t3 - t2,
-                      "shrink": t3 - t1, "cpu": time.process_time() - c0, "n_vocab": small.n_vocab}))
+                      "shrink": t3 - t1, "count_cpu": c2 - c1, "choose_cpu": c3 - c2, "load_cpu": c1 - c0,
+                      "n_vocab": small.n_vocab, "load_avg": os.getloadavg()[0]}))
 
 
 def speed(rounds: int, threads: int, keep: int) -> None:
@@ -137,11 +139,13 @@ def speed(rounds: int, threads: int, keep: int) -> None:
         out = subprocess.run([sys.executable, __file__, "--child-speed", str(threads), "--keep", str(keep)],
                              capture_output=True, text=True, check=True).stdout
         runs.append(json.loads(out.strip().splitlines()[-1]))
-    rows = [[str(i + 1), f"{r['bytes'] / 1e6:.1f}", f"{r['tokens']:,}", f"{r['load']:.2f}", f"{r['count']:.2f}",
-             f"{r['choose']:.2f}", f"{r['shrink']:.2f}", f"{r['bytes'] / 1e6 / r['count']:.0f}"] for i, r in enumerate(runs)]
-    table(f"o200k_base shrunk to {keep:,} on ~100 MB, {threads} threads, fresh process per run (seconds)",
-          ["run", "MB", "tokens", "load o200k_base + merges", "count (encode + bincount)", "choose + build",
-           "shrink (count + choose)", "count MB/s"], rows)
+    rows = [[str(i + 1), f"{r['load_avg']:.1f}", f"{r['bytes'] / 1e6:.1f}", f"{r['tokens']:,}",
+             f"{r['load']:.2f} ({r['load_cpu']:.2f})", f"{r['count']:.2f} ({r['count_cpu']:.2f})",
+             f"{r['choose']:.2f} ({r['choose_cpu']:.2f})", f"{r['shrink']:.2f}",
+             f"{r['count_cpu'] / threads + r['choose_cpu']:.2f}"] for i, r in enumerate(runs)]
+    table(f"o200k_base shrunk to {keep:,} on ~100 MB, {threads} threads, fresh process per run: wall seconds "
+          "(CPU seconds)", ["run", "load avg", "MB", "tokens", "load o200k_base + merges", "count (encode + bincount)",
+                            "choose + build", "shrink wall", f"shrink CPU, count / {threads} + choose"], rows)
 
 
 def main() -> None:
