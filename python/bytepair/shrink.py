@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #:   may end up smaller than ``keep``).
 STRATEGIES = ("prior", "rank", "count")
 
-#: Texts encoded per batch call when counting (bytes of text, about).
+#: Characters of text encoded per batch call when counting (about).
 BATCH_CHARS = 8 << 20
 #: A document this long is encoded on its own, cut across threads.
 LONG_CHARS = 1 << 20

@@ -165,3 +165,17 @@ def test_argument_errors(o200k):
     with pytest.raises(FileNotFoundError):
         shrink(o200k, [Path(DATA) / "README.md", Path("/nonexistent/file.txt")], keep=300)
     assert issubclass(ShrinkError, ValueError)
+
+
+def test_grown_tokenizer_with_a_gap():
+    # gpt2 grown by extend(): its special token sits in a gap below the new merges
+    text = corpus("ko_prose.txt")
+    big = bytepair.extend(bytepair.get_encoding("gpt2"), text, 50257 + 300)
+    assert big.gaps == [50256]
+    small, id_map = shrink(big, text, keep=2000)
+    assert small.gaps == [] and small.special_tokens == {"<|endoftext|>": 1999} and id_map[-1] == 50256
+    assert (id_map[:-1] > 50256).sum() > 0  # some of the new merges stay
+    head = text[:3000]
+    assert set(big.encode(head)) <= set(id_map.tolist())
+    assert id_map[small.encode(head)].tolist() == big.encode(head)
+    assert small.decode(small.encode(text)) == text

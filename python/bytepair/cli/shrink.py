@@ -167,7 +167,7 @@ def add_parsers(subparsers: Any) -> None:
                         "or #ID (repeatable)")
     s.add_argument("--strategy", choices=("prior", "rank", "count"), default="prior",
                    help="how the budget is filled after the corpus's own tokens (default prior; "
-                        "see bytepair.shrink.STRATEGIES)")
+                        "see the shrink guide)")
     s.add_argument("--to", choices=FORMATS, default="bytepair", help="output format (default bytepair JSON)")
     s.add_argument("-o", "--output", default="shrunk.bytepair.json", help="where to write the small tokenizer")
     s.add_argument("--id-map", metavar="FILE.npy", help="write id_map as a numpy .npy file (int64)")
