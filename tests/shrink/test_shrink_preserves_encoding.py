@@ -167,3 +167,14 @@ def _tiny():
     if not _TINY:
         _TINY.append(shrink(bytepair.get_encoding("o200k_base"), corpus("ko_prose.txt"), keep=600))
     return _TINY[0]
+
+
+@settings(max_examples=200 * HYPOTHESIS_SCALE, deadline=None)
+@given(st.lists(st.sampled_from(["헌법", "의", " 대한", "민국", " the", "ing", " string", "def", "(", "):", " ",
+                                 "\n", "  ", "123", "4", "é", "x", "y", "😀", "tokenizer"]), max_size=30),
+       st.text(max_size=10))
+def test_pieces_of_kept_tokens_encode_the_same_any_text(o200k, shrunk, parts, noise):
+    small, id_map = shrunk
+    text = bytepair.tokenizer.fix_surrogates("".join(parts) + noise)
+    _, _, differ = _check_pieces(o200k, small, id_map, [text])
+    assert differ == 0
