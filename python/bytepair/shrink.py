@@ -276,7 +276,9 @@ def shrink(
         data: a sample of the domain, read as :func:`bytepair.train` reads data
             (a str, a path, or an iterable of str / paths).
         keep: the small tokenizer's ``n_vocab``: 256 bytes + special tokens +
-            the chosen tokens and their merge closures.
+            the chosen tokens and their merge closures. Fewer only when the
+            base holds fewer tokens, a closure does not fit in what is left,
+            or the strategy (``"count"``, ``min_count``) runs out of tokens.
         min_count: keep every token the sample uses at least this often (with its
             closure). With ``keep`` too, the budget still caps the size.
         keep_tokens: tokens kept whatever the sample says: ids, token bytes, or
