@@ -17,6 +17,7 @@ from .errors import (
     DisallowedSpecialError,
     FormatError,
     PatternError,
+    ShrinkError,
     TrainingError,
     UnknownEncodingError,
     UnknownTokenError,
@@ -25,6 +26,7 @@ from .errors import (
 from .extend import extend
 from .formats import load
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
+from .shrink import shrink
 from .tokenizer import Tokenizer
 from .train import train
 
@@ -41,6 +43,7 @@ __all__ = [
     "DisallowedSpecialError",
     "FormatError",
     "PatternError",
+    "ShrinkError",
     "Tokenizer",
     "TrainingError",
     "UnknownEncodingError",
@@ -54,5 +57,6 @@ __all__ = [
     "list_encoding_names",
     "load",
     "patterns",
+    "shrink",
     "train",
 ]

@@ -115,6 +115,11 @@ class ConversionError(FormatError):
     """A converted file does not give the same ids as the source tokenizer."""
 
 
+class ShrinkError(BytepairError, ValueError):
+    """``bytepair.shrink`` cannot work: no budget, a budget too small for what must
+    stay, a token that is not in the vocabulary, counts of the wrong shape."""
+
+
 class UsageError(BytepairError, ValueError):
     """A command-line mistake (no input, a bad option value, a binary file, ...)."""
 
@@ -146,6 +151,7 @@ __all__ = [
     "PatternError",
     "ReadError",
     "ShardError",
+    "ShrinkError",
     "ThreadsError",
     "TrainingError",
     "UnknownEncodingError",

@@ -31,13 +31,13 @@ import warnings
 
 from .. import __version__
 from ..errors import BytepairError
-from . import analysis, bench, budget, convert, dataset, encode, grow, serve, train, vocab
+from . import analysis, bench, budget, convert, dataset, encode, grow, serve, shrink, train, vocab
 from .common import UsageError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "cli_speak", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
-COMMAND_MODULES = (train, grow, encode, budget, analysis, vocab, convert, bench, dataset, serve)
+COMMAND_MODULES = (train, grow, encode, budget, analysis, vocab, shrink, convert, bench, dataset, serve)
 
 _EPILOG = """\
 examples:
@@ -51,6 +51,7 @@ examples:
   bytepair decode -e gpt2 --stream 169 228 254 169 223 108
   bytepair audit -e gpt2                           tokens no text can produce, duplicate spellings
   bytepair diff cl100k_base o200k_base --text FILE what two tokenizers disagree on
+  bytepair shrink -e o200k_base corpus/ --keep 32000 -o small.json --id-map map.npy
   bytepair serve --open                            the web page: tokens as you type, training, comparisons
 
 Run 'bytepair COMMAND --help' for a command's options.
