@@ -54,7 +54,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use super::merge::{encode_piece_parts, encode_short_by_bytes};
+use super::{encode_piece_parts, encode_short_by_bytes};
 use crate::error::Result;
 use crate::vocab::{key16, key16_window, Vocab, MID_MAX};
 use crate::Rank;
