@@ -44,7 +44,7 @@ impl Default for FlatTable {
 
 /// A 64x64->128-bit multiply folded back to 64 bits: good high and low bits
 /// from one multiplication. The hash of every integer-keyed table in the
-/// encoder (this one, the two-word token table, the small piece memo).
+/// encoder (this one, the two-word token table, the piece cache).
 #[inline(always)]
 pub(crate) fn fold_mul(x: u64) -> u64 {
     let m = (x as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
