@@ -170,8 +170,8 @@ pub fn pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 /// back of the block with the most left, until none is left anywhere. So:
 /// - the caller starts at once: a call pays one worker wake-up (an
 ///   inter-processor interrupt, and on a VM an exit to the host) off the
-///   critical path, where rayon's `install` put two on it (wake a worker,
-///   which wakes the next) and left the caller's core idle;
+///   critical path, where rayon's `install` puts two on it (wake a worker,
+///   which wakes the next) and leaves the caller's core idle;
 /// - each thread encodes one stretch of consecutive items, mostly the same
 ///   stretch from call to call (the caller the front, worker `j` block `j`),
 ///   so its piece cache holds that stretch's vocabulary rather than a
@@ -324,8 +324,8 @@ const CONCAT_PAR_MIN: usize = 1 << 16;
 /// [`resolve_threads`]): each thread writes its parts straight into their
 /// place in the (uninitialised) result, so the copy and the page faults of
 /// its first touch are shared by the threads instead of taken on one thread
-/// after the encode (for a 10 MB text that serial join was about a tenth of
-/// a two-thread encode's wall time).
+/// after the encode (for a 10 MB text a serial join is about a tenth of a
+/// two-thread encode's wall time).
 #[allow(unsafe_code)] // one set_len after the copy, see the SAFETY comment
 pub fn concat_par(parts: &[Vec<Rank>], threads: Option<usize>) -> Result<Vec<Rank>> {
     let total: usize = parts.iter().map(Vec::len).sum();
@@ -370,7 +370,7 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
 
 /// The cores this process may use, counted once: the count reads the
 /// process's CPU affinity and cgroup quota from `/proc` and `/sys` (a few
-/// system calls, ~10 µs, which every short encode call used to pay).
+/// system calls, ~10 µs, too much to pay on every short encode call).
 pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -380,9 +380,9 @@ pub fn cores() -> usize {
 /// `bytes` runs on at most `bytes / PAR_BATCH_BYTES` threads (at least one).
 /// Waking a worker costs a fork-join per call, and on the benchmark VM a
 /// halted vCPU's wake-up (an exit to the host) is tens to hundreds of
-/// microseconds: `benches/bench_callsize.py` measured back-to-back 2-thread
-/// calls of 20 KB at 0.27x and of 100 KB at 0.65-1.0x one thread's speed,
-/// of 0.3 MB at 1.3x. The ids never depend on the thread count.
+/// microseconds: in `benches/bench_callsize.py` back-to-back 2-thread calls
+/// of 20 KB run at 0.27x and of 100 KB at 0.65-1.0x one thread's speed, of
+/// 0.3 MB at 1.3x. The ids never depend on the thread count.
 pub const PAR_BATCH_BYTES: usize = 128 << 10;
 
 /// The threads worth using for a batch of `bytes` of text, given `threads`

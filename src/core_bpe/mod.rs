@@ -29,9 +29,9 @@ use crate::Rank;
 pub use special::SpecialPolicy;
 
 /// The ids to reserve for encoding `text`: one per three bytes. English and
-/// code take 0.22-0.30 ids per byte, so a quarter (the old reserve) was
-/// outgrown near the end of most texts and the whole output copied once more
-/// by the reallocation; Korean (0.3-0.5 with cl100k) may still grow once. The
+/// code take 0.22-0.30 ids per byte, so a quarter would be outgrown near the
+/// end of most texts and the whole output copied once more by the
+/// reallocation; Korean (0.3-0.5 with cl100k) may still grow once. The
 /// reserve is address space: pages never written are never backed.
 pub(crate) fn ids_room(text: &str) -> usize {
     ids_room_bytes(text.len())

@@ -33,12 +33,12 @@ const FLAT_PROBE: usize = 1 << 16;
 /// [`encode_piece_runs`](super::runs::encode_piece_runs). False, having written nothing, when the sequence does
 /// not collapse within [`FLAT_ROUNDS`] rounds or a check fails. Where it
 /// answers, it reads and writes the sequence in order, instead of the queue's
-/// scattered 16 bytes per byte, which left the caches at 10 MB (2.0-2.6x the
+/// scattered 16 bytes per byte, which leave the caches at 10 MB (2.0-2.6x the
 /// time per byte of 10 KB).
 pub fn encode_piece_flat_runs(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) -> bool {
     // a long piece first tries its first FLAT_PROBE bytes: one that does not
     // collapse there is declined at once, not after FLAT_ROUNDS passes over it
-    // all (measured: a declined 10 MB piece cost 20-25 ns/byte, about what the
+    // all (measured: declining a whole 10 MB piece costs 20-25 ns/byte, about what the
     // queue then spends). A predictor only: the whole piece keeps every check.
     if piece.len() > 2 * FLAT_PROBE
         && !encode_piece_flat_runs(&piece[..FLAT_PROBE], vocab, &mut Vec::new())

@@ -31,7 +31,7 @@ pub(super) struct Part {
 
 /// The initial byte pairs of a long piece, `(rank, left position)` in
 /// position order, read from its parts (no list of its own: on a 10 MB piece
-/// that list was 80 MB).
+/// that list would be 80 MB).
 pub(super) fn initial_pairs(parts: &[Part]) -> impl Iterator<Item = (Rank, u32)> + '_ {
     parts
         .iter()

@@ -164,7 +164,7 @@ impl RankQueue {
 ///
 /// Why: a binary heap over all pairs of a 10 MB piece is ~100 MB, and each pop
 /// walks ~23 levels of it with cache misses at the bottom, so time per byte
-/// grew 3-5x from 10 KB to 10 MB. Here most operations are appends and reads at
+/// grows 3-5x from 10 KB to 10 MB. Here most operations are appends and reads at
 /// the front of a bucket (sequential memory); the rank heap holds only the
 /// distinct ranks in play (a few hundred for hostile text). Exactness: the
 /// minimum rank comes from the rank heap, the leftmost pair of that rank from

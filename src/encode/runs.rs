@@ -21,9 +21,9 @@ pub(super) const MAX_RUNS: usize = 64;
 /// '=' after a space), merged on its run-length form: the sequence of parts
 /// is kept as runs (token, count), and each round merges every pair of the
 /// lowest rank in one left-to-right sweep over the runs. Time O(rounds x
-/// runs) plus the output, whatever N: the queue took 7-9 ns per byte of a
+/// runs) plus the output, whatever N: the queue takes 7-9 ns per byte of a
 /// run of spaces at 10 KB-1 MB (gpt2) and 17-25 at 10 MB, once its 16 bytes
-/// per byte left the caches.
+/// per byte leave the caches.
 ///
 /// Exactness. The greedy rule merges the lowest-ranked pair, leftmost first.
 /// With r the lowest rank in the sequence, the sweep merges the pairs of rank

@@ -291,9 +291,9 @@ pub(crate) fn worth_blocks(b: &[u8]) -> bool {
 
 /// The number of bytes >= 0x80 in `b` (at most 2,040 bytes long), eight at a
 /// time: each byte's top bit added into its own 8-bit lane of one word. Once
-/// per encode call, so per document in a batch: the byte-by-byte count it
-/// replaces (widened to 64 bits per byte by the compiler) took 11 % of a batch
-/// of 1-10 KB documents.
+/// per encode call, so per document in a batch: a byte-by-byte count (widened
+/// to 64 bits per byte by the compiler) takes 11 % of a batch of 1-10 KB
+/// documents.
 #[inline]
 pub(super) fn high_bytes(b: &[u8]) -> usize {
     debug_assert!(b.len() <= 255 * 8);

@@ -4,7 +4,8 @@
 //! Why not `hashbrown`: its lookups read a control-byte group and then the slot,
 //! two cache lines when the table is larger than the cache. The encoder does one
 //! lookup per pre-tokenized piece and one per merge candidate, on tables of
-//! 0.1–0.5 M entries (1.5–8 MB), so those misses were most of its time.
+//! 0.1–0.5 M entries (1.5–8 MB), where those second misses would be most of
+//! its time.
 //!
 //! Layout: buckets of four 16-byte slots, each bucket aligned to 64 bytes; a
 //! key hashes to a bucket and is stored in its first free slot, or in the next
