@@ -6,6 +6,14 @@
 //! runs on the calling thread and the `k - 1` threads of the pool for
 //! `k - 1` ([`for_each_index`]); training runs on the pool for `k`.
 //!
+//! Where the workers run (Linux): a call's workers are kept off the CPU the
+//! calling thread is on ([`Steer`]). Otherwise the kernel may queue a woken
+//! worker on the caller's own CPU, behind the caller, which is busy with its
+//! share of the work: on a VM whose other vCPU has been idle for a few
+//! milliseconds (the guest then sees it as preempted and avoids it), a
+//! two-thread 1 MB batch ran at one thread's speed, the worker starting only
+//! when the caller had done everything (`benches/bench_wakeup.py`).
+//!
 //! Fork safety: rayon's global pool is never used. Pools are tagged with the
 //! process id; a child process created by `fork` (whose copy of a pool has no
 //! worker threads) builds fresh pools instead of waiting forever on the
@@ -19,9 +27,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::error::{Error, Result};
 use crate::Rank;
 
-type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+type Pools = (u32, HashMap<usize, (Arc<rayon::ThreadPool>, Arc<Steer>)>);
 
 fn pool_of(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    pool_and_steer(threads).map(|(p, _)| p)
+}
+
+fn pool_and_steer(threads: usize) -> Result<(Arc<rayon::ThreadPool>, Arc<Steer>)> {
     static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new())));
     // a poisoned lock only means another thread panicked while inserting; the map is intact
@@ -34,20 +46,114 @@ fn pool_of(threads: usize) -> Result<Arc<rayon::ThreadPool>> {
         }
         *pid = std::process::id();
     }
-    if let Some(p) = map.get(&threads) {
-        return Ok(p.clone());
+    if let Some((p, s)) = map.get(&threads) {
+        return Ok((p.clone(), s.clone()));
     }
+    let steer = Arc::new(Steer::new(threads));
+    let joined = steer.clone();
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("bytepair-{i}"))
+        .start_handler(move |_| joined.join())
         .build()
         .map_err(|e| Error::Threads {
             threads,
             reason: e.to_string(),
         })?;
     let p = Arc::new(p);
-    map.insert(threads, p.clone());
-    Ok(p)
+    map.insert(threads, (p.clone(), steer.clone()));
+    Ok((p, steer))
+}
+
+/// The worker threads of one pool, kept off the calling thread's CPU (see
+/// the module documentation). Linux only; elsewhere it does nothing.
+struct Steer {
+    /// The workers' thread ids, as each starts.
+    #[cfg(target_os = "linux")]
+    tids: Mutex<Vec<libc::pid_t>>,
+    /// The pool's size: the masks are remembered only once every worker
+    /// has registered.
+    #[cfg(target_os = "linux")]
+    threads: usize,
+    /// The CPU the workers' masks leave out, or -1.
+    #[cfg(target_os = "linux")]
+    away_from: std::sync::atomic::AtomicI32,
+}
+
+impl Steer {
+    #[cfg(target_os = "linux")]
+    fn new(threads: usize) -> Steer {
+        Steer {
+            tids: Mutex::new(Vec::with_capacity(threads)),
+            threads,
+            away_from: std::sync::atomic::AtomicI32::new(-1),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn new(_threads: usize) -> Steer {
+        Steer {}
+    }
+
+    /// Called by each worker as it starts: records its thread id.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)] // one system call, see the SAFETY comment
+    fn join(&self) {
+        // SAFETY: gettid takes no argument and cannot fail.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
+        self.tids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(tid);
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn join(&self) {}
+
+    /// Lets the workers run on every CPU the calling thread may use but the
+    /// one it is on now. A system call per worker, only when the caller's
+    /// CPU changed since the last call; nothing when that would leave no CPU.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)] // CPU-set system calls, see the SAFETY comments
+    fn away_from_caller(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        // SAFETY: sched_getcpu takes no argument; it returns -1 on failure.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu < 0 || self.away_from.load(Relaxed) == cpu {
+            return;
+        }
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: cpu_set_t is a plain bit array; all zeros is the empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a valid, writable cpu_set_t of `size` bytes; pid 0
+        // is the calling thread.
+        if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
+            return;
+        }
+        let cpu = cpu as usize;
+        if cpu >= 8 * size {
+            return;
+        }
+        // SAFETY: `cpu` is below the set's capacity in bits (checked above).
+        unsafe { libc::CPU_CLR(cpu, &mut set) };
+        // SAFETY: `set` is an initialised cpu_set_t.
+        if unsafe { libc::CPU_COUNT(&set) } == 0 {
+            return;
+        }
+        let tids = self.tids.lock().unwrap_or_else(|e| e.into_inner());
+        for &tid in tids.iter() {
+            // SAFETY: `set` is an initialised cpu_set_t of `size` bytes; a
+            // thread id that has exited only makes the call fail (ESRCH),
+            // which is ignored: the mask is a placement hint.
+            unsafe { libc::sched_setaffinity(tid, size, &set) };
+        }
+        if tids.len() == self.threads {
+            self.away_from.store(cpu as i32, Relaxed);
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn away_from_caller(&self) {}
 }
 
 /// The kept pool for `threads` (see [`resolve_threads`]), for callers that
@@ -80,7 +186,8 @@ fn for_each_index(len: usize, threads: usize, f: &(dyn Fn(usize) + Sync)) -> Res
         return Ok(());
     }
     let k = threads.min(len);
-    let pool = pool_of(k - 1)?;
+    let (pool, steer) = pool_and_steer(k - 1)?;
+    steer.away_from_caller();
     let blocks = Blocks::new(len, k);
     let work = |me: usize| {
         while let Some(i) = blocks.front(me) {
@@ -359,6 +466,54 @@ pub fn map_streaming<T: Sync, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The workers of a call's pool may run anywhere the caller may, except
+    /// on the caller's CPU (when the caller may use two CPUs or more).
+    #[cfg(target_os = "linux")]
+    #[test]
+    #[allow(unsafe_code)] // CPU-set system calls on plain cpu_set_t values
+    fn workers_keep_off_the_callers_cpu() {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        let affinity = |tid: libc::pid_t| {
+            // SAFETY: an all-zero cpu_set_t is the empty set; `set` is writable.
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            // SAFETY: as above; a failed call leaves the empty set.
+            unsafe { libc::sched_getaffinity(tid, size, &mut set) };
+            set
+        };
+        // SAFETY: CPU_COUNT reads an initialised set.
+        if unsafe { libc::CPU_COUNT(&affinity(0)) } < 2 {
+            return; // one CPU: nothing to keep off
+        }
+        // 7 threads (a count no other test uses, so no other call moves these
+        // workers meanwhile): this one and the pool for 6, built here. The
+        // workers register as they start, so the masks are remembered once
+        // all have (a few calls at most)
+        let (_, steer) = pool_and_steer(6).unwrap();
+        let mut away = -1;
+        for _ in 0..100 {
+            let items: Vec<u64> = (0..64).collect();
+            let twice = map_par(&items, Some(7), |&x| Ok(x * 2)).unwrap();
+            assert!(twice.iter().zip(&items).all(|(t, x)| *t == 2 * x));
+            away = steer.away_from.load(Ordering::Relaxed);
+            if away >= 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(away >= 0, "the workers' masks were never set");
+        let tids = steer.tids.lock().unwrap().clone();
+        assert_eq!(tids.len(), 6);
+        for tid in tids {
+            let set = affinity(tid);
+            // SAFETY: `away` is below the set's capacity (it was cleared in
+            // such a set) and `set` is initialised.
+            let on = unsafe { libc::CPU_ISSET(away as usize, &set) };
+            assert!(!on, "worker {tid} may run on the caller's CPU {away}");
+            // SAFETY: CPU_COUNT reads an initialised set.
+            assert!(unsafe { libc::CPU_COUNT(&set) } >= 1);
+        }
+    }
 
     #[test]
     fn short_batches_use_fewer_threads() {
