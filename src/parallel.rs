@@ -117,7 +117,7 @@ impl Steer {
     /// one it is on now, or on the caller's CPU when that is the only one it
     /// may use: a worker's mask is always within the caller's allowed set, so
     /// a caller whose own affinity changed (`os.sched_setaffinity`) never
-    /// leaves a worker pinned to a CPU it no longer allows. Two system calls
+    /// leaves a worker pinned to a CPU outside its new set. Two system calls
     /// per call (`sched_getcpu` is read without one), plus one per worker
     /// when the mask differs from the one last given; with concurrent callers
     /// on one pool the last caller's mask holds.
@@ -534,7 +534,7 @@ mod tests {
             assert!(same, "worker {tid} has another mask than the one given");
         }
         // a caller confined to one CPU: the workers follow it there (never
-        // left on a CPU the caller no longer allows)
+        // left on a CPU outside the caller's new set)
         // SAFETY: as above; `one` is an initialised set; pid 0 is this thread.
         unsafe {
             let cpu = (0..8 * size)

@@ -480,7 +480,7 @@ impl CoreBpe {
                 block = (block * 2).min(1 << 20);
                 continue;
             }
-            // the first restart point that no longer fits, by bisection
+            // the first restart point that does not fit, by bisection
             // (f is increasing along restart points)
             let last = pts.len() - 1; // pts[last] does not fit
             let (i, q, fq) = bisect_prefix(&plan, a, fa, &pts[..last], max_tokens);
@@ -567,7 +567,7 @@ impl CoreBpe {
                 block = (block * 2).min(1 << 20);
                 continue;
             }
-            // the last point (largest start) that no longer fits; pts[0] does not
+            // the last point (largest start) that does not fit; pts[0] does not
             let (i, q, hq) = bisect_suffix(&plan, b, hb, &pts[1..], max_tokens);
             b = q;
             hb = hq;
