@@ -26,7 +26,7 @@ text's ids; MB of text per second), ``np2`` (the same on 2 threads: one text cut
 where the ids cannot change), ``pretok`` (``pretokenize_count`` of
 the text with the encoding's pattern: the pre-tokenizer alone). With one build it just prints the
 best MB/s per mode. Every build is timed cold (its
-own piece memo emptied before each run), on the first ``--mb`` MB of each
+own piece cache emptied before each run), on the first ``--mb`` MB of each
 corpus of ../shared/DATA.md, unless ``--warm`` keeps the caches (every
 piece a hit: the hit path alone).
 """
@@ -157,7 +157,7 @@ def main(argv: List[str] | None = None) -> None:
                 for i in order if rep % 2 == 0 else order[::-1]:
                     run = job(cores[i], mode, text, docs, modules[i], spec.pattern)
                     if not args.warm:
-                        modules[i].clear_piece_memo()
+                        modules[i].clear_piece_cache()
                     gc.collect()
                     t = time.perf_counter()
                     run()
@@ -195,7 +195,7 @@ def steady_main(args: argparse.Namespace) -> None:
                     if args.unseen:
                         # bench_encode's steady cell: warm on the first slice only,
                         # so the timed slice's new pieces miss as in a fresh process
-                        modules[i].clear_piece_memo()
+                        modules[i].clear_piece_cache()
                         job(cores[i], mode, parts[0], docs[0], modules[i], spec.pattern)()
                     run = job(cores[i], mode, parts[k], docs[k], modules[i], spec.pattern)
                     gc.collect()

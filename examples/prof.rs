@@ -1,7 +1,7 @@
 //! Development profiler for the encoder (not part of the API).
 //!
 //! Corpus mode: times pre-tokenization alone, `count` and `encode_ordinary`
-//! (cold: the piece memo is emptied before each run) on corpus files:
+//! (cold: the piece cache is emptied before each run) on corpus files:
 //!   cargo run --release --example prof -- cl100k_base ~/.cache/bytepair-data/corpora/en_austen.txt [reps]
 //!
 //! Worst-case mode: ns per byte of `count` on 'x' * N, N spaces, random
@@ -10,7 +10,7 @@
 //!   cargo run --release --example prof -- cl100k_base worst
 //!
 //! Pieces mode: where a cold encode's merge time goes, by piece length (the
-//! first occurrence of each distinct non-token piece, merged without memo):
+//! first occurrence of each distinct non-token piece, merged without the cache):
 //!   cargo run --release --example prof -- cl100k_base pieces ~/.cache/bytepair-data/corpora/en_pydocs.txt
 
 // a developer tool run by hand: a missing file or bad argument stops it with a message

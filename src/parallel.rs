@@ -7,12 +7,15 @@
 //! `k - 1` ([`for_each_index`]); training runs on the pool for `k`.
 //!
 //! Where the workers run (Linux): a call's workers are kept off the CPU the
-//! calling thread is on ([`Steer`]). Otherwise the kernel may queue a woken
-//! worker on the caller's own CPU, behind the caller, which is busy with its
-//! share of the work: on a VM whose other vCPU has been idle for a few
-//! milliseconds (the guest then sees it as preempted and avoids it), a
-//! two-thread 1 MB batch ran at one thread's speed, the worker starting only
-//! when the caller had done everything (`benches/bench_wakeup.py`).
+//! calling thread is on ([`Steer`], in `map_par` and `map_streaming`),
+//! within the CPUs the caller may use.
+//! Otherwise the kernel may queue a woken worker on the caller's own CPU,
+//! behind the caller, which is busy with its share of the work: on a VM whose
+//! other vCPU has been idle for a while (the guest then sees it as preempted
+//! and avoids it), the worker starts only when the caller has done
+//! everything. In `benches/bench_wakeup.py` (4 MB batch, 100 ms pause before
+//! each call) two threads run at 1.23-1.45x one thread with the steering and
+//! at 0.80-1.10x without (benches/results/mechanisms.md).
 //!
 //! Fork safety: rayon's global pool is never used. Pools are tagged with the
 //! process id; a child process created by `fork` (whose copy of a pool has no
@@ -75,9 +78,9 @@ struct Steer {
     /// has registered.
     #[cfg(target_os = "linux")]
     threads: usize,
-    /// The CPU the workers' masks leave out, or -1.
+    /// The mask last given to every worker, if any.
     #[cfg(target_os = "linux")]
-    away_from: std::sync::atomic::AtomicI32,
+    applied: Mutex<Option<libc::cpu_set_t>>,
 }
 
 impl Steer {
@@ -86,7 +89,7 @@ impl Steer {
         Steer {
             tids: Mutex::new(Vec::with_capacity(threads)),
             threads,
-            away_from: std::sync::atomic::AtomicI32::new(-1),
+            applied: Mutex::new(None),
         }
     }
 
@@ -111,33 +114,43 @@ impl Steer {
     fn join(&self) {}
 
     /// Lets the workers run on every CPU the calling thread may use but the
-    /// one it is on now. A system call per worker, only when the caller's
-    /// CPU changed since the last call; nothing when that would leave no CPU.
+    /// one it is on now, or on the caller's CPU when that is the only one it
+    /// may use: a worker's mask is always within the caller's allowed set, so
+    /// a caller whose own affinity changed (`os.sched_setaffinity`) never
+    /// leaves a worker pinned to a CPU outside its new set. Two system calls
+    /// per call (`sched_getcpu` is read without one), plus one per worker
+    /// when the mask differs from the one last given; with concurrent callers
+    /// on one pool the last caller's mask holds.
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code)] // CPU-set system calls, see the SAFETY comments
     fn away_from_caller(&self) {
-        use std::sync::atomic::Ordering::Relaxed;
         // SAFETY: sched_getcpu takes no argument; it returns -1 on failure.
         let cpu = unsafe { libc::sched_getcpu() };
-        if cpu < 0 || self.away_from.load(Relaxed) == cpu {
+        if cpu < 0 {
             return;
         }
         let size = std::mem::size_of::<libc::cpu_set_t>();
         // SAFETY: cpu_set_t is a plain bit array; all zeros is the empty set.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is a valid, writable cpu_set_t of `size` bytes; pid 0
-        // is the calling thread.
-        if unsafe { libc::sched_getaffinity(0, size, &mut set) } != 0 {
+        let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `allowed` is a valid, writable cpu_set_t of `size` bytes;
+        // pid 0 is the calling thread.
+        if unsafe { libc::sched_getaffinity(0, size, &mut allowed) } != 0 {
             return;
         }
         let cpu = cpu as usize;
         if cpu >= 8 * size {
             return;
         }
+        let mut set = allowed;
         // SAFETY: `cpu` is below the set's capacity in bits (checked above).
         unsafe { libc::CPU_CLR(cpu, &mut set) };
         // SAFETY: `set` is an initialised cpu_set_t.
         if unsafe { libc::CPU_COUNT(&set) } == 0 {
+            set = allowed;
+        }
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: both sets are initialised cpu_set_t values.
+        if applied.is_some_and(|a| unsafe { libc::CPU_EQUAL(&a, &set) }) {
             return;
         }
         let tids = self.tids.lock().unwrap_or_else(|e| e.into_inner());
@@ -148,7 +161,7 @@ impl Steer {
             unsafe { libc::sched_setaffinity(tid, size, &set) };
         }
         if tids.len() == self.threads {
-            self.away_from.store(cpu as i32, Relaxed);
+            *applied = Some(set);
         }
     }
 
@@ -170,8 +183,8 @@ pub fn pool(threads: Option<usize>) -> Result<Arc<rayon::ThreadPool>> {
 /// back of the block with the most left, until none is left anywhere. So:
 /// - the caller starts at once: a call pays one worker wake-up (an
 ///   inter-processor interrupt, and on a VM an exit to the host) off the
-///   critical path, where rayon's `install` put two on it (wake a worker,
-///   which wakes the next) and left the caller's core idle;
+///   critical path, where rayon's `install` puts two on it (wake a worker,
+///   which wakes the next) and leaves the caller's core idle;
 /// - each thread encodes one stretch of consecutive items, mostly the same
 ///   stretch from call to call (the caller the front, worker `j` block `j`),
 ///   so its piece cache holds that stretch's vocabulary rather than a
@@ -324,8 +337,8 @@ const CONCAT_PAR_MIN: usize = 1 << 16;
 /// [`resolve_threads`]): each thread writes its parts straight into their
 /// place in the (uninitialised) result, so the copy and the page faults of
 /// its first touch are shared by the threads instead of taken on one thread
-/// after the encode (for a 10 MB text that serial join was about a tenth of
-/// a two-thread encode's wall time).
+/// after the encode (for a 10 MB text a serial join is about a tenth of a
+/// two-thread encode's wall time).
 #[allow(unsafe_code)] // one set_len after the copy, see the SAFETY comment
 pub fn concat_par(parts: &[Vec<Rank>], threads: Option<usize>) -> Result<Vec<Rank>> {
     let total: usize = parts.iter().map(Vec::len).sum();
@@ -370,7 +383,7 @@ pub fn resolve_threads(threads: Option<usize>) -> Result<usize> {
 
 /// The cores this process may use, counted once: the count reads the
 /// process's CPU affinity and cgroup quota from `/proc` and `/sys` (a few
-/// system calls, ~10 µs, which every short encode call used to pay).
+/// system calls, ~10 µs, too much to pay on every short encode call).
 pub fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -380,9 +393,9 @@ pub fn cores() -> usize {
 /// `bytes` runs on at most `bytes / PAR_BATCH_BYTES` threads (at least one).
 /// Waking a worker costs a fork-join per call, and on the benchmark VM a
 /// halted vCPU's wake-up (an exit to the host) is tens to hundreds of
-/// microseconds: `benches/bench_callsize.py` measured back-to-back 2-thread
-/// calls of 20 KB at 0.27x and of 100 KB at 0.65-1.0x one thread's speed,
-/// of 0.3 MB at 1.3x. The ids never depend on the thread count.
+/// microseconds: in `benches/bench_callsize.py` back-to-back 2-thread calls
+/// of 20 KB run at 0.27x and of 100 KB at 0.65-1.0x one thread's speed, of
+/// 0.3 MB at 1.3x. The ids never depend on the thread count.
 pub const PAR_BATCH_BYTES: usize = 128 << 10;
 
 /// The threads worth using for a batch of `bytes` of text, given `threads`
@@ -422,7 +435,8 @@ pub fn map_streaming<T: Sync, R: Send>(
         }
         return Ok(());
     }
-    let pool = pool_of(k - 1)?;
+    let (pool, steer) = pool_and_steer(k - 1)?;
+    steer.away_from_caller();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     // only this thread receives; the mutex makes `&rx` sendable to a closure
@@ -490,28 +504,52 @@ mod tests {
         // workers register as they start, so the masks are remembered once
         // all have (a few calls at most)
         let (_, steer) = pool_and_steer(6).unwrap();
-        let mut away = -1;
+        let mut applied = None;
         for _ in 0..100 {
             let items: Vec<u64> = (0..64).collect();
             let twice = map_par(&items, Some(7), |&x| Ok(x * 2)).unwrap();
             assert!(twice.iter().zip(&items).all(|(t, x)| *t == 2 * x));
-            away = steer.away_from.load(Ordering::Relaxed);
-            if away >= 0 {
+            applied = *steer.applied.lock().unwrap();
+            if applied.is_some() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        assert!(away >= 0, "the workers' masks were never set");
+        let applied = applied.expect("the workers' masks were never set");
+        let allowed = affinity(0);
+        // SAFETY: CPU_* read initialised sets; every index is below the
+        // sets' capacity in bits.
+        unsafe {
+            // the caller's CPUs but the one it was on
+            assert_eq!(libc::CPU_COUNT(&applied) + 1, libc::CPU_COUNT(&allowed));
+            for cpu in 0..8 * size {
+                assert!(!libc::CPU_ISSET(cpu, &applied) || libc::CPU_ISSET(cpu, &allowed));
+            }
+        }
         let tids = steer.tids.lock().unwrap().clone();
         assert_eq!(tids.len(), 6);
         for tid in tids {
-            let set = affinity(tid);
-            // SAFETY: `away` is below the set's capacity (it was cleared in
-            // such a set) and `set` is initialised.
-            let on = unsafe { libc::CPU_ISSET(away as usize, &set) };
-            assert!(!on, "worker {tid} may run on the caller's CPU {away}");
-            // SAFETY: CPU_COUNT reads an initialised set.
-            assert!(unsafe { libc::CPU_COUNT(&set) } >= 1);
+            // SAFETY: both sets are initialised.
+            let same = unsafe { libc::CPU_EQUAL(&affinity(tid), &applied) };
+            assert!(same, "worker {tid} has another mask than the one given");
+        }
+        // a caller confined to one CPU: the workers follow it there (never
+        // left on a CPU outside the caller's new set)
+        // SAFETY: as above; `one` is an initialised set; pid 0 is this thread.
+        unsafe {
+            let cpu = (0..8 * size)
+                .find(|&c| libc::CPU_ISSET(c, &allowed))
+                .unwrap();
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut one);
+            assert_eq!(libc::sched_setaffinity(0, size, &one), 0);
+            let items: Vec<u64> = (0..64).collect();
+            let twice = map_par(&items, Some(7), |&x| Ok(x * 2)).unwrap();
+            assert_eq!(libc::sched_setaffinity(0, size, &allowed), 0);
+            assert!(twice.iter().zip(&items).all(|(t, x)| *t == 2 * x));
+            for tid in steer.tids.lock().unwrap().iter() {
+                assert!(libc::CPU_EQUAL(&affinity(*tid), &one), "worker {tid}");
+            }
         }
     }
 

@@ -83,7 +83,7 @@ fn runs(sizes: impl Iterator<Item = usize>, target: usize) -> Vec<std::ops::Rang
 impl CoreBpe {
     /// Encodes every text like [`CoreBpe::encode_batch`], into one buffer per
     /// run of consecutive texts (see the module doc) on `threads` threads
-    /// (the kept pools: their piece memos stay warm across calls). The first
+    /// (the kept pools: their piece caches stay warm across calls). The first
     /// failing text's error is returned.
     pub fn encode_batch_flat<S: AsRef<str> + Sync>(
         &self,

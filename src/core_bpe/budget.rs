@@ -1,6 +1,6 @@
-//! Token budgets and offsets over whole texts: counting with a limit, the
-//! longest prefix or suffix within a budget, and ids with the span of text
-//! each one covers.
+//! Token budgets over whole texts: counting with a limit, and the longest
+//! prefix or suffix within a budget (the spans of tokens are
+//! [`super::offsets`]).
 //!
 //! # Restart points: why truncation is exact
 //!
@@ -16,7 +16,7 @@
 //! encode(text[q..])` for every `k < q`). At restart points `q1 < q2` we get
 //! `f(q2) = f(q1) + count(text[q1..q2]) > f(q1)`, and for any `k > q`,
 //! `f(k) > f(q)`. So `f` is strictly increasing along restart points, and once
-//! `f(q) > max` no longer prefix can fit: the longest fitting prefix lies in
+//! `f(q) > max` no prefix longer than `q` can fit: the longest fitting prefix lies in
 //! the segment `[q_prev, q)` where `q_prev` is the last restart point that fits.
 //! Inside that segment `f` need not be monotone (BPE of a prefix is not a
 //! prefix of the BPE: with tokens `bc` and `abc`, `"ab"` is two tokens and
@@ -63,17 +63,6 @@ use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
 use crate::pretok::unicode::{self, L, N};
 use crate::pretok::Pretokenizer;
-use crate::Rank;
-
-/// Which span a token's offsets give.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// Byte offsets into the UTF-8 text.
-    Byte,
-    /// Character (code point) offsets; a token that starts or ends inside a
-    /// character covers that whole character.
-    Char,
-}
 
 /// The budget searches' view of the special-token policy.
 struct Plan<'a> {
@@ -491,7 +480,7 @@ impl CoreBpe {
                 block = (block * 2).min(1 << 20);
                 continue;
             }
-            // the first restart point that no longer fits, by bisection
+            // the first restart point that does not fit, by bisection
             // (f is increasing along restart points)
             let last = pts.len() - 1; // pts[last] does not fit
             let (i, q, fq) = bisect_prefix(&plan, a, fa, &pts[..last], max_tokens);
@@ -578,7 +567,7 @@ impl CoreBpe {
                 block = (block * 2).min(1 << 20);
                 continue;
             }
-            // the last point (largest start) that no longer fits; pts[0] does not
+            // the last point (largest start) that does not fit; pts[0] does not
             let (i, q, hq) = bisect_suffix(&plan, b, hb, &pts[1..], max_tokens);
             b = q;
             hb = hq;
@@ -632,155 +621,6 @@ impl CoreBpe {
         }
         b
     }
-
-    /// `encode` with the span of each token: `spans[i] = (start, end)` in bytes
-    /// or characters. Character spans: a token covers every character it has a
-    /// byte of (a Korean syllable split over three tokens gives all three that
-    /// syllable's span), so `start` is the index of the character holding the
-    /// token's first byte, as tiktoken's `decode_with_offsets` reports it.
-    ///
-    /// Cost: the encode and one pass over the ids reading one 16-bit entry per
-    /// token (byte length, character starts, whether the first byte continues
-    /// a character), for bytes and characters alike.
-    pub fn encode_with_spans(
-        &self,
-        text: &str,
-        policy: &SpecialPolicy,
-        unit: Unit,
-    ) -> Result<(Vec<Rank>, Vec<[u32; 2]>)> {
-        let ids = self.encode(text, policy)?;
-        let mut spans = Vec::with_capacity(ids.len());
-        let len = text.len();
-        let mut at = 0usize;
-        // every id's bytes, a special token in a gap of the ranks included
-        // (p50k_base's 50256)
-        let info = self.token_info.get_or_init(|| {
-            (0..self.vocab.len() as Rank)
-                .map(|id| pack_info(self.token_bytes(id).unwrap_or_default()))
-                .collect()
-        });
-        // (byte length, character starts, first byte continues a character)
-        let token = |id: Rank| -> (usize, usize, bool) {
-            match info.get(id as usize) {
-                Some(&i) if i & INFO_LONG == 0 => (
-                    usize::from(i & 0x7F),
-                    usize::from((i >> 7) & 0x7F),
-                    i & INFO_CONT != 0,
-                ),
-                _ => {
-                    let t = self.token_bytes(id).unwrap_or_default();
-                    let starts = t.iter().filter(|&&c| !is_cont(c)).count();
-                    (t.len(), starts, t.first().is_some_and(|&c| is_cont(c)))
-                }
-            }
-        };
-        if unit == Unit::Byte || text.is_ascii() {
-            for &id in &ids {
-                let end = (at + token(id).0).min(len);
-                spans.push([at as u32, end as u32]);
-                at = end;
-            }
-        } else {
-            // a token starts in the character holding its first byte and ends
-            // after the one holding its last byte: the running count of
-            // character starts, advanced by the token's own (a vocabulary
-            // property, so no byte of the text is read again)
-            let mut chars_at = 0usize;
-            for &id in &ids {
-                let (_, starts, first_cont) = token(id);
-                let start = chars_at - usize::from(first_cont && chars_at > 0);
-                let chars_end = chars_at + starts;
-                spans.push([start as u32, chars_end as u32]);
-                chars_at = chars_end;
-            }
-        }
-        Ok((ids, spans))
-    }
-}
-
-/// [`TokenInfo`] bit: the token's first byte continues a character.
-const INFO_CONT: u16 = 1 << 14;
-/// [`TokenInfo`] bit: longer than 127 bytes, look the token up instead.
-const INFO_LONG: u16 = 1 << 15;
-
-/// A mergeable token packed for [`CoreBpe::encode_with_spans`] (`TokenInfo`):
-/// bits 0-6 its byte length, 7-13 its character starts (bytes that are not
-/// `10xxxxxx`), [`INFO_CONT`] and [`INFO_LONG`].
-fn pack_info(t: &[u8]) -> u16 {
-    if t.len() > 0x7F {
-        return INFO_LONG;
-    }
-    let starts = t.iter().filter(|&&c| !is_cont(c)).count() as u16;
-    let cont = if t.first().is_some_and(|&c| is_cont(c)) {
-        INFO_CONT
-    } else {
-        0
-    };
-    t.len() as u16 | (starts << 7) | cont
-}
-
-/// Counts of character starts before any byte offset, in O(1) per query: one
-/// bit per UTF-8 continuation byte, 64 to a word, with the count of
-/// continuation bytes before each word (the tests' second oracle for
-/// [`pack_info`]).
-#[cfg(test)]
-struct CharIndex {
-    masks: Vec<u64>,
-    before: Vec<u32>,
-}
-
-#[cfg(test)]
-impl CharIndex {
-    fn new(b: &[u8]) -> Self {
-        let words = b.len() / 64 + 1;
-        let mut masks = Vec::with_capacity(words);
-        let mut before = Vec::with_capacity(words);
-        let mut total = 0u32;
-        let mut chunks = b.chunks_exact(64);
-        for chunk in &mut chunks {
-            let mut m = 0u64;
-            for (w, word) in chunk.chunks_exact(8).enumerate() {
-                let mut x = [0u8; 8];
-                x.copy_from_slice(word);
-                m |= cont_bits(u64::from_le_bytes(x)) << (8 * w);
-            }
-            masks.push(m);
-            before.push(total);
-            total += m.count_ones();
-        }
-        let mut m = 0u64;
-        for (i, &c) in chunks.remainder().iter().enumerate() {
-            m |= u64::from(is_cont(c)) << i;
-        }
-        masks.push(m);
-        before.push(total);
-        CharIndex { masks, before }
-    }
-
-    /// Character starts in `b[..p]` (`p <= b.len()`).
-    #[inline]
-    fn starts_before(&self, p: usize) -> usize {
-        let (w, bit) = (p / 64, p % 64);
-        let below = self.masks[w] & ((1u64 << bit) - 1);
-        p - (self.before[w] + below.count_ones()) as usize
-    }
-}
-
-#[cfg(test)]
-/// The continuation bytes (`10xxxxxx`) of eight little-endian bytes as eight
-/// bits (bit k for byte k): the top bit of each byte without the next one,
-/// gathered into the top byte by a multiplication whose partial products
-/// never collide.
-#[inline(always)]
-fn cont_bits(x: u64) -> u64 {
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let c = x & !(x << 1) & HI;
-    (c >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
-}
-
-#[inline(always)]
-fn is_cont(b: u8) -> bool {
-    (b as i8) < -0x40
 }
 
 #[cfg(test)]
@@ -822,38 +662,6 @@ mod tests {
         }
         assert_eq!(bpe.count("ab", &pol).unwrap(), 2);
         assert_eq!(bpe.truncate_prefix("abc", &pol, 1).unwrap(), 3);
-    }
-
-    #[test]
-    fn cont_bits_match_bytes() {
-        let mut seed = 12345u64;
-        for _ in 0..10_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let bytes = seed.to_le_bytes();
-            let want = bytes
-                .iter()
-                .enumerate()
-                .fold(0u64, |m, (i, &b)| m | (u64::from(is_cont(b)) << i));
-            assert_eq!(cont_bits(seed), want, "{bytes:?}");
-        }
-        let text = "a한b😀 é".repeat(30);
-        let idx = CharIndex::new(text.as_bytes());
-        for p in 0..=text.len() {
-            let want = text.as_bytes()[..p]
-                .iter()
-                .filter(|&&c| !is_cont(c))
-                .count();
-            assert_eq!(idx.starts_before(p), want);
-            for q in p..=text.len().min(p + 12) {
-                let i = pack_info(&text.as_bytes()[p..q]);
-                assert_eq!(usize::from((i >> 7) & 0x7F), idx.starts_before(q) - want);
-                assert_eq!(usize::from(i & 0x7F), q - p);
-                let cont = q > p && is_cont(text.as_bytes()[p]);
-                assert_eq!(i & INFO_CONT != 0, cont);
-            }
-        }
     }
 
     #[test]

@@ -4,12 +4,15 @@
 //! Layout: this file holds the encoder and its text loop; [`special`] the
 //! special-token policy (tiktoken's allowed / disallowed semantics);
 //! [`decode`] ids -> bytes; [`batch`] many texts on the [`crate::parallel`]
-//! pools; [`budget`] counting with a limit, exact truncation and token spans;
-//! [`unstable`] tiktoken's `encode_with_unstable` completions. One piece -> ids is [`crate::encode`].
+//! pools; [`threads`] one long text on several threads; [`budget`] counting
+//! with a limit and exact truncation; [`offsets`] the span of text each token
+//! covers; [`unstable`] tiktoken's `encode_with_unstable` completions. One
+//! piece -> ids is [`crate::encode`].
 
 pub mod batch;
 pub mod budget;
 pub mod decode;
+pub mod offsets;
 pub mod special;
 pub mod threads;
 pub mod unstable;
@@ -26,9 +29,9 @@ use crate::Rank;
 pub use special::SpecialPolicy;
 
 /// The ids to reserve for encoding `text`: one per three bytes. English and
-/// code take 0.22-0.30 ids per byte, so a quarter (the old reserve) was
-/// outgrown near the end of most texts and the whole output copied once more
-/// by the reallocation; Korean (0.3-0.5 with cl100k) may still grow once. The
+/// code take 0.22-0.30 ids per byte, so a quarter would be outgrown near the
+/// end of most texts and the whole output copied once more by the
+/// reallocation; Korean (0.3-0.5 with cl100k) may still grow once. The
 /// reserve is address space: pages never written are never backed.
 pub(crate) fn ids_room(text: &str) -> usize {
     ids_room_bytes(text.len())
@@ -96,9 +99,9 @@ pub struct CoreBpe {
     /// so a disallowed token hidden inside another match is still found.
     special_overlap: Option<AhoCorasick>,
     special_decoder: FxHashMap<Rank, Vec<u8>>,
-    /// Per mergeable token, packed in 16 bits for [`budget`]'s spans: byte
+    /// Per mergeable token, packed in 16 bits for [`offsets`]' spans: byte
     /// length, character starts, whether its first byte continues a
-    /// character (see `budget::TokenInfo`). 400 KB for o200k_base, read once
+    /// character (see `offsets::pack_info`). 400 KB for o200k_base, read once
     /// per token where the vocabulary's offsets would miss the cache.
     token_info: std::sync::OnceLock<Vec<u16>>,
     /// The mergeable tokens' ranks sorted by their bytes, indexed by first

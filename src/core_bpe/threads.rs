@@ -80,8 +80,8 @@ impl CoreBpe {
         with_thread_cache(self.seed(), |c| self.run_with(text, policy, c, &mut walk))?;
         // 16 parts per thread: the threads take contiguous blocks of parts
         // (crate::parallel), and once every part is taken one thread can
-        // idle for up to a part's time; with 4 per thread that was ~10 % of
-        // a 10 MB call on 2 threads (CPU / 2 x wall: 87-92 % busy)
+        // idle for up to a part's time; with 4 per thread that idling is
+        // ~10 % of a 10 MB call on 2 threads (CPU / 2 x wall: 87-92 % busy)
         let part = (text.len() / (16 * k)).max(PART_MIN_BYTES);
         let mut jobs = Vec::new();
         for seg in walk.segs {

@@ -7,7 +7,7 @@
 //! Layout: [`read`] turns one shard into [`Chunk`]s of whole documents (at
 //! least [`Options::chunk_bytes`] of text each, except the last); [`pipeline`]
 //! runs one reader thread, `threads` encoder threads (the pool of
-//! `encode_batch`, so the per-thread piece memos are kept across calls) and the
+//! `encode_batch`, so the per-thread piece caches are kept across calls) and the
 //! writer on the calling thread; [`write`] holds the output files (temporary
 //! file, fsync, rename).
 //!

@@ -6,7 +6,7 @@
 //! stays within [`Options::max_inflight_bytes`], or when nothing is in flight.
 //! Each chunk is encoded as one job on the kept pool of `threads` threads
 //! (`crate::parallel`, the pools of the batch calls), so the threads' piece
-//! memos stay warm from one call to the next. The writer handles chunks in input order (shard, then
+//! caches stay warm from one call to the next. The writer handles chunks in input order (shard, then
 //! chunk), writes or collects their ids, and completes a shard when its end
 //! marker arrives, reporting it through `on_done` before the next shard's
 //! chunks are handled.

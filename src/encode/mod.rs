@@ -1,14 +1,32 @@
 //! One piece -> ids: byte-pair merging of a single pre-tokenized piece.
 //!
-//! [`merge`] holds the merge paths (scan, runs, flat, heap, queue, split) and the dispatch
-//! between them by length and shape; [`cache`] is the per-thread memo of
-//! pieces that are not single tokens. Whole texts (pre-tokenization, special
-//! tokens, batches) are [`crate::core_bpe`].
+//! [`merge`] is the entry point ([`encode_piece`]) and the dispatch that picks
+//! a merge path by the piece's length and shape; each path is one file:
+//! [`scan`] (short pieces), [`runs`] (runs of one byte), [`flat_runs`] (long
+//! alternating pieces), [`queue`] (other repetitive pieces), [`split`] (long
+//! pieces cut where no token straddles) and [`heap`] (long parts with no cut);
+//! the queue and the heap share the linked-list merge loop of [`linked`].
+//! [`cache`] is the per-thread piece cache in front of them all. Whole texts (pre-tokenization,
+//! special tokens, batches) are [`crate::core_bpe`].
 
 pub mod cache;
 pub mod merge;
 
-pub use merge::{
-    encode_piece, encode_piece_flat_runs, encode_piece_heap, encode_piece_queue, encode_piece_runs,
-    encode_piece_scan, encode_piece_split,
-};
+mod flat_runs;
+mod heap;
+mod linked;
+mod queue;
+mod runs;
+mod scan;
+mod split;
+
+#[cfg(test)]
+mod tests;
+
+pub use flat_runs::{encode_piece_flat_runs, FLAT_MIN};
+pub use heap::encode_piece_heap;
+pub use merge::{encode_piece, encode_piece_parts, SHORT_PIECE_MAX};
+pub use queue::encode_piece_queue;
+pub use runs::encode_piece_runs;
+pub use scan::{encode_piece_scan, encode_short_by_bytes};
+pub use split::encode_piece_split;

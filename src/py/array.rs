@@ -2,8 +2,8 @@
 //!
 //! `PyArray1::from_vec` (the `numpy` crate) makes a real `numpy.ndarray`
 //! whose base owns the vector: no copy of the ids, and no array-interface
-//! dict for numpy to parse on every call (that took ~0.7 µs, more than a
-//! short text's whole encode). The array owns its memory alone, so it is
+//! dict for numpy to parse on every call (that parse costs ~0.7 µs, more
+//! than a short text's whole encode). The array owns its memory alone, so it is
 //! writable, and the memory lives as long as some array uses it. numpy is
 //! imported on the first call (an `ImportError` without it).
 

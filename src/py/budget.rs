@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PySlice, PyTuple};
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
 use super::text::Text;
-use crate::core_bpe::budget::Unit;
+use crate::core_bpe::offsets::Unit;
 
 /// The `(start, end)` span of each token, stored as pairs of u32 (8 bytes a
 /// token) and turned into tuples only when read: building a tuple of two ints

@@ -458,7 +458,7 @@ impl PyCoreBpe {
 /// Wipes every thread's piece caches back to the vocabulary seed (benchmarks
 /// use it to time cold encodes; results never depend on it).
 #[pyfunction]
-fn clear_piece_memo() {
+fn clear_piece_cache() {
     crate::encode::cache::clear_all();
 }
 
@@ -483,7 +483,7 @@ fn set_piece_cache_budget(n_bytes: usize) -> PyResult<()> {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCoreBpe>()?;
-    m.add_function(wrap_pyfunction!(clear_piece_memo, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_piece_cache, m)?)?;
     m.add_function(wrap_pyfunction!(piece_cache_budget, m)?)?;
     m.add_function(wrap_pyfunction!(set_piece_cache_budget, m)?)?;
     Ok(())

@@ -4,7 +4,8 @@
 //! Why not `hashbrown`: its lookups read a control-byte group and then the slot,
 //! two cache lines when the table is larger than the cache. The encoder does one
 //! lookup per pre-tokenized piece and one per merge candidate, on tables of
-//! 0.1–0.5 M entries (1.5–8 MB), so those misses were most of its time.
+//! 0.1–0.5 M entries (1.5–8 MB), where those second misses would be most of
+//! its time.
 //!
 //! Layout: buckets of four 16-byte slots, each bucket aligned to 64 bytes; a
 //! key hashes to a bucket and is stored in its first free slot, or in the next
@@ -44,7 +45,7 @@ impl Default for FlatTable {
 
 /// A 64x64->128-bit multiply folded back to 64 bits: good high and low bits
 /// from one multiplication. The hash of every integer-keyed table in the
-/// encoder (this one, the two-word token table, the small piece memo).
+/// encoder (this one, the two-word token table, the piece cache).
 #[inline(always)]
 pub(crate) fn fold_mul(x: u64) -> u64 {
     let m = (x as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);

@@ -77,7 +77,7 @@ struct Mid {
 pub(crate) const MID_MAX: usize = 16;
 
 /// Hash of a byte string of at most 16 bytes given as [`key16`]'s two words
-/// and its length (the two-word token table and the piece memo).
+/// and its length (the two-word token table and the piece cache).
 #[inline(always)]
 pub(crate) fn hash16(k0: u64, k1: u64, len: usize) -> u64 {
     fold_mul(k0 ^ k1.rotate_left(29) ^ ((len as u64) << 58))

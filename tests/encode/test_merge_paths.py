@@ -1,6 +1,6 @@
 """The merge paths against each other and the reference: whole-token lookup,
 short scan, queue, split and heap give the same ids on every piece (real text,
-random bytes, long words); the piece memo stays exact at its size limits; long
+random bytes, long words); the piece cache stays exact at its size limits; long
 hostile runs stay exact and far from quadratic."""
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def test_long_words_match_tiktoken(name, corpora):
 
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_remembered_long_pieces_stay_exact(name):
-    """Pieces of up to 256 bytes are kept in the per-thread memo (table
+    """Pieces of up to 256 bytes are kept in the per-thread piece cache (table
     borders, separator lines): the first encode merges them, the repeats read
-    the memo. Both must give tiktoken's ids, at and around the size limits."""
+    the cache. Both must give tiktoken's ids, at and around the size limits."""
     ours, ref = bytepair.get_encoding(name), tiktoken_encoding(name)
     rng = random.Random(11)
     pieces = [
@@ -54,9 +54,9 @@ def test_remembered_long_pieces_stay_exact(name):
     ]
     text = "\n".join(pieces)
     want = ref.encode_ordinary(text)
-    bytepair._core.clear_piece_memo()
+    bytepair._core.clear_piece_cache()
     assert ours.encode_ordinary(text) == want  # merged, then remembered
-    assert ours.encode_ordinary(text) == want  # from the memo
+    assert ours.encode_ordinary(text) == want  # from the cache
     assert ours.encode_batch([text] * 8, num_threads=2) == [want] * 8
     for p in pieces:
         assert ours.encode_ordinary(p) == ref.encode_ordinary(p)
@@ -174,7 +174,7 @@ def test_hostile_inputs_are_exact_and_not_quadratic(name):
             text = make(n)
             runs = []
             for _ in range(3):  # the least of three, each from the seed alone: one noisy run cannot fail it
-                bytepair._core.clear_piece_memo()
+                bytepair._core.clear_piece_cache()
                 enc.count("a")  # the wipe back to the seed happens here, untimed
                 t = time.process_time()
                 enc.count(text)

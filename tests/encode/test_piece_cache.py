@@ -58,7 +58,7 @@ def test_cleared_caches_give_the_same_ids():
     enc = bytepair.get_encoding("o200k_base")
     text = corpus("multi_unicode.txt")
     warm = enc.encode_ordinary(text)
-    _core.clear_piece_memo()
+    _core.clear_piece_cache()
     assert enc.encode_ordinary(text) == warm
     assert enc.encode_ordinary(text) == tiktoken_encoding("o200k_base").encode_ordinary(text)
 
@@ -75,7 +75,7 @@ def test_table_doubles_within_the_budget_then_wipes(budget):
     enc.encode_ordinary("warm up")
     first = enc._core.piece_cache_stats()["table_bytes"]
     _core.set_piece_cache_budget(4 * first + (16 << 20))  # two doublings fit, a third does not
-    _core.clear_piece_memo()
+    _core.clear_piece_cache()
     enc.encode_ordinary("warm up")  # the clear's own wipe happens here
     wipes = enc._core.piece_cache_stats()["wipes"]
     rng = random.Random(7)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 import bytepair
-from bytepair import _core
 from conftest import corpus, tiktoken_encoding
 
 
@@ -71,27 +70,3 @@ def test_lone_surrogates_in_wide_strings_follow_tiktoken(where):
             text = fresh(base[:i] + s + base[i:])
             assert enc.encode(text) == ref.encode(text)
             assert enc.encode_ordinary(fresh(text)) == ref.encode_ordinary(text)
-
-
-@pytest.mark.skipif(not _core._utf8_vector,
-                    reason="this CPU has no AVX-512 VBMI2: CPython converts every str")
-def test_the_same_object_again_and_then_another_string():
-    """The last converted string is kept (one reference) and recognised when
-    passed again; the next conversion releases it."""
-    import sys
-
-    enc = bytepair.get_encoding("o200k_base")
-    ref = tiktoken_encoding("o200k_base")
-    a = fresh(corpus("ko_prose.txt")[:5000])
-    b = fresh(a[::-1])  # same length and characters, other ids
-    base_a = sys.getrefcount(a)
-    first = enc.encode_ordinary(a)
-    assert sys.getrefcount(a) == base_a + 1  # kept by this thread
-    assert enc.encode_ordinary(a) == first  # reused
-    assert enc.count(a) == len(first)
-    got_b = enc.encode_ordinary(b)
-    assert sys.getrefcount(a) == base_a  # released for b
-    assert got_b != first and got_b == ref.encode_ordinary(b)
-    assert first == ref.encode_ordinary(a)
-    # a batch holding the kept string twice and others
-    assert enc.encode_batch([b, a, b, a]) == [got_b, first, got_b, first]

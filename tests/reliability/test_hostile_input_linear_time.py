@@ -41,9 +41,9 @@ CHILD = textwrap.dedent(
     N, FACTOR = int(sys.argv[2]), int(sys.argv[3])
     cases = json.loads(sys.argv[4])
 
-    # the per-thread piece memo would make repeated runs of the small input
+    # the per-thread piece cache would make repeated runs of the small input
     # cheaper than the large one (which overflows it): time every run cold
-    clear = getattr(bytepair._core, "clear_piece_memo", lambda: None)
+    clear = bytepair._core.clear_piece_cache
 
     def timed(text, reps):
         best = float("inf")

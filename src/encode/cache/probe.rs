@@ -1,0 +1,293 @@
+//! The piece cache's hot loop, in two phases. Phase one ([`Collect`], the
+//! pre-tokenizer's sink) packs and hashes each piece as it comes and
+//! prefetches its bucket; every [`BATCH`] pieces, phase two
+//! ([`PieceCache::flush`]) probes the batch and emits the ids, so the
+//! cache-line misses of a batch overlap instead of stalling one after the
+//! other. The probe-and-emit loop keeps the table and the output cursor in
+//! locals; anything else (a miss, a long piece) leaves it for a cold path
+//! ([`PieceCache::miss`], [`PieceCache::encode_long`]).
+//!
+//! Complexity: one probe per piece, O(1) expected; misses cost a merge.
+
+use super::table::{prefetch, View, INLINE, IN_ARENA, LINE};
+use super::{PieceCache, Seed, BATCH};
+use crate::vocab::{key16, key16_window, Vocab, MID_MAX};
+use crate::Rank;
+use crate::SpanSink;
+
+/// Words a hit may store past the output's length: a fixed-size copy of an
+/// arena result of up to this many ids (Korean words: 4-8 ids), instead of a
+/// `memcpy` call per piece.
+const SPILL: usize = 8;
+
+/// Why [`PieceCache::flush`]'s hit loop stopped at a piece: longer than 16
+/// bytes (or empty), not in the table, or an arena result (offset, count)
+/// longer than one fixed-size copy.
+enum Cold {
+    Long,
+    Miss,
+    Arena(usize, usize),
+}
+
+/// One pending piece of a batch.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Pending {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// The packed bytes ([`key16`]): one array, so that the hit loop loads
+    /// them as one 16-byte vector.
+    pub(super) key: [u64; 2],
+    /// The byte offset of the piece's home bucket in the table, with the
+    /// piece's length (1..=16) in its low bits (below [`LINE`]); 0 for a
+    /// piece the table cannot hold (longer than 16 bytes, or empty). Valid
+    /// while the table's size is unchanged: [`PieceCache::flush`] recomputes
+    /// it for the rest of the batch when a miss grows or shrinks the table.
+    pub(super) at: u64,
+}
+
+impl PieceCache {
+    /// Phase two: probe and emit every pending piece, in order. Not inlined:
+    /// phase one ([`Collect`]) is inlined into every call site of the
+    /// scanners, and stays small there by calling this.
+    ///
+    /// The hits run in an inner loop that keeps the table and the output's
+    /// cursor in locals; a piece that needs `&mut self` (a miss, a long
+    /// piece, an arena result too long for one fixed-size copy) leaves it
+    /// with what the probe found ([`Cold`]), is handled without a second
+    /// probe, and the loop resumes with fresh locals (the table may have
+    /// grown or been wiped).
+    #[inline(never)]
+    #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
+    pub(super) fn flush(
+        &mut self,
+        seed: &Seed,
+        vocab: &Vocab,
+        text: &[u8],
+        batch: &mut [Pending],
+        out: &mut Vec<Rank>,
+    ) {
+        let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
+            return;
+        };
+        let (first_start, last_end) = (first.start, last.end);
+        // phase one and a half: pack, hash and prefetch every piece of the
+        // batch in one tight loop, so its cache-line misses overlap. Pieces
+        // come in order: when the last starts 16 bytes or more before the
+        // text's end, every piece's 16-byte window is inside the text and the
+        // loop reads it without a bounds check (every batch but a text's last)
+        let view = self.table.view();
+        if last
+            .start
+            .checked_add(MID_MAX)
+            .is_some_and(|e| e <= text.len())
+        {
+            pack_batch::<true>(text, batch, view);
+        } else {
+            pack_batch::<false>(text, batch, view);
+        }
+        // a piece of n bytes has at most n ids (every token has a byte), and a
+        // hit stores up to SPILL words: room for the whole batch plus one store.
+        // Every path below appends at most one id per byte of its piece, so
+        // SPILL spare words stay reserved until the end of the batch.
+        out.reserve(last_end - first_start + SPILL);
+        let mut i = 0;
+        while i < batch.len() {
+            let (table, vals) = (self.table.view(), &self.vals[..]);
+            let mut len = out.len();
+            let dst = out.as_mut_ptr();
+            // pieces answered by the table, until one that is not
+            let mut cold = Cold::Long;
+            while let Some(p) = batch.get(i) {
+                // the length tag: 0 for a piece the table cannot hold
+                if p.at % LINE as u64 == 0 {
+                    cold = Cold::Long;
+                    break;
+                }
+                let Some(s) = table.find_pending(p) else {
+                    cold = Cold::Miss;
+                    break;
+                };
+                let k = (s.meta() >> 8) as usize;
+                if k != IN_ARENA as usize {
+                    debug_assert!(out.capacity() - len >= SPILL);
+                    // SAFETY: `out` has room for INLINE + 1 <= SPILL more
+                    // words past `len`: the reserve above covers every piece
+                    // of the batch at one id per byte plus SPILL, and each
+                    // piece advances `len` by at most its byte length (a
+                    // token has at least one byte), so SPILL spare words
+                    // remain. The four words written are plain integers read
+                    // from the slot (ids then meta); the final set_len
+                    // exposes only the `k` ids of each piece.
+                    unsafe {
+                        dst.add(len)
+                            .cast::<[Rank; INLINE + 1]>()
+                            .write_unaligned(s.tail);
+                    }
+                    len += k;
+                } else {
+                    let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
+                    let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
+                        cold = Cold::Arena(at, k);
+                        break;
+                    };
+                    debug_assert!(out.capacity() - len >= SPILL);
+                    // SAFETY: as for the inline ids, `out` has room for SPILL
+                    // more words (the batch reservation keeps SPILL spare
+                    // beyond one id per byte); `src` is SPILL initialised
+                    // words of the arena, which `out` (a different vector)
+                    // does not overlap; only this piece's `k` ids (k <= its
+                    // bytes, so the invariant holds) are exposed.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.add(len), SPILL);
+                    }
+                    len += k;
+                }
+                i += 1;
+            }
+            // SAFETY: every word below `len` was written above (each hit
+            // wrote at least its `k` ids at its cursor) or was already part
+            // of `out`, and `len <= capacity` (the reservation).
+            unsafe { out.set_len(len) };
+            let Some(&p) = batch.get(i) else { break };
+            // the piece the loop stopped at, by what it found
+            let buckets = self.table.buckets.len();
+            match cold {
+                Cold::Long => self.encode_long(seed, vocab, &text[p.start..p.end], out),
+                Cold::Miss => self.miss(seed, vocab, text, &p, out),
+                Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
+            }
+            i += 1;
+            if self.table.buckets.len() != buckets {
+                // grown or wiped to another size: the homes moved
+                let t = self.table.view();
+                for q in batch.iter_mut().skip(i) {
+                    let n = (q.at % LINE as u64) as usize;
+                    if n != 0 {
+                        q.at = (t.home_offset(q.key[0], q.key[1], n) + n) as u64;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs, hashes, tags and prefetches each piece of a batch (see
+/// [`PieceCache::flush`]). `WINDOWS`: every piece starts at least 16 bytes
+/// before the end of `text` (the caller checked the last one; pieces come
+/// in order), so each piece's 16-byte window is read without a bounds check.
+#[inline(always)]
+#[allow(unsafe_code)] // the unchecked window read, see the SAFETY comment
+fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'_>) {
+    let base = t.buckets.as_ptr();
+    for p in batch.iter_mut() {
+        let n = p.end - p.start;
+        if n.wrapping_sub(1) < MID_MAX {
+            let (k0, k1) = if WINDOWS {
+                debug_assert!(p.start + MID_MAX <= text.len());
+                // SAFETY: with WINDOWS the caller checked that the batch's
+                // last piece starts at least MID_MAX bytes before the end of
+                // `text`; pieces come in order, so `p.start + MID_MAX <=
+                // text.len()` and the unaligned 16-byte read is in bounds.
+                let w = unsafe {
+                    text.as_ptr()
+                        .add(p.start)
+                        .cast::<[u8; MID_MAX]>()
+                        .read_unaligned()
+                };
+                key16_window(w, n)
+            } else {
+                key16(text, p.start, p.end)
+            };
+            let off = t.home_offset(k0, k1, n);
+            prefetch(base.cast::<u8>().wrapping_add(off).cast());
+            (p.key, p.at) = ([k0, k1], (off + n) as u64);
+        } else {
+            p.at = 0;
+        }
+    }
+}
+
+/// Phase one of [`PieceCache::encode_text`] as the pre-tokenizer's sink:
+/// each piece is packed, hashed and its bucket prefetched into a batch held
+/// in place; every [`BATCH`] pieces the batch is probed and emitted. The
+/// table's base, shift and mask are copied here (and again after each
+/// flush, which may grow or wipe the table), so the step inlined into the
+/// scanners reads no field behind the cache.
+pub(super) struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
+    cache: &'c mut PieceCache,
+    seed: &'a Seed,
+    vocab: &'a Vocab,
+    text: &'a [u8],
+    out: &'c mut Vec<Rank>,
+    flushed: &'c mut G,
+    len: usize,
+    /// [`BATCH`] pieces, plus room for one block's run past it.
+    batch: [Pending; BATCH + 64],
+}
+
+impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
+    pub(super) fn new(
+        cache: &'c mut PieceCache,
+        seed: &'a Seed,
+        vocab: &'a Vocab,
+        text: &'a [u8],
+        out: &'c mut Vec<Rank>,
+        flushed: &'c mut G,
+    ) -> Self {
+        Collect {
+            cache,
+            seed,
+            vocab,
+            text,
+            out,
+            flushed,
+            len: 0,
+            batch: [Pending::default(); BATCH + 64],
+        }
+    }
+
+    /// Probes and emits the pending pieces, then re-reads the table.
+    #[inline(never)]
+    pub(super) fn flush(&mut self) {
+        let batch = &mut self.batch[..self.len.min(BATCH + 64)];
+        self.cache
+            .flush(self.seed, self.vocab, self.text, batch, self.out);
+        self.len = 0;
+        (self.flushed)(self.out);
+    }
+}
+
+impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) {
+        if let Some(slot) = self.batch.get_mut(self.len) {
+            slot.start = start;
+            slot.end = end;
+        }
+        self.len += 1;
+        if self.len >= BATCH {
+            Collect::flush(self);
+        }
+    }
+
+    #[inline(always)]
+    fn run(&mut self, mut start: usize, base: usize, mut ends: u64) -> usize {
+        // room for a whole block of pieces past BATCH (see `batch`'s length)
+        let mut len = self.len;
+        while ends != 0 {
+            let end = base + ends.trailing_zeros() as usize;
+            if let Some(slot) = self.batch.get_mut(len) {
+                slot.start = start;
+                slot.end = end;
+            }
+            len += 1;
+            start = end;
+            ends &= ends - 1;
+        }
+        self.len = len;
+        if len >= BATCH {
+            Collect::flush(self);
+        }
+        start
+    }
+}
