@@ -234,24 +234,26 @@ impl PyChunkCounter {
         path: PathBuf,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let file = std::fs::File::open(&path)?;
-        let name = path.display().to_string();
         let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
-            pool.install(|| counter.feed_reader(file, &name, &ctl))
+            pool.install(|| counter.feed_file(&path, &ctl))
         })
     }
 
     /// Number of distinct chunks so far.
-    fn __len__(&self) -> usize {
-        self.counter.as_ref().map_or(0, |c| c.table().len())
+    fn __len__(&mut self) -> PyResult<usize> {
+        match self.counter.as_mut() {
+            Some(c) => c.distinct().map_err(to_py),
+            None => Ok(0),
+        }
     }
 
     /// Ends counting and returns the table (the counter cannot be fed again).
-    fn finish(&mut self) -> PyResult<PyChunkTable> {
+    fn finish(&mut self, py: Python<'_>) -> PyResult<PyChunkTable> {
         let c = self.counter.take().ok_or_else(finished)?;
-        Ok(PyChunkTable { inner: c.finish() })
+        let inner = py.detach(|| c.finish()).map_err(to_py)?;
+        Ok(PyChunkTable { inner })
     }
 }
 
