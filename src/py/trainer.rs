@@ -241,6 +241,12 @@ impl PyChunkCounter {
         })
     }
 
+    /// The number of threads this counter counts on (its pool's size).
+    #[getter]
+    fn num_threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
     /// Number of distinct chunks so far.
     fn __len__(&mut self) -> PyResult<usize> {
         match self.counter.as_mut() {

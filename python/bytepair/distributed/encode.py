@@ -55,7 +55,7 @@ from ..tokenizer import Tokenizer
 from . import native
 from .driver import PathLike, Progress, Reader, check_input_format, normalize_paths
 from .engines import Engine, Outcome, get_engine
-from .engines.base import describe_error
+from .engines.base import describe_error, task_threads
 from .errors import OutputDirError, ShardsFailedError
 from .readers import iter_documents, output_stem
 
@@ -171,7 +171,7 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
         pol = native.policy_lists(tok, allowed, disallowed)
         if pol is not None:
             source = _source_stamp(path)
-            threads = int(os.environ.get("RAYON_NUM_THREADS") or 1)
+            threads = task_threads() or 1
             got: List[Optional[Dict[str, int]]] = [None]
 
             def done(i: int, counts: Optional[Dict[str, int]]) -> None:
