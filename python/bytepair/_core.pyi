@@ -268,6 +268,15 @@ class ChunkCounter:
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
+    # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
+    def feed_shard(
+        self,
+        path: Union[str, os.PathLike[str]],
+        format: str,
+        column: str,
+        gzip: bool = False,
+        progress: Optional[_Progress] = None,
+    ) -> None: ...
     def __len__(self) -> int: ...  # distinct chunks so far
     @property
     def num_threads(self) -> int: ...  # the pool's size

@@ -20,6 +20,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 from . import _core
 from . import patterns as _patterns
 from .errors import TrainingError
+from .shards import expand, shard_kind
 
 PathLike = Union[str, "os.PathLike[str]"]
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -226,14 +227,11 @@ def input_size(data: object) -> Optional[int]:
     if isinstance(data, str):
         return utf8_len(data)
     if isinstance(data, os.PathLike):
-        try:
-            return os.path.getsize(data)
-        except OSError:
-            return None
+        data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(x) for x in data)
-        except OSError:
+            return sum(os.path.getsize(f) for x in data for f in expand(x))
+        except (OSError, TrainingError):
             return None
     return None
 
@@ -248,12 +246,17 @@ def count(
     progress=None,
     block_size: Optional[int] = None,
     stream_block: Optional[int] = None,
+    text_column: str = "text",
+    text_field: str = "text",
 ) -> ChunkCounts:
     """Counts the chunks of ``data`` in the Rust core.
 
-    ``data`` is a str (one document), a path (one document, read in blocks), or
-    an iterable of str and paths (streamed: str items are gathered into batches
-    of about 8 M characters, never all at once). Special tokens are cut out;
+    ``data`` is a str (one document), a path, or an iterable of str and paths
+    (streamed: str items are gathered into batches of about 8 M characters,
+    never all at once). A path is a text file (one document, counted in
+    parallel ranges), a Parquet or JSONL shard (one document per row / line:
+    the string in ``text_column`` / under ``text_field``), a directory or a
+    glob (see :mod:`bytepair.shards`). Special tokens are cut out;
     ``documents`` is an optional separator: each document is further split at
     it (the separator is dropped), so with ``pattern=None`` every such document
     is one chunk. ``progress`` is a :class:`~bytepair.progress.TrainProgress` or
@@ -284,17 +287,25 @@ def count(
         if progress is not None:
             progress.counted(size)
 
-    def feed_file(path: "os.PathLike[str]") -> None:
-        # Opened here first so a missing or unreadable file raises Python's own
-        # OSError naming the path (the core's error would not name it).
-        with open(path, "rb"):
-            pass
-        counter.feed_file(os.fspath(path), cb_of())
-        if progress is not None:
-            try:
-                progress.counted(os.path.getsize(path))
-            except OSError:
+    if not isinstance(text_column, str) or not text_column or not isinstance(text_field, str) or not text_field:
+        raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
+
+    def feed_file(given: "os.PathLike[str]") -> None:
+        for path in expand(given):
+            # Opened here first so a missing or unreadable file raises Python's own
+            # OSError naming the path (the core's error would not name it).
+            with open(path, "rb"):
                 pass
+            kind, gz = shard_kind(path)
+            if kind == "text" and not gz:
+                counter.feed_file(path, cb_of())
+            else:
+                counter.feed_shard(path, kind, text_column if kind == "parquet" else text_field, gz, cb_of())
+            if progress is not None:
+                try:
+                    progress.counted(os.path.getsize(path))
+                except OSError:
+                    pass
 
     if isinstance(data, str):
         feed_texts([data], utf8_len(data))

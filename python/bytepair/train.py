@@ -1,9 +1,12 @@
 """``bytepair.train``: learn a byte-level BPE tokenizer from text.
 
 Accepted data: a ``str`` (one document), an iterable of ``str`` (documents,
-streamed in batches), or an ``os.PathLike`` / iterable of ``os.PathLike`` naming
-UTF-8 text files (each file is one document, read in blocks by the Rust core).
-Plain ``str`` values are always text, never paths.
+streamed in batches), or an ``os.PathLike`` / iterable of ``os.PathLike``
+naming shards, mixed freely: UTF-8 text files (each file is one document,
+counted in parallel ranges by the Rust core), Parquet files (one row is one
+document, the string in ``text_column``), JSONL files (one object per line,
+the string under ``text_field``), directories and globs (see
+:mod:`bytepair.shards`). Plain ``str`` values are always text, never paths.
 
 The work runs in the Rust core (``bytepair._core``) with the GIL released:
 parallel chunk counting, then the incremental merge loop. The result is
@@ -127,6 +130,8 @@ def train(
     dev: Optional[Mapping[str, Data]] = None,
     parity_unit: str = "bytes",
     parity_global_merges: int = 0,
+    text_column: str = "text",
+    text_field: str = "text",
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -162,6 +167,8 @@ def train(
             per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
         parity_global_merges: the hybrid variant: the first N merges are
             standard BPE on all languages pooled, the rest parity-aware.
+        text_column: the string column of Parquet shards.
+        text_field: the key of the text in JSONL shards.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -227,7 +234,8 @@ def train(
             assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
-                          documents=documents, progress=bars).table
+                          documents=documents, progress=bars, text_column=text_column,
+                          text_field=text_field).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         num_merges = vocab_size - 256 - len(specials)

@@ -16,6 +16,7 @@ use pyo3::types::PyBytes;
 
 use super::errors::to_py;
 use super::text::Text;
+use crate::dataset::Input;
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
@@ -238,6 +239,36 @@ impl PyChunkCounter {
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
             pool.install(|| counter.feed_file(&path, &ctl))
+        })
+    }
+
+    /// Counts one dataset shard: `format` is `"text"` (the file is one
+    /// document), `"jsonl"` or `"parquet"` (one document per line / row, the
+    /// string under `column`); `gzip` for `.gz` text and JSONL.
+    #[pyo3(signature = (path, format, column, gzip=false, progress=None))]
+    fn feed_shard(
+        &mut self,
+        py: Python<'_>,
+        path: PathBuf,
+        format: &str,
+        column: &str,
+        gzip: bool,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let input = match format {
+            "text" => Input::Text { path, gzip },
+            "jsonl" => Input::Jsonl { path, gzip },
+            "parquet" => Input::Columns { path },
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown shard format {other:?}; use text, jsonl or parquet"
+                )))
+            }
+        };
+        let (pool, counter) = self.live()?;
+        let ctl = Control::default();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_shard(&input, column, &ctl))
         })
     }
 

@@ -23,6 +23,7 @@ use std::sync::Mutex;
 use aho_corasick::{AhoCorasick, MatchKind};
 use rayon::prelude::*;
 
+use super::spill::Spill;
 use super::stream::STREAM_BLOCK;
 use super::tally::{Batch, Tally};
 use super::{ChunkTable, Control};
@@ -54,6 +55,10 @@ pub struct ChunkCounter {
     pub(super) tallies: Vec<Mutex<Tally>>,
     /// Input bytes fed so far: the position of the next input's first byte.
     pub(super) offset: u64,
+    /// Run files when counting under a memory limit ([`Self::set_memory_limit`]).
+    pub(super) spill: Option<Spill>,
+    /// The limit in bytes for all tallies together.
+    pub(super) memory_limit: usize,
 }
 
 /// The default target size of one parallel counting task.
@@ -106,7 +111,35 @@ impl ChunkCounter {
             cut_strings,
             tallies: Vec::new(),
             offset: 0,
+            spill: None,
+            memory_limit: usize::MAX,
         })
+    }
+
+    /// Keeps the tallies under `bytes` in total: a thread's tally that grows
+    /// past its share is spilled to a sorted run file in a new directory under
+    /// `dir` (default: the system's temporary directory) and merged exactly at
+    /// the end (see [`super::spill`]).
+    pub fn set_memory_limit(&mut self, bytes: usize, dir: Option<&std::path::Path>) -> Result<()> {
+        self.memory_limit = bytes;
+        self.spill = Some(Spill::new(dir)?);
+        Ok(())
+    }
+
+    /// Number of run files spilled so far (0 without a memory limit).
+    pub fn spilled_runs(&self) -> usize {
+        self.spill.as_ref().map_or(0, Spill::runs)
+    }
+
+    /// Spills `t` when it holds more than its thread's share of the limit.
+    pub(super) fn maybe_spill(&self, t: &mut Tally) -> Result<()> {
+        if let Some(s) = &self.spill {
+            let share = (self.memory_limit / self.tallies.len().max(1)).max(1 << 16);
+            if t.heap_bytes() > share {
+                s.spill(t)?;
+            }
+        }
+        Ok(())
     }
 
     /// Merges the threads' tallies into the first one and returns it.
@@ -123,8 +156,17 @@ impl ChunkCounter {
         Ok(self.tallies[0].get_mut().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Number of distinct chunks counted so far (merges the threads' tallies).
+    /// Number of distinct chunks counted so far (merges the threads' tallies,
+    /// and the spilled runs when there are some).
     pub fn distinct(&mut self) -> Result<usize> {
+        if self.spilled_runs() > 0 {
+            if let Some(s) = &self.spill {
+                for t in &self.tallies {
+                    s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
+                }
+                return Ok(s.merge()?.len());
+            }
+        }
         Ok(self.merged()?.len())
     }
 
@@ -132,6 +174,14 @@ impl ChunkCounter {
     ///
     /// Complexity: O(n log n) for n distinct chunks.
     pub fn finish(mut self) -> Result<ChunkTable> {
+        if self.spilled_runs() > 0 {
+            if let Some(s) = &self.spill {
+                for t in &self.tallies {
+                    s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
+                }
+                return s.merge();
+            }
+        }
         let t = std::mem::take(self.merged()?);
         t.into_table()
     }
@@ -267,6 +317,7 @@ impl ChunkCounter {
                     this.count_text(&mut t, seg, at, ctl)?;
                     n += seg.len();
                 }
+                this.maybe_spill(&mut t)?;
                 ctl.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
                 Ok(())
             })

@@ -7,6 +7,8 @@
 //! * [`count`]: the parallel [`ChunkCounter`] that fills it from documents.
 //! * [`ranges`]: a file counted in parallel ranges, exact at the range edges.
 //! * [`stream`]: the same counter fed from a reader in blocks (other readers).
+//! * [`shards`]: JSONL, gzip and Parquet shards through the dataset readers.
+//! * [`spill`]: counting under a memory limit, with sorted runs on disk.
 //! * [`bpc`]: the table as the body of a `.bpc` counts file.
 //! * [`heap`]: the incremental merge loop [`learn_merges`].
 //! * [`Control`]: cancel flag and progress counters shared by counting and merging.
@@ -37,6 +39,8 @@ pub mod heap;
 pub mod ids;
 mod pairs;
 pub mod ranges;
+pub mod shards;
+pub mod spill;
 pub mod stream;
 pub mod tally;
 

@@ -205,7 +205,7 @@ impl ChunkCounter {
             for (at, seg) in segs {
                 self.count_text(&mut t, seg, at, ctl)?;
             }
-            return Ok(());
+            return self.maybe_spill(&mut t);
         }
     }
 

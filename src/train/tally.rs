@@ -112,6 +112,9 @@ fn inline_bytes(lo: u64, hi: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(&x[..n]);
 }
 
+/// One chunk of [`Tally::into_parts`]: `(start, len, count, first)`.
+pub type Part = (usize, usize, u64, u64);
+
 /// Pieces counted together by [`Tally::queue_piece`].
 pub const BATCH: usize = 16;
 
@@ -350,6 +353,23 @@ impl Tally {
         }
         *self = a;
         Ok(())
+    }
+
+    /// The chunks' bytes back to back and, per chunk, `(start, len, count,
+    /// first)` (in slot order).
+    pub fn into_parts(self) -> (Vec<u8>, Vec<Part>) {
+        let mut bytes = Vec::with_capacity(self.len * 8 + self.arena.len());
+        let mut items = Vec::with_capacity(self.len);
+        for s in self.slots.iter().filter(|s| s.hi != 0) {
+            let start = bytes.len();
+            if s.hi & LONG == LONG {
+                bytes.extend_from_slice(self.long_bytes(s.hi));
+            } else {
+                inline_bytes(s.lo, s.hi, &mut bytes);
+            }
+            items.push((start, bytes.len() - start, s.count, s.first));
+        }
+        (bytes, items)
     }
 
     /// The chunks in first-seen order (by first position) as a [`ChunkTable`].
