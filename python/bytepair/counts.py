@@ -248,6 +248,7 @@ def count(
     stream_block: Optional[int] = None,
     text_column: str = "text",
     text_field: str = "text",
+    memory_limit: Optional[int] = None,
 ) -> ChunkCounts:
     """Counts the chunks of ``data`` in the Rust core.
 
@@ -261,7 +262,9 @@ def count(
     it (the separator is dropped), so with ``pattern=None`` every such document
     is one chunk. ``progress`` is a :class:`~bytepair.progress.TrainProgress` or
     None. ``block_size``/``stream_block`` tune the task and read sizes (results
-    never depend on them; tests use tiny values).
+    never depend on them; tests use tiny values). ``memory_limit`` (bytes): the
+counting tables' limit; past it they are spilled to sorted runs in a
+temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
 
     >>> count(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
     {b'ab': 3}
@@ -274,6 +277,8 @@ def count(
         kwargs["block_size"] = block_size
     if stream_block is not None:
         kwargs["stream_block"] = stream_block
+    if memory_limit is not None:
+        kwargs["memory_limit"] = memory_limit
     counter = _core.ChunkCounter(pat, list(special_tokens), documents, _threads(num_threads), **kwargs)
     cb_of = progress.counting if progress is not None else (lambda: None)
 

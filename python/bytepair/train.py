@@ -20,6 +20,7 @@ import warnings
 from typing import Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _core
+from . import memory as _memory
 from . import patterns as _patterns
 from .counts import ChunkCounts, count, input_size
 from .errors import TrainingError
@@ -112,6 +113,23 @@ def iter_documents(data: Data) -> Iterator[str]:
             raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
 
 
+def counting_share(limit: int, num_threads: Optional[int]) -> int:
+    """The counting tables' part of the limit: what is left after each
+    thread's read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
+    threads = num_threads or os.cpu_count() or 1
+    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
+
+
+def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> None:
+    need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges)
+    if need > limit:
+        raise TrainingError(
+            f"the merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct chunks "
+            f"({table.arena_len / 1e6:,.0f} MB of chunk bytes) and {num_merges:,} merges, more than "
+            f"memory_limit ({limit / 1e6:,.0f} MB): raise the limit or train fewer merges"
+        )
+
+
 def train(
     data: Optional[Data] = None,
     vocab_size: Optional[int] = None,
@@ -132,6 +150,7 @@ def train(
     parity_global_merges: int = 0,
     text_column: str = "text",
     text_field: str = "text",
+    memory_limit: Union[int, str, None] = None,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -169,6 +188,11 @@ def train(
             standard BPE on all languages pooled, the rest parity-aware.
         text_column: the string column of Parquet shards.
         text_field: the key of the text in JSONL shards.
+        memory_limit: a size (``"2GB"``, ``"512MiB"``) or bytes bounding the
+            trainer's data (default: half the machine's memory). Counting
+            spills to disk past it, with identical results; when the merge
+            loop alone would not fit, a TrainingError says how much it needs
+            before merging starts. See :mod:`bytepair.memory`.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -225,6 +249,10 @@ def train(
             f"vocab_size {vocab_size} is too small: it must be at least 256 (one token per byte)"
             f" + {len(specials)} special tokens = {256 + len(specials)}"
         )
+    limit = _memory.default_limit() if memory_limit is None else _memory.parse_size(memory_limit)
+    num_merges = vocab_size - 256 - len(specials)
+    if counts is not None:
+        _check_merge_memory(counts.table, num_merges, limit)
     bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
         if counts is not None:
@@ -235,10 +263,10 @@ def train(
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
                           documents=documents, progress=bars, text_column=text_column,
-                          text_field=text_field).table
+                          text_field=text_field, memory_limit=counting_share(limit, num_threads)).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
-        num_merges = vocab_size - 256 - len(specials)
+        _check_merge_memory(table, num_merges, limit)
         merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges))
         bars.merged(len(merges))
     finally:

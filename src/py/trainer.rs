@@ -135,6 +135,12 @@ impl PyChunkTable {
         self.inner.count_of(chunk)
     }
 
+    /// Total bytes of the distinct chunks.
+    #[getter]
+    fn arena_len(&self) -> usize {
+        self.inner.arena_len()
+    }
+
     /// Sum of all counts.
     fn total(&self) -> u64 {
         self.inner.total()
@@ -189,7 +195,8 @@ impl PyChunkCounter {
 #[pymethods]
 impl PyChunkCounter {
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None))]
+    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None, memory_limit=None, spill_dir=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         pattern: Option<&str>,
         special_tokens: Vec<String>,
@@ -197,12 +204,19 @@ impl PyChunkCounter {
         num_threads: Option<usize>,
         block_size: usize,
         stream_block: Option<usize>,
+        memory_limit: Option<usize>,
+        spill_dir: Option<PathBuf>,
     ) -> PyResult<Self> {
         let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
         let mut counter =
             ChunkCounter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
         if let Some(n) = stream_block {
             counter.set_stream_block(n);
+        }
+        if let Some(limit) = memory_limit {
+            counter
+                .set_memory_limit(limit, spill_dir.as_deref())
+                .map_err(to_py)?;
         }
         let pool = parallel::pool(num_threads).map_err(to_py)?;
         Ok(Self {
@@ -270,6 +284,12 @@ impl PyChunkCounter {
         run_interruptible(py, &ctl, progress.as_ref(), || {
             pool.install(|| counter.feed_shard(&input, column, &ctl))
         })
+    }
+
+    /// Run files spilled so far under the memory limit.
+    #[getter]
+    fn spilled_runs(&self) -> usize {
+        self.counter.as_ref().map_or(0, |c| c.spilled_runs())
     }
 
     /// The number of threads this counter counts on (its pool's size).

@@ -77,7 +77,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     specials = args.special or ["<|endoftext|>"]
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
     # train() draws its own progress bar unless told not to
-    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None}
+    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None,
+                "memory_limit": args.memory}
     t0 = time.perf_counter()
     if args.counts:
         if args.files or args.text is not None:
@@ -92,15 +93,19 @@ def cmd_train(args: argparse.Namespace) -> int:
                              f"({made}); the counts fix the pre-tokenization: drop --pattern, or count again")
         source = args.counts
     else:
+        from .. import memory
         from ..counts import count, input_size
         from ..progress import TrainProgress, enabled
+        from ..train import counting_share
 
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
         bars = TrainProgress(enabled(kw["progress"]), input_size(data))
         try:
+            limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
             counts = count(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
-                           progress=bars, text_column=args.text_column, text_field=args.text_field)
+                           progress=bars, text_column=args.text_column, text_field=args.text_field,
+                           memory_limit=counting_share(limit, args.threads))
         finally:
             bars.close()
     tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
@@ -152,6 +157,9 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--max-token-length", type=int, default=None, help="longest token in bytes")
     t.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores; 0 is refused, as num_threads=0 is in the API)")
+    t.add_argument("--memory", metavar="SIZE", default=None,
+                   help="memory limit for the trainer's data, e.g. 2GB or 512MiB (default: half the machine's "
+                        "memory); counting spills to disk past it with identical results")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
     from .grow import add_train_options
