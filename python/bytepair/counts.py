@@ -14,6 +14,8 @@ released.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -132,8 +134,6 @@ class ChunkCounts:
 
     def to_bytes(self) -> bytes:
         """The ``.bpc`` file content (see :meth:`save`)."""
-        import json
-
         header = {
             "format": _FORMAT, "version": _VERSION, "pattern": self.pattern,
             "special_tokens": self.special_tokens, "entries": len(self._table),
@@ -150,8 +150,6 @@ class ChunkCounts:
     @classmethod
     def from_bytes(cls, raw: bytes, *, path: object = None) -> "ChunkCounts":
         """Parses ``.bpc`` content (see :meth:`save`)."""
-        import json
-
         from .errors import CorruptCountsError, FormatError
 
         nl = raw.find(b"\n")
@@ -249,6 +247,7 @@ def count(
     text_column: str = "text",
     text_field: str = "text",
     memory_limit: Optional[int] = None,
+    cache_dir: Optional[PathLike] = None,
 ) -> ChunkCounts:
     """Counts the chunks of ``data`` in the Rust core.
 
@@ -265,6 +264,11 @@ def count(
     never depend on them; tests use tiny values). ``memory_limit`` (bytes): the
 counting tables' limit; past it they are spilled to sorted runs in a
 temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
+    ``cache_dir``: each file's table is saved there (``.bpc``, keyed by the
+    file's content hash, the pattern, the special tokens, the separator and
+    the text column / field) as soon as it is counted, and loaded instead of
+    counted when present, so a run stopped by Ctrl-C resumes where it
+    stopped; the merged counts are those of an uncached run.
 
     >>> count(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
     {b'ab': 3}
@@ -279,8 +283,11 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
         kwargs["stream_block"] = stream_block
     if memory_limit is not None:
         kwargs["memory_limit"] = memory_limit
-    counter = _core.ChunkCounter(pat, list(special_tokens), documents, _threads(num_threads), **kwargs)
+    threads = _threads(num_threads)
+    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
     cb_of = progress.counting if progress is not None else (lambda: None)
+    # with a cache: the counts so far, files merged in as whole tables in input order
+    done = ChunkCounts(pattern=pat, special_tokens=special_tokens)
 
     def feed_texts(batch: List[str], size: int) -> None:
         try:
@@ -296,16 +303,31 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
         raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
 
     def feed_file(given: "os.PathLike[str]") -> None:
+        nonlocal counter
         for path in expand(given):
             # Opened here first so a missing or unreadable file raises Python's own
             # OSError naming the path (the core's error would not name it).
             with open(path, "rb"):
                 pass
             kind, gz = shard_kind(path)
-            if kind == "text" and not gz:
-                counter.feed_file(path, cb_of())
+            column = text_column if kind == "parquet" else text_field
+            if cache_dir is None:
+                _feed_shard(counter, path, kind, gz, column, cb_of())
             else:
-                counter.feed_shard(path, kind, text_column if kind == "parquet" else text_field, gz, cb_of())
+                if len(counter):  # the str documents before this file, in order
+                    done.update(ChunkCounts.from_table(counter.finish(), pat, special_tokens))
+                    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
+                key = _cache_key(path, pat, special_tokens, documents, kind, column)
+                cached = os.path.join(os.fspath(cache_dir), key + ".bpc")
+                if os.path.exists(cached):
+                    done.update(ChunkCounts.load(cached))
+                else:
+                    one = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
+                    _feed_shard(one, path, kind, gz, column, cb_of())
+                    table = ChunkCounts.from_table(one.finish(), pat, special_tokens)
+                    os.makedirs(os.fspath(cache_dir), exist_ok=True)
+                    table.save(cached)
+                    done.update(table)
             if progress is not None:
                 try:
                     progress.counted(os.path.getsize(path))
@@ -341,4 +363,26 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
                 raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
         if batch:
             feed_texts(batch, size)
-    return ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
+    rest = ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
+    if cache_dir is None:
+        return rest
+    return done.update(rest)
+
+
+def _feed_shard(counter: "_core.ChunkCounter", path: str, kind: str, gz: bool, column: str, cb) -> None:
+    if kind == "text" and not gz:
+        counter.feed_file(path, cb)
+    else:
+        counter.feed_shard(path, kind, column, gz, cb)
+
+
+def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], documents: Optional[str],
+               kind: str, column: str) -> str:
+    """The cache name of one file's counts: a hash of its content and of
+    everything that changes its counts."""
+    h = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            h.update(block)
+    what = json.dumps([_VERSION, pattern, list(specials), documents, kind, column])
+    return h.hexdigest() + "-" + hashlib.blake2b(what.encode("utf-8"), digest_size=8).hexdigest()

@@ -151,6 +151,7 @@ def train(
     text_column: str = "text",
     text_field: str = "text",
     memory_limit: Union[int, str, None] = None,
+    cache_dir: Union[str, "os.PathLike[str]", None] = None,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -193,6 +194,10 @@ def train(
             spills to disk past it, with identical results; when the merge
             loop alone would not fit, a TrainingError says how much it needs
             before merging starts. See :mod:`bytepair.memory`.
+        cache_dir: a folder where each file's counts are saved as soon as it is
+            counted (keyed by its content hash, the pattern and the special
+            tokens) and reused, so a run stopped by Ctrl-C while counting
+            resumes where it stopped (see :func:`bytepair.counts.count`).
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -263,7 +268,8 @@ def train(
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
                           documents=documents, progress=bars, text_column=text_column,
-                          text_field=text_field, memory_limit=counting_share(limit, num_threads)).table
+                          text_field=text_field, memory_limit=counting_share(limit, num_threads),
+                          cache_dir=cache_dir).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         _check_merge_memory(table, num_merges, limit)

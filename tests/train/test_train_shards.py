@@ -116,3 +116,24 @@ def test_cli_trains_on_shards_and_reports_peak_memory(tmp_path):
     r = subprocess.run(cmd[:4] + [str(tmp_path / "p.parquet"), "-o", str(out)], capture_output=True, text=True,
                        check=False)
     assert r.returncode == 2 and "p.parquet" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cache_resumes_after_a_failure_with_the_same_counts(tmp_path, corpora):
+    docs = _docs(corpora, 6, seed=99)
+    paths = []
+    for i, d in enumerate(docs):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_text(d, encoding="utf-8")
+    paths[4].write_bytes(b"\xff not utf-8")  # the run stops here, as a Ctrl-C would
+    cache = tmp_path / "cache"
+    with pytest.raises(ReadError, match="4.txt"):
+        count(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
+    assert len(list(cache.iterdir())) == 4  # the files counted before the stop are kept
+    paths[4].write_text(docs[4], encoding="utf-8")
+    got = count(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
+    assert len(list(cache.iterdir())) == 6
+    want = ChunkCounts.from_texts(docs + ["tail text"], pattern="gpt2")
+    assert list(got.items()) == list(want.items())
+    # a different pattern does not reuse them
+    count(paths, pattern="o200k", cache_dir=cache)
+    assert len(list(cache.iterdir())) == 12

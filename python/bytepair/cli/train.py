@@ -105,7 +105,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
             counts = count(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
                            progress=bars, text_column=args.text_column, text_field=args.text_field,
-                           memory_limit=counting_share(limit, args.threads))
+                           memory_limit=counting_share(limit, args.threads), cache_dir=args.cache)
         finally:
             bars.close()
     tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
@@ -160,6 +160,9 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--memory", metavar="SIZE", default=None,
                    help="memory limit for the trainer's data, e.g. 2GB or 512MiB (default: half the machine's "
                         "memory); counting spills to disk past it with identical results")
+    t.add_argument("--cache", metavar="DIR", default=None,
+                   help="save each file's counts here as it is counted and reuse them: a run stopped with "
+                        "Ctrl-C resumes where it stopped")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
     from .grow import add_train_options
