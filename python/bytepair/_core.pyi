@@ -295,6 +295,7 @@ def learn_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    consume: bool = False,
 ) -> List[Tuple[int, int]]: ...
 def extend_merges(
     base: CoreBPE,

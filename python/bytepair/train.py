@@ -273,7 +273,9 @@ def train(
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         _check_merge_memory(table, num_merges, limit)
-        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges))
+        # a table counted here is freed once the merge loop is built (never the caller's counts)
+        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges),
+                                    consume=counts is None)
         bars.merged(len(merges))
     finally:
         bars.close()

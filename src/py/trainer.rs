@@ -20,7 +20,9 @@ use crate::dataset::Input;
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
-use crate::train::{learn_merges, ChunkCounter, ChunkTable, Control, MergeOptions};
+use crate::train::{
+    learn_merges, learn_merges_owned, ChunkCounter, ChunkTable, Control, MergeOptions,
+};
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
 /// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
@@ -317,23 +319,31 @@ impl PyChunkCounter {
 // ---------------------------------------------------------------- merge loop
 
 /// Learns merges from a table (see `bytepair.reference.train_from_counts`).
+/// With `consume`, the table is emptied and freed once the loop is built.
 #[pyfunction]
-#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None, consume=false))]
 fn learn_merges_py(
     py: Python<'_>,
-    table: PyRef<'_, PyChunkTable>,
+    mut table: PyRefMut<'_, PyChunkTable>,
     num_merges: usize,
     min_frequency: u64,
     max_token_length: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
+    consume: bool,
 ) -> PyResult<Vec<(u32, u32)>> {
-    let t = &table.inner;
     let opts = MergeOptions {
         num_merges,
         min_frequency,
         max_token_length,
     };
     let ctl = Control::default();
+    if consume {
+        let t = std::mem::take(&mut table.inner);
+        return run_interruptible(py, &ctl, progress.as_ref(), || {
+            learn_merges_owned(t, &opts, &ctl)
+        });
+    }
+    let t = &table.inner;
     run_interruptible(py, &ctl, progress.as_ref(), || learn_merges(t, &opts, &ctl))
 }
 

@@ -46,7 +46,7 @@ pub mod tally;
 
 pub use chunks::ChunkTable;
 pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK};
-pub use heap::{learn_merges, MergeOptions};
+pub use heap::{learn_merges, learn_merges_owned, MergeOptions};
 pub use stream::STREAM_BLOCK;
 
 /// Shared flags between a long-running job and its caller: a cancel flag
