@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -100,11 +101,17 @@ def run(python: str, peer: str, corpus: Path, vocab: int, pattern: str, timeout:
         env["PYTHONPATH"] = str(ROOT / "python")
     cmd = ["/usr/bin/time", "-v", python, "-c", RUNNERS[peer], str(corpus), str(vocab), pattern, *extra]
     t0 = time.perf_counter()
+    # a session of its own, so a timeout ends the peer too, not only /usr/bin/time
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"status": f"> {timeout} s"}
     wall = time.perf_counter() - t0
+    r = subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr)
     if r.returncode != 0:
         return {"status": f"failed: {r.stderr.strip().splitlines()[-1][:120] if r.stderr.strip() else r.returncode}"}
