@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 from . import patterns as _patterns
@@ -276,7 +276,7 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
     pat = _patterns.resolve(pattern)
     if documents is not None and (not isinstance(documents, str) or not documents):
         raise TrainingError(f"documents must be a non-empty separator str or None, got {documents!r}")
-    kwargs = {}
+    kwargs: Dict[str, Any] = {}
     if block_size is not None:
         kwargs["block_size"] = block_size
     if stream_block is not None:

@@ -81,7 +81,7 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int) -> int:
     ``chunk_bytes`` bytes needs for ``merges`` merges (see the module docstring).
 
     >>> merge_loop_bytes(770_000, 7_000_000, 32_768) // 10**6
-    254
+    255
     """
     table = chunk_bytes + 48 * chunks
     loop = 24 * chunk_bytes + 8 * chunks
