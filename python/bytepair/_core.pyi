@@ -243,6 +243,8 @@ class ChunkTable:
     def copy(self) -> ChunkTable: ...
     def items(self) -> List[Tuple[bytes, int]]: ...
     def count_of(self, chunk: bytes) -> int: ...  # 0 when absent
+    @property
+    def arena_len(self) -> int: ...  # bytes of the distinct chunks
     def total(self) -> int: ...
     def __len__(self) -> int: ...
     # NotImplemented (so False) for anything but a ChunkTable.
@@ -264,11 +266,26 @@ class ChunkCounter:
         num_threads: Optional[int] = None,
         block_size: int = ...,
         stream_block: Optional[int] = None,
+        memory_limit: Optional[int] = None,
+        spill_dir: Optional[Union[str, os.PathLike[str]]] = None,
     ) -> ChunkCounter: ...
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
+    # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
+    def feed_shard(
+        self,
+        path: Union[str, os.PathLike[str]],
+        format: str,
+        column: str,
+        gzip: bool = False,
+        progress: Optional[_Progress] = None,
+    ) -> None: ...
     def __len__(self) -> int: ...  # distinct chunks so far
+    @property
+    def num_threads(self) -> int: ...  # the pool's size
+    @property
+    def spilled_runs(self) -> int: ...  # run files written under memory_limit
     # Ends counting (ValueError if fed or finished again).
     def finish(self) -> ChunkTable: ...
 
@@ -278,6 +295,7 @@ def learn_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    consume: bool = False,
 ) -> List[Tuple[int, int]]: ...
 def extend_merges(
     base: CoreBPE,

@@ -14,16 +14,18 @@ released.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pathlib
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
 from .checks import fix_surrogates
 from .errors import CorruptCountsError, FormatError, TrainingError
+from .shards.paths import expand, shard_kind
 
 PathLike = Union[str, "os.PathLike[str]"]
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -220,14 +222,11 @@ def input_size(data: object) -> Optional[int]:
     if isinstance(data, str):
         return utf8_len(data)
     if isinstance(data, os.PathLike):
-        try:
-            return os.path.getsize(data)
-        except OSError:
-            return None
+        data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(x) for x in data)
-        except OSError:
+            return sum(os.path.getsize(f) for x in data for f in expand(x))
+        except (OSError, TrainingError):
             return None
     return None
 
@@ -242,17 +241,31 @@ def count(
     progress=None,
     block_size: Optional[int] = None,
     stream_block: Optional[int] = None,
+    text_column: str = "text",
+    text_field: str = "text",
+    memory_limit: Optional[int] = None,
+    cache_dir: Optional[PathLike] = None,
 ) -> ChunkCounts:
     """Counts the chunks of ``data`` in the Rust core.
 
-    ``data`` is a str (one document), a path (one document, read in blocks), or
-    an iterable of str and paths (streamed: str items are gathered into batches
-    of about 8 M characters, never all at once). Special tokens are cut out;
+    ``data`` is a str (one document), a path, or an iterable of str and paths
+    (streamed: str items are gathered into batches of about 8 M characters,
+    never all at once). A path is a text file (one document, counted in
+    parallel ranges), a Parquet or JSONL shard (one document per row / line:
+    the string in ``text_column`` / under ``text_field``), a directory or a
+    glob (see :mod:`bytepair.shards.paths`). Special tokens are cut out;
     ``documents`` is an optional separator: each document is further split at
     it (the separator is dropped), so with ``pattern=None`` every such document
     is one chunk. ``progress`` is a :class:`~bytepair.progress.TrainProgress` or
     None. ``block_size``/``stream_block`` tune the task and read sizes (results
-    never depend on them; tests use tiny values).
+    never depend on them; tests use tiny values). ``memory_limit`` (bytes): the
+counting tables' limit; past it they are spilled to sorted runs in a
+temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
+    ``cache_dir``: each file's table is saved there (``.bpc``, keyed by the
+    file's content hash, the pattern, the special tokens, the separator and
+    the text column / field) as soon as it is counted, and loaded instead of
+    counted when present, so a run stopped by Ctrl-C resumes where it
+    stopped; the merged counts are those of an uncached run.
 
     >>> count(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
     {b'ab': 3}
@@ -260,13 +273,18 @@ def count(
     pat = _patterns.resolve(pattern)
     if documents is not None and (not isinstance(documents, str) or not documents):
         raise TrainingError(f"documents must be a non-empty separator str or None, got {documents!r}")
-    kwargs = {}
+    kwargs: Dict[str, Any] = {}
     if block_size is not None:
         kwargs["block_size"] = block_size
     if stream_block is not None:
         kwargs["stream_block"] = stream_block
-    counter = _core.ChunkCounter(pat, list(special_tokens), documents, _threads(num_threads), **kwargs)
+    if memory_limit is not None:
+        kwargs["memory_limit"] = memory_limit
+    threads = _threads(num_threads)
+    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
     cb_of = progress.counting if progress is not None else (lambda: None)
+    # with a cache: the counts so far, files merged in as whole tables in input order
+    done = ChunkCounts(pattern=pat, special_tokens=special_tokens)
 
     def feed_texts(batch: List[str], size: int) -> None:
         try:
@@ -276,17 +294,40 @@ def count(
         if progress is not None:
             progress.counted(size)
 
-    def feed_file(path: "os.PathLike[str]") -> None:
-        # Opened here first so a missing or unreadable file raises Python's own
-        # OSError naming the path (the core's error would not name it).
-        with open(path, "rb"):
-            pass
-        counter.feed_file(os.fspath(path), cb_of())
-        if progress is not None:
-            try:
-                progress.counted(os.path.getsize(path))
-            except OSError:
+    if not isinstance(text_column, str) or not text_column or not isinstance(text_field, str) or not text_field:
+        raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
+
+    def feed_file(given: "os.PathLike[str]") -> None:
+        nonlocal counter
+        for path in expand(given):
+            # Opened here first so a missing or unreadable file raises Python's own
+            # OSError naming the path (the core's error would not name it).
+            with open(path, "rb"):
                 pass
+            kind, gz = shard_kind(path)
+            column = text_column if kind == "parquet" else text_field
+            if cache_dir is None:
+                _feed_shard(counter, path, kind, gz, column, cb_of())
+            else:
+                if len(counter):  # the str documents before this file, in order
+                    done.update(ChunkCounts.from_table(counter.finish(), pat, special_tokens))
+                    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
+                key = _cache_key(path, pat, special_tokens, documents, kind, column)
+                cached = os.path.join(os.fspath(cache_dir), key + ".bpc")
+                if os.path.exists(cached):
+                    done.update(ChunkCounts.load(cached))
+                else:
+                    one = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
+                    _feed_shard(one, path, kind, gz, column, cb_of())
+                    table = ChunkCounts.from_table(one.finish(), pat, special_tokens)
+                    os.makedirs(os.fspath(cache_dir), exist_ok=True)
+                    table.save(cached)
+                    done.update(table)
+            if progress is not None:
+                try:
+                    progress.counted(os.path.getsize(path))
+                except OSError:
+                    pass
 
     if isinstance(data, str):
         feed_texts([data], utf8_len(data))
@@ -317,4 +358,26 @@ def count(
                 raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
         if batch:
             feed_texts(batch, size)
-    return ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
+    rest = ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
+    if cache_dir is None:
+        return rest
+    return done.update(rest)
+
+
+def _feed_shard(counter: "_core.ChunkCounter", path: str, kind: str, gz: bool, column: str, cb) -> None:
+    if kind == "text" and not gz:
+        counter.feed_file(path, cb)
+    else:
+        counter.feed_shard(path, kind, column, gz, cb)
+
+
+def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], documents: Optional[str],
+               kind: str, column: str) -> str:
+    """The cache name of one file's counts: a hash of its content and of
+    everything that changes its counts."""
+    h = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as f:
+        while block := f.read(1 << 22):
+            h.update(block)
+    what = json.dumps([_VERSION, pattern, list(specials), documents, kind, column])
+    return h.hexdigest() + "-" + hashlib.blake2b(what.encode("utf-8"), digest_size=8).hexdigest()

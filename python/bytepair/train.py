@@ -1,9 +1,12 @@
 """``bytepair.train``: learn a byte-level BPE tokenizer from text.
 
 Accepted data: a ``str`` (one document), an iterable of ``str`` (documents,
-streamed in batches), or an ``os.PathLike`` / iterable of ``os.PathLike`` naming
-UTF-8 text files (each file is one document, read in blocks by the Rust core).
-Plain ``str`` values are always text, never paths.
+streamed in batches), or an ``os.PathLike`` / iterable of ``os.PathLike``
+naming shards, mixed freely: UTF-8 text files (each file is one document,
+counted in parallel ranges by the Rust core), Parquet files (one row is one
+document, the string in ``text_column``), JSONL files (one object per line,
+the string under ``text_field``), directories and globs (see
+:mod:`bytepair.shards.paths`). Plain ``str`` values are always text, never paths.
 
 The work runs in the Rust core (``bytepair._core``) with the GIL released:
 parallel chunk counting, then the incremental merge loop. The result is
@@ -14,9 +17,10 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from . import _core
+from . import memory as _memory
 from . import patterns as _patterns
 from .checks import check_int, validate_specials
 from .counts import ChunkCounts, count, input_size
@@ -50,6 +54,23 @@ def _warn_if_path(data: object) -> None:
             )
 
 
+def counting_share(limit: int, num_threads: Optional[int]) -> int:
+    """The counting tables' part of the limit: what is left after each
+    thread's read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
+    threads = num_threads or os.cpu_count() or 1
+    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
+
+
+def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> None:
+    need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges)
+    if need > limit:
+        raise TrainingError(
+            f"the merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct chunks "
+            f"({table.arena_len / 1e6:,.0f} MB of chunk bytes) and {num_merges:,} merges, more than "
+            f"memory_limit ({limit / 1e6:,.0f} MB): raise the limit or train fewer merges"
+        )
+
+
 def train(
     data: Optional[Data] = None,
     vocab_size: Optional[int] = None,
@@ -68,6 +89,10 @@ def train(
     dev: Optional[Mapping[str, Data]] = None,
     parity_unit: str = "bytes",
     parity_global_merges: int = 0,
+    text_column: str = "text",
+    text_field: str = "text",
+    memory_limit: Union[int, str, None] = None,
+    cache_dir: Union[str, "os.PathLike[str]", None] = None,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -103,6 +128,17 @@ def train(
             per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
         parity_global_merges: the hybrid variant: the first N merges are
             standard BPE on all languages pooled, the rest parity-aware.
+        text_column: the string column of Parquet shards.
+        text_field: the key of the text in JSONL shards.
+        memory_limit: a size (``"2GB"``, ``"512MiB"``) or bytes bounding the
+            trainer's data (default: half the machine's memory). Counting
+            spills to disk past it, with identical results; when the merge
+            loop alone would not fit, a TrainingError says how much it needs
+            before merging starts. See :mod:`bytepair.memory`.
+        cache_dir: a folder where each file's counts are saved as soon as it is
+            counted (keyed by its content hash, the pattern and the special
+            tokens) and reused, so a run stopped by Ctrl-C while counting
+            resumes where it stopped (see :func:`bytepair.counts.count`).
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -158,6 +194,10 @@ def train(
             f"vocab_size {vocab_size} is too small: it must be at least 256 (one token per byte)"
             f" + {len(specials)} special tokens = {256 + len(specials)}"
         )
+    limit = _memory.default_limit() if memory_limit is None else _memory.parse_size(memory_limit)
+    num_merges = vocab_size - 256 - len(specials)
+    if counts is not None:
+        _check_merge_memory(counts.table, num_merges, limit)
     bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
         if counts is not None:
@@ -167,11 +207,15 @@ def train(
             assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
-                          documents=documents, progress=bars).table
+                          documents=documents, progress=bars, text_column=text_column,
+                          text_field=text_field, memory_limit=counting_share(limit, num_threads),
+                          cache_dir=cache_dir).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
-        num_merges = vocab_size - 256 - len(specials)
-        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges))
+        _check_merge_memory(table, num_merges, limit)
+        # a table counted here is freed once the merge loop is built (never the caller's counts)
+        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges),
+                                    consume=counts is None)
         bars.merged(len(merges))
     finally:
         bars.close()

@@ -32,6 +32,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use pipeline::{encode_shards, Collected, Options};
+pub(crate) use read::read_shard;
 
 use crate::Rank;
 

@@ -16,10 +16,13 @@ use pyo3::types::PyBytes;
 
 use super::errors::to_py;
 use super::text::Text;
+use crate::dataset::Input;
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
-use crate::train::{learn_merges, ChunkCounter, ChunkTable, Control, MergeOptions};
+use crate::train::{
+    learn_merges, learn_merges_owned, ChunkCounter, ChunkTable, Control, MergeOptions,
+};
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
 /// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
@@ -134,6 +137,12 @@ impl PyChunkTable {
         self.inner.count_of(chunk)
     }
 
+    /// Total bytes of the distinct chunks.
+    #[getter]
+    fn arena_len(&self) -> usize {
+        self.inner.arena_len()
+    }
+
     /// Sum of all counts.
     fn total(&self) -> u64 {
         self.inner.total()
@@ -188,7 +197,8 @@ impl PyChunkCounter {
 #[pymethods]
 impl PyChunkCounter {
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None))]
+    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None, memory_limit=None, spill_dir=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         pattern: Option<&str>,
         special_tokens: Vec<String>,
@@ -196,12 +206,19 @@ impl PyChunkCounter {
         num_threads: Option<usize>,
         block_size: usize,
         stream_block: Option<usize>,
+        memory_limit: Option<usize>,
+        spill_dir: Option<PathBuf>,
     ) -> PyResult<Self> {
         let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
         let mut counter =
             ChunkCounter::new(pretok, &special_tokens, separator, block_size).map_err(to_py)?;
         if let Some(n) = stream_block {
             counter.set_stream_block(n);
+        }
+        if let Some(limit) = memory_limit {
+            counter
+                .set_memory_limit(limit, spill_dir.as_deref())
+                .map_err(to_py)?;
         }
         let pool = parallel::pool(num_threads).map_err(to_py)?;
         Ok(Self {
@@ -234,47 +251,99 @@ impl PyChunkCounter {
         path: PathBuf,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let file = std::fs::File::open(&path)?;
-        let name = path.display().to_string();
         let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
-            pool.install(|| counter.feed_reader(file, &name, &ctl))
+            pool.install(|| counter.feed_file(&path, &ctl))
         })
     }
 
+    /// Counts one dataset shard: `format` is `"text"` (the file is one
+    /// document), `"jsonl"` or `"parquet"` (one document per line / row, the
+    /// string under `column`); `gzip` for `.gz` text and JSONL.
+    #[pyo3(signature = (path, format, column, gzip=false, progress=None))]
+    fn feed_shard(
+        &mut self,
+        py: Python<'_>,
+        path: PathBuf,
+        format: &str,
+        column: &str,
+        gzip: bool,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let input = match format {
+            "text" => Input::Text { path, gzip },
+            "jsonl" => Input::Jsonl { path, gzip },
+            "parquet" => Input::Columns { path },
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown shard format {other:?}; use text, jsonl or parquet"
+                )))
+            }
+        };
+        let (pool, counter) = self.live()?;
+        let ctl = Control::default();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_shard(&input, column, &ctl))
+        })
+    }
+
+    /// Run files spilled so far under the memory limit.
+    #[getter]
+    fn spilled_runs(&self) -> usize {
+        self.counter.as_ref().map_or(0, |c| c.spilled_runs())
+    }
+
+    /// The number of threads this counter counts on (its pool's size).
+    #[getter]
+    fn num_threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
     /// Number of distinct chunks so far.
-    fn __len__(&self) -> usize {
-        self.counter.as_ref().map_or(0, |c| c.table().len())
+    fn __len__(&mut self) -> PyResult<usize> {
+        match self.counter.as_mut() {
+            Some(c) => c.distinct().map_err(to_py),
+            None => Ok(0),
+        }
     }
 
     /// Ends counting and returns the table (the counter cannot be fed again).
-    fn finish(&mut self) -> PyResult<PyChunkTable> {
+    fn finish(&mut self, py: Python<'_>) -> PyResult<PyChunkTable> {
         let c = self.counter.take().ok_or_else(finished)?;
-        Ok(PyChunkTable { inner: c.finish() })
+        let inner = py.detach(|| c.finish()).map_err(to_py)?;
+        Ok(PyChunkTable { inner })
     }
 }
 
 // ---------------------------------------------------------------- merge loop
 
 /// Learns merges from a table (see `bytepair.reference.train_from_counts`).
+/// With `consume`, the table is emptied and freed once the loop is built.
 #[pyfunction]
-#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None))]
+#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None, consume=false))]
 fn learn_merges_py(
     py: Python<'_>,
-    table: PyRef<'_, PyChunkTable>,
+    mut table: PyRefMut<'_, PyChunkTable>,
     num_merges: usize,
     min_frequency: u64,
     max_token_length: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
+    consume: bool,
 ) -> PyResult<Vec<(u32, u32)>> {
-    let t = &table.inner;
     let opts = MergeOptions {
         num_merges,
         min_frequency,
         max_token_length,
     };
     let ctl = Control::default();
+    if consume {
+        let t = std::mem::take(&mut table.inner);
+        return run_interruptible(py, &ctl, progress.as_ref(), || {
+            learn_merges_owned(t, &opts, &ctl)
+        });
+    }
+    let t = &table.inner;
     run_interruptible(py, &ctl, progress.as_ref(), || learn_merges(t, &opts, &ctl))
 }
 

@@ -163,6 +163,11 @@ impl ChunkTable {
         self.insert_new(chunk, h, n)
     }
 
+    /// Appends `chunk`, which the caller knows is not in the table yet.
+    pub(super) fn push_new(&mut self, chunk: &[u8], n: u64) -> Result<()> {
+        self.insert_new(chunk, hash_bytes(chunk), n)
+    }
+
     #[cold]
     fn insert_new(&mut self, chunk: &[u8], h: u64, n: u64) -> Result<()> {
         let len = u32::try_from(chunk.len()).map_err(|_| {

@@ -3,10 +3,12 @@
 //!
 //! The table keeps chunks in **first-seen order** (the tie-break rule reads
 //! chunks in that order). Counting runs in parallel by cutting the input into
-//! blocks, counting each block into its own table and merging the block tables
-//! in block order: a chunk first appears in the earliest block that holds it, so
-//! the merged order is the first-seen order of the whole input, whatever the
-//! number of threads or the block size.
+//! blocks; each worker thread counts the blocks it takes into its own
+//! [`Tally`], which records every chunk's first position in the whole input.
+//! At the end the tallies are merged (counts add, first positions take the
+//! minimum) and sorted by first position: the first-seen order of the whole
+//! input, whatever the number of threads, the block size or which thread
+//! counted which block.
 //!
 //! Blocks are cut only at document boundaries, at special-token / separator
 //! boundaries, or at a *safe cut* of the pre-tokenizer
@@ -16,11 +18,14 @@
 //! Custom patterns (and pattern `None`) are never cut inside a document.
 
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rayon::prelude::*;
 
+use super::spill::Spill;
 use super::stream::STREAM_BLOCK;
+use super::tally::{Batch, Tally};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::parallel;
@@ -41,7 +46,19 @@ pub struct ChunkCounter {
     pub(super) max_cut_len: usize,
     pub(super) block_size: usize,
     pub(super) stream_block: usize,
-    pub(super) table: ChunkTable,
+    pub(super) range_size: usize,
+    /// The special tokens and the separator as bytes (the file reader checks
+    /// that no occurrence spans a cut).
+    pub(super) cut_strings: Vec<Vec<u8>>,
+    /// One tally per worker thread of the pool counting (index
+    /// `rayon::current_thread_index`).
+    pub(super) tallies: Vec<Mutex<Tally>>,
+    /// Input bytes fed so far: the position of the next input's first byte.
+    pub(super) offset: u64,
+    /// Run files when counting under a memory limit ([`Self::set_memory_limit`]).
+    pub(super) spill: Option<Spill>,
+    /// The limit in bytes for all tallies together.
+    pub(super) memory_limit: usize,
 }
 
 /// The default target size of one parallel counting task.
@@ -72,6 +89,11 @@ impl ChunkCounter {
             Some("") => return Err(Error::training("the document separator is empty")),
             s => s.map(|s| s.as_bytes().to_vec()),
         };
+        let cut_strings: Vec<Vec<u8>> = specials
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .chain(separator.iter().cloned())
+            .collect();
         let max_cut_len = specials
             .iter()
             .map(|s| s.len())
@@ -85,18 +107,99 @@ impl ChunkCounter {
             max_cut_len,
             block_size: block_size.max(64),
             stream_block: STREAM_BLOCK,
-            table: ChunkTable::new(),
+            range_size: super::ranges::RANGE,
+            cut_strings,
+            tallies: Vec::new(),
+            offset: 0,
+            spill: None,
+            memory_limit: usize::MAX,
         })
     }
 
-    /// The table counted so far.
-    pub fn table(&self) -> &ChunkTable {
-        &self.table
+    /// Keeps the tallies under `bytes` in total: a thread's tally that grows
+    /// past its share is spilled to a sorted run file in a new directory under
+    /// `dir` (default: the system's temporary directory) and merged exactly at
+    /// the end (see [`super::spill`]).
+    pub fn set_memory_limit(&mut self, bytes: usize, dir: Option<&std::path::Path>) -> Result<()> {
+        self.memory_limit = bytes;
+        self.spill = Some(Spill::new(dir)?);
+        Ok(())
     }
 
-    /// Ends counting and returns the table.
-    pub fn finish(self) -> ChunkTable {
-        self.table
+    /// Number of run files spilled so far (0 without a memory limit).
+    pub fn spilled_runs(&self) -> usize {
+        self.spill.as_ref().map_or(0, Spill::runs)
+    }
+
+    /// Spills `t` when it holds more than its thread's share of the limit.
+    pub(super) fn maybe_spill(&self, t: &mut Tally) -> Result<()> {
+        if let Some(s) = &self.spill {
+            let share = (self.memory_limit / self.tallies.len().max(1)).max(1 << 16);
+            if t.heap_bytes() > share {
+                s.spill(t)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges the threads' tallies into the first one and returns it.
+    fn merged(&mut self) -> Result<&mut Tally> {
+        let mut all = std::mem::take(&mut self.tallies).into_iter();
+        let mut acc = match all.next() {
+            Some(t) => t.into_inner().unwrap_or_else(|e| e.into_inner()),
+            None => Tally::default(),
+        };
+        for t in all {
+            acc.absorb(t.into_inner().unwrap_or_else(|e| e.into_inner()))?;
+        }
+        self.tallies.push(Mutex::new(acc));
+        Ok(self.tallies[0].get_mut().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Number of distinct chunks counted so far (merges the threads' tallies,
+    /// and the spilled runs when there are some).
+    pub fn distinct(&mut self) -> Result<usize> {
+        if self.spilled_runs() > 0 {
+            if let Some(s) = &self.spill {
+                for t in &self.tallies {
+                    s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
+                }
+                return Ok(s.merge()?.len());
+            }
+        }
+        Ok(self.merged()?.len())
+    }
+
+    /// Ends counting and returns the table, in first-seen order.
+    ///
+    /// Complexity: O(n log n) for n distinct chunks.
+    pub fn finish(mut self) -> Result<ChunkTable> {
+        if self.spilled_runs() > 0 {
+            if let Some(s) = &self.spill {
+                for t in &self.tallies {
+                    s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
+                }
+                return s.merge();
+            }
+        }
+        let t = std::mem::take(self.merged()?);
+        t.into_table()
+    }
+
+    /// Bytes held by the tallies (for memory accounting).
+    pub fn heap_bytes(&self) -> usize {
+        self.tallies
+            .iter()
+            .map(|t| t.lock().map_or(0, |t| t.heap_bytes()))
+            .sum()
+    }
+
+    /// Makes sure there is one tally per thread of the current pool.
+    pub(super) fn ensure_tallies(&mut self) {
+        let n = rayon::current_num_threads().max(1);
+        while self.tallies.len() < n {
+            self.tallies.push(Mutex::new(Tally::default()));
+        }
     }
 
     pub(super) fn can_cut_inside(&self) -> bool {
@@ -111,16 +214,31 @@ impl ChunkCounter {
     ///
     /// Complexity: linear in the total text, parallel over blocks.
     pub fn feed_documents(&mut self, docs: &[&str], ctl: &Control) -> Result<()> {
-        let mut segments: Vec<&str> = Vec::new();
+        let mut segments: Vec<(u64, &str)> = Vec::new();
+        let mut at = self.offset;
         for doc in docs {
-            self.segments_of(doc, &mut segments);
+            self.segments_of(doc, at, &mut segments);
+            at += doc.len() as u64;
         }
-        self.count_segments(&segments, ctl)
+        self.count_segments(&segments, ctl)?;
+        self.offset = at;
+        Ok(())
     }
 
-    /// Splits a document at the separator and the special tokens, and cuts long
-    /// segments at safe cuts, appending the pieces to `out`.
-    fn segments_of<'a>(&self, doc: &'a str, out: &mut Vec<&'a str>) {
+    /// Splits a document (whose first byte is at position `at` of the input) at
+    /// the separator and the special tokens, and cuts long segments at safe
+    /// cuts, appending the pieces and their positions to `out`.
+    pub(super) fn segments_of<'a>(&self, doc: &'a str, at: u64, out: &mut Vec<(u64, &'a str)>) {
+        let mut segs: Vec<&str> = Vec::new();
+        self.split_documents(doc, &mut segs);
+        let base = doc.as_ptr() as usize;
+        out.extend(
+            segs.into_iter()
+                .map(|s| (at + (s.as_ptr() as usize - base) as u64, s)),
+        );
+    }
+
+    fn split_documents<'a>(&self, doc: &'a str, out: &mut Vec<&'a str>) {
         match &self.separator {
             Some(sep) => {
                 let mut last = 0;
@@ -170,13 +288,13 @@ impl ChunkCounter {
         out.push(&seg[start..]);
     }
 
-    /// Groups segments into tasks of about `block_size` bytes, counts the tasks
-    /// in parallel and merges their tables in order.
-    fn count_segments(&mut self, segments: &[&str], ctl: &Control) -> Result<()> {
-        let mut tasks: Vec<&[&str]> = Vec::new();
+    /// Groups segments into tasks of about `block_size` bytes and counts the
+    /// tasks in parallel, each into the tally of the thread that runs it.
+    fn count_segments(&mut self, segments: &[(u64, &str)], ctl: &Control) -> Result<()> {
+        let mut tasks: Vec<&[(u64, &str)]> = Vec::new();
         let mut begin = 0;
         let mut size = 0;
-        for (i, s) in segments.iter().enumerate() {
+        for (i, (_, s)) in segments.iter().enumerate() {
             size += s.len();
             if size >= self.block_size {
                 tasks.push(&segments[begin..=i]);
@@ -187,39 +305,59 @@ impl ChunkCounter {
         if begin < segments.len() {
             tasks.push(&segments[begin..]);
         }
-        let pretok = &self.pretok;
-        let block_size = self.block_size;
-        let tables: Vec<Result<ChunkTable>> = tasks
+        self.ensure_tallies();
+        let this = &*self;
+        let results: Vec<Result<()>> = tasks
             .par_iter()
             .map(|task| {
                 ctl.check()?;
-                // Distinct chunks are typically a few percent of the pieces.
-                let mut t = ChunkTable::with_capacity(block_size / 64, block_size / 16);
+                let mut t = this.my_tally();
                 let mut n = 0usize;
-                for seg in task.iter() {
-                    // the span loop: the block pre-tokenizer where the CPU has
-                    // it (not the piece iterator, always the scalar scanner)
-                    let mut sink = CountPieces {
-                        t: &mut t,
-                        b: seg.as_bytes(),
-                        err: None,
-                        ctl,
-                        seen: 0,
-                    };
-                    pretok.for_each_span(seg, &mut sink)?;
-                    if let Some(e) = sink.err {
-                        return Err(e);
-                    }
+                for &(at, seg) in task.iter() {
+                    this.count_text(&mut t, seg, at, ctl)?;
                     n += seg.len();
                 }
+                this.maybe_spill(&mut t)?;
                 ctl.bytes_done.fetch_add(n as u64, Ordering::Relaxed);
-                Ok(t)
+                Ok(())
             })
             .collect();
-        for t in tables {
-            self.table.absorb(t?)?;
+        results.into_iter().collect()
+    }
+
+    /// The tally of the calling worker thread.
+    pub(super) fn my_tally(&self) -> std::sync::MutexGuard<'_, Tally> {
+        let i = rayon::current_thread_index().unwrap_or(0) % self.tallies.len().max(1);
+        // a poisoned lock only means a panic elsewhere; the tally is intact
+        self.tallies[i].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts the pieces of one segment (no special token or separator inside)
+    /// whose first byte is at position `at` of the input.
+    pub(super) fn count_text(
+        &self,
+        t: &mut Tally,
+        seg: &str,
+        at: u64,
+        ctl: &Control,
+    ) -> Result<()> {
+        // the span loop: the block pre-tokenizer where the CPU has it (not the
+        // piece iterator, always the scalar scanner)
+        let mut sink = CountPieces {
+            t,
+            batch: Batch::default(),
+            b: seg.as_bytes(),
+            at,
+            err: None,
+            ctl,
+            seen: 0,
+        };
+        self.pretok.for_each_span(seg, &mut sink)?;
+        sink.t.flush(&mut sink.batch);
+        match sink.err {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -229,8 +367,10 @@ impl ChunkCounter {
 /// one long segment would otherwise delay Ctrl-C by seconds (the named
 /// patterns' scanners, which never ask, finish 40 MB in ~0.1 s).
 struct CountPieces<'a> {
-    t: &'a mut ChunkTable,
+    t: &'a mut Tally,
+    batch: Batch,
     b: &'a [u8],
+    at: u64,
     err: Option<Error>,
     ctl: &'a Control,
     seen: u32,
@@ -239,8 +379,14 @@ struct CountPieces<'a> {
 impl SpanSink for &mut CountPieces<'_> {
     #[inline(always)]
     fn span(&mut self, start: usize, end: usize) {
-        if self.err.is_none() {
-            if let Err(e) = self.t.add(&self.b[start..end], 1) {
+        if Tally::is_inline(end - start) {
+            self.t
+                .queue_piece(&mut self.batch, self.b, start, end, self.at);
+        } else if self.err.is_none() {
+            if let Err(e) = self
+                .t
+                .add_long(&self.b[start..end], 1, self.at + start as u64)
+            {
                 self.err = Some(e);
             }
         }
@@ -272,7 +418,7 @@ pub fn count_documents(
     pool.install(|| {
         let mut c = ChunkCounter::new(pretok, specials, separator, block_size)?;
         c.feed_documents(docs, &ctl)?;
-        Ok(c.finish())
+        c.finish()
     })
 }
 

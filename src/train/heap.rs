@@ -68,6 +68,33 @@ pub fn learn_merges(
     opts: &MergeOptions,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
+    let built = build(table, opts)?;
+    run(built, opts, ctl)
+}
+
+/// [`learn_merges`] on a table it owns: the table is freed once the loop's
+/// own structures are built, so the two are never held at once during the
+/// merges (the table costs its bytes plus about 48 bytes per chunk).
+pub fn learn_merges_owned(
+    table: ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    let built = build(&table, opts)?;
+    drop(table);
+    run(built, opts, ctl)
+}
+
+type Heap = BinaryHeap<(i64, Reverse<u32>, u32)>;
+
+fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
+    opts.max_token_length
+        .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
+}
+
+/// The loop's structures: nodes, frequencies, pairs with their occurrences,
+/// and the heap of the byte pairs.
+fn build(table: &ChunkTable, opts: &MergeOptions) -> Result<(State, Heap)> {
     let n = table.arena_len();
     if n >= (u32::MAX - 1) as usize {
         return Err(Error::training(format!(
@@ -119,14 +146,10 @@ pub fn learn_merges(
             st.pairs.occ[i].push(p as u32);
         }
     }
-    let mut tok_len: Vec<u32> = vec![1; 256];
-    let too_long = |tok_len: &[u32], a: u32, b: u32| -> bool {
-        opts.max_token_length
-            .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
-    };
-    let mut heap: BinaryHeap<(i64, Reverse<u32>, u32)> = BinaryHeap::new();
+    let tok_len: Vec<u32> = vec![1; 256];
+    let mut heap: Heap = BinaryHeap::new();
     for i in 0..65536u32 {
-        if st.pairs.counts[i as usize] > 0 && !too_long(&tok_len, i >> 8, i & 255) {
+        if st.pairs.counts[i as usize] > 0 && !too_long(opts, &tok_len, i >> 8, i & 255) {
             heap.push((
                 st.pairs.counts[i as usize],
                 Reverse(st.pairs.occ[i as usize][0]),
@@ -134,6 +157,16 @@ pub fn learn_merges(
             ));
         }
     }
+    Ok((st, heap))
+}
+
+/// The merge loop over built structures (see [`learn_merges`]).
+fn run(
+    (mut st, mut heap): (State, Heap),
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    let mut tok_len: Vec<u32> = vec![1; 256];
     let mut merges: Vec<(Rank, Rank)> = Vec::new();
     let mut touched: Vec<u32> = Vec::new();
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
@@ -181,7 +214,7 @@ pub fn learn_merges(
         debug_assert_eq!(st.pairs.counts[best as usize], 0);
         for &t in &touched {
             let (x, y) = st.pairs.pair_ab[t as usize];
-            if st.pairs.counts[t as usize] > 0 && !too_long(&tok_len, x, y) {
+            if st.pairs.counts[t as usize] > 0 && !too_long(opts, &tok_len, x, y) {
                 if let Some(first) = st.pairs.first_valid(&st.nodes, t) {
                     heap.push((st.pairs.counts[t as usize], Reverse(first), t));
                 }

@@ -3,20 +3,27 @@
 //! to right inside a chunk; see docs/worked-examples.md, "The tie-break rule").
 //!
 //! * [`chunks`]: the first-seen-ordered [`ChunkTable`].
+//! * [`tally`]: the per-thread counting table ([`tally::Tally`]).
 //! * [`count`]: the parallel [`ChunkCounter`] that fills it from documents.
-//! * [`stream`]: the same counter fed from a reader in blocks (files).
+//! * [`ranges`]: a file counted in parallel ranges, exact at the range edges.
+//! * [`stream`]: the same counter fed from a reader in blocks (other readers).
+//! * [`shards`]: JSONL, gzip and Parquet shards through the dataset readers.
+//! * [`spill`]: counting under a memory limit, with sorted runs on disk.
 //! * [`bpc`]: the table as the body of a `.bpc` counts file.
 //! * [`heap`]: the incremental merge loop [`learn_merges`].
 //! * [`Control`]: cancel flag and progress counters shared by counting and merging.
 //!
 //! Performance notes (48 MiB mixed corpus, cl100k pattern, 2 cores; see
 //! benches/RESULTS.md for the full figures):
-//! * Counting dominates; it is split into ~1 MiB tasks counted into private
-//!   tables and merged in task order (first-seen order needs that order; a
-//!   shared concurrent map would lose it).
-//! * The chunk table is an arena plus a `hashbrown::HashTable<u32>` of indices
-//!   (about 32 bytes per distinct chunk) instead of a map of owned `Vec<u8>`
-//!   keys (about 80 bytes and one allocation per chunk).
+//! * Counting dominates; it is split into tasks (1 MiB of documents, 8 MiB
+//!   ranges of a file) counted into one [`tally::Tally`] per thread, whose
+//!   slots hold chunks of up to 15 bytes inline and the first position of
+//!   every chunk: merging the threads' tallies and sorting by first position
+//!   gives the first-seen order exactly (a shared concurrent map would lose
+//!   it; per-task tables merged in task order cost a merge per task).
+//! * The resulting chunk table is an arena plus a `hashbrown::HashTable<u32>`
+//!   of indices (about 32 bytes per distinct chunk) instead of a map of owned
+//!   `Vec<u8>` keys (about 80 bytes and one allocation per chunk).
 //! * The merge loop works on byte positions of the arena rather than on whole
 //!   chunks, so one very long chunk (pattern `None`) costs the same per merge
 //!   as many short ones.
@@ -31,11 +38,15 @@ pub mod count;
 pub mod heap;
 pub mod ids;
 mod pairs;
+pub mod ranges;
+pub mod shards;
+pub mod spill;
 pub mod stream;
+pub mod tally;
 
 pub use chunks::ChunkTable;
 pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK};
-pub use heap::{learn_merges, MergeOptions};
+pub use heap::{learn_merges, learn_merges_owned, MergeOptions};
 pub use stream::STREAM_BLOCK;
 
 /// Shared flags between a long-running job and its caller: a cancel flag

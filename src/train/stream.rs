@@ -175,7 +175,7 @@ mod tests {
             }
             c.feed_reader(Slow(text.as_bytes()), "x", &Control::default())
                 .unwrap();
-            assert_eq!(c.finish(), want);
+            assert_eq!(c.finish().unwrap(), want);
         }
         let mut c = ChunkCounter::new(Pretokenizer::Whole, &[], None, 100).unwrap();
         let err = c

@@ -596,3 +596,20 @@ def test_resume_redoes_a_source_edited_to_the_same_size(tmp_path):
     assert again != first
     fresh = encode_dataset([src], tmp_path / "fresh", tokenizer="gpt2")
     assert again == (tmp_path / "fresh" / fresh["shards"][0]["output"]).read_bytes()
+
+
+def core_pool_size(shared, _):
+    """A task body: the size of the core pool a counting task gets."""
+    from bytepair import _core
+    from bytepair.distributed.engines import task_threads
+
+    return _core.ChunkCounter("gpt2", [], None, task_threads()).num_threads
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_worker_counts_on_its_share_of_the_cores(workers):
+    from bytepair.distributed.engines import LocalEngine
+
+    eng = LocalEngine(workers=workers)
+    got = [o.value for _, o in eng.run(core_pool_size, [(i,) for i in range(workers)], ordered=True)]
+    assert got == [max(1, (os.cpu_count() or 1) // workers)] * workers

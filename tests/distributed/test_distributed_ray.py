@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from test_distributed_local import (
     SPECIALS,
+    core_pool_size,
     expected_ids,
     failing_reader,
     kill_once_reader,
@@ -165,3 +166,11 @@ def test_ray_resume_and_bad_shards(engine, tmp_path):
     assert reads(log) == [paths[3].name.split(".")[0]]
     assert {k: v for k, v in outputs_state(out).items() if k in before} == before
     assert len(m["shards"]) == 5
+
+
+def test_ray_task_counts_on_one_thread(engine):
+    from bytepair.distributed.engines import RayEngine
+
+    eng = RayEngine()
+    got = [o.value for _, o in eng.run(core_pool_size, [(0,), (1,)], ordered=True)]
+    assert got == [1, 1]

@@ -21,9 +21,10 @@ ROOT = PKG.parents[1]
 
 #: Subpackages that are tools: each may import the library and other tools, never be imported by the library.
 TOOLS = ("inspect", "render", "cli", "serve", "distributed")
-#: Third-party packages that are optional extras: only these may be imported inside a function.
+#: What may be imported inside a function: the optional extras, and standard
+#: modules that exist on some platforms only (``resource``: Unix).
 OPTIONAL = {"numpy", "matplotlib", "pyarrow", "ray", "starlette", "uvicorn", "rich", "tqdm", "tiktoken",
-            "tokenizers", "transformers"}
+            "tokenizers", "transformers", "resource"}
 MAX_PY_LINES = 600
 MAX_RS_LINES = 700
 

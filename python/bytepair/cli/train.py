@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import glob
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from .. import patterns, train
+from .. import memory, patterns, train
 from ..atomic import check_output_path
-from ..counts import ChunkCounts
-from ..documents import iter_documents
+from ..counts import ChunkCounts, count, input_size
+from ..progress import TrainProgress, enabled
 from ..render import show_bytes
+from ..train import counting_share
 from .common import (
     UsageError,
     add_command,
@@ -44,10 +47,8 @@ def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
             names.append("<stdin>")
             continue
         p = Path(f)
-        if not p.exists():
+        if not p.exists() and not glob.has_magic(f):
             raise FileNotFoundError(2, "No such file or directory", str(p))
-        if p.is_dir():
-            raise IsADirectoryError(21, "Is a directory (give the text files in it)", str(p))
         data.append(p)
         names.append(str(p))
     data += texts
@@ -55,6 +56,16 @@ def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
     if not data:
         return [sample_path()], "the bundled sample"
     return data, ", ".join(dict.fromkeys(names))
+
+
+def _peak_rss_bytes() -> int:
+    """This process's peak resident memory so far, in bytes (0 where unknown)."""
+    try:
+        import resource  # Unix only
+    except ImportError:  # pragma: no cover - Windows
+        return 0
+    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ru if sys.platform == "darwin" else ru * 1024
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -68,7 +79,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     specials = args.special or ["<|endoftext|>"]
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
     # train() draws its own progress bar unless told not to
-    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None}
+    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None,
+                "memory_limit": args.memory}
     t0 = time.perf_counter()
     if args.counts:
         if args.files or args.text is not None:
@@ -78,29 +90,37 @@ def cmd_train(args: argparse.Namespace) -> int:
             made = patterns.name_of(counts.pattern) or ("none" if counts.pattern is None else "a custom regex")
             raise UsageError(f"--pattern {args.pattern} differs from the pattern {args.counts} was counted with "
                              f"({made}); the counts fix the pre-tokenization: drop --pattern, or count again")
-        tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
         source = args.counts
-        n_bytes = sum(len(c) * n for c, n in counts.items())
-        n_tokens = sum(n * len(tok.encode_ordinary(c.decode("utf-8", "replace"))) for c, n in counts.items())
     else:
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
-        tok = train(data, args.vocab_size, pattern=pattern, special_tokens=specials, **extra, **kw)
-
-        docs = list(iter_documents(data))
-        n_bytes = sum(len(d.encode("utf-8", "surrogatepass")) for d in docs)
-        n_tokens = sum(len(tok.encode_ordinary(d)) for d in docs)
+        bars = TrainProgress(enabled(kw["progress"]), input_size(data))
+        try:
+            limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
+            counts = count(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
+                           progress=bars, text_column=args.text_column, text_field=args.text_field,
+                           memory_limit=counting_share(limit, args.threads), cache_dir=args.cache)
+        finally:
+            bars.close()
+    tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
     secs = time.perf_counter() - t0
+    # the summary from the counts (each distinct chunk encoded once), never the corpus again
+    chunks = [(c.decode("utf-8", "replace"), n) for c, n in counts.items()]
+    n_bytes = sum(len(c.encode("utf-8")) * n for c, n in chunks)
+    lengths = tok.encode_ordinary_batch([c for c, _ in chunks], num_threads=args.threads)
+    n_tokens = sum(len(ids) * n for ids, (_, n) in zip(lengths, chunks))
+    peak = _peak_rss_bytes()
     tok.save(out)
     first_bytes = [tok.decode_single_token_bytes(256 + k) for k in range(min(10, len(tok.merges)))]
     first = [show_bytes(b) for b in first_bytes]
     if args.json:
         emit_json({"source": source, "bytes": n_bytes, "seconds": secs, "n_vocab": tok.n_vocab,
                    "merges": len(tok.merges), "special_tokens": specials,
-                   "bytes_per_token": n_bytes / max(n_tokens, 1), "first_merges": first, "output": str(out)})
+                   "bytes_per_token": n_bytes / max(n_tokens, 1), "first_merges": first, "output": str(out),
+                   "peak_memory_bytes": peak})
         return 0
     n_special = len(specials)
-    emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s")
+    emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s, peak memory {peak / 1e6:,.0f} MB")
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
     emit(f"bytes per token on the training text: {n_bytes / max(n_tokens, 1):.2f}")
@@ -113,8 +133,11 @@ def add_parsers(subparsers: Any) -> None:
     t = add_command(subparsers, "train", cmd_train, "train a tokenizer (default corpus: the bundled English+Korean sample)",
             "Train a byte-level BPE tokenizer and write it as a bytepair JSON file. With no input it trains "
             "on the bundled sample (Jane Austen + the Constitution of the Republic of Korea).")
-    t.add_argument("files", nargs="*", metavar="FILE",
-                   help="UTF-8 text files, '-' for stdin (default: the bundled sample)")
+    t.add_argument("files", nargs="*", metavar="PATH",
+                   help="UTF-8 text files, Parquet (.parquet) and JSONL (.jsonl[.gz]) shards, directories, "
+                        "globs; '-' for stdin (default: the bundled sample)")
+    t.add_argument("--text-column", default="text", help="the string column of Parquet shards (default text)")
+    t.add_argument("--text-field", default="text", help="the key of the text in JSONL shards (default text)")
     t.add_argument("--text", action="append", metavar="STRING",
                    help="train on this text (repeatable; used with the files, after them)")
     t.add_argument("--counts", metavar="FILE", help="train from a chunk-count file (bytepair count-chunks)")
@@ -128,6 +151,12 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--max-token-length", type=int, default=None, help="longest token in bytes")
     t.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores; 0 is refused, as num_threads=0 is in the API)")
+    t.add_argument("--memory", metavar="SIZE", default=None,
+                   help="memory limit for the trainer's data, e.g. 2GB or 512MiB (default: half the machine's "
+                        "memory); counting spills to disk past it with identical results")
+    t.add_argument("--cache", metavar="DIR", default=None,
+                   help="save each file's counts here as it is counted and reuse them: a run stopped with "
+                        "Ctrl-C resumes where it stopped")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
 

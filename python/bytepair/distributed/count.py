@@ -29,7 +29,7 @@ from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, normalize_paths
 from .driver import PathLike, Progress, Reader
-from .engines import Engine, RayEngine, get_engine, in_order
+from .engines import Engine, RayEngine, get_engine, in_order, task_threads
 from .errors import ShardsFailedError
 
 #: Partial tables merged per Ray task when ``reduce="tree"``.
@@ -37,7 +37,8 @@ TREE_FAN_IN = 8
 
 
 def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
-    """Task body: the chunk table of one shard (it pickles compactly)."""
+    """Task body: the chunk table of one shard (it pickles compactly), counted
+    on the threads the engine gives this task."""
     pattern, specials, text_column, input_format, reader = shared
     if reader is not None:
         docs = reader(path)
@@ -50,7 +51,7 @@ def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
                 raise TypeError(f"{path}: the reader yielded a {type(d).__name__}, not str")
             yield d
 
-    return ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials)
+    return ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials, num_threads=task_threads())
 
 
 def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:

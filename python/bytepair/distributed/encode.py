@@ -54,7 +54,7 @@ from ..shards.readers import check_input_format, iter_documents, normalize_paths
 from ..tokenizer import Tokenizer
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, Outcome, get_engine
-from .engines.base import describe_error
+from .engines.base import describe_error, task_threads
 from .errors import ShardsFailedError
 from .manifest import (
     MANIFEST,
@@ -139,7 +139,7 @@ def _encode_shard(shared: Tuple[Any, ...], path: str, out_path: str) -> Dict[str
         pol = pipeline.policy_lists(tok, allowed, disallowed)
         if pol is not None:
             source = source_stamp(path)
-            threads = int(os.environ.get("RAYON_NUM_THREADS") or 1)
+            threads = task_threads() or 1
             got: List[Optional[Dict[str, int]]] = [None]
 
             def done(i: int, counts: Optional[Dict[str, int]]) -> None:

@@ -21,9 +21,11 @@ segfault) is different: its task is retried on a fresh worker, up to
   :meth:`RayEngine.tree_reduce` also folds the results with Ray tasks, so the
   driver receives only the final value.
 
-Each task limits the Rust thread pool to one thread per task slot
-(``RAYON_NUM_THREADS``, unless set), since the engine already keeps every CPU
-busy with one task each.
+Each task runs with a fixed number of core threads, which task bodies pass to
+the core explicitly (:func:`~bytepair.distributed.engines.base.task_threads`):
+the local engine gives each of its ``workers`` processes ``cpus // workers``
+threads, Ray one thread per task (each task asks Ray for one CPU), since the
+engine already keeps every CPU busy with one task each.
 
 >>> eng = get_engine("local", workers=1)
 >>> sorted((i, o.value) for i, o in eng.run(divmod, [(7,), (9,)], shared=100))
@@ -35,11 +37,11 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from ..errors import EngineError
-from .base import Engine, Outcome, TaskFn, call_task, in_order
+from .base import Engine, Outcome, TaskFn, call_task, in_order, task_threads
 from .local import LocalEngine, shared_local_engine
 from .ray import RayEngine, import_ray
 
-__all__ = ["Engine", "LocalEngine", "Outcome", "RayEngine", "TaskFn", "call_task", "get_engine", "import_ray", "in_order"]
+__all__ = ["Engine", "LocalEngine", "Outcome", "RayEngine", "TaskFn", "call_task", "get_engine", "import_ray", "in_order", "task_threads"]
 
 
 def get_engine(

@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 from ..errors import BytepairError
 
@@ -63,16 +62,30 @@ def describe_error(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def limit_threads(threads: int) -> None:
-    # Read by the Rust thread pool when it starts (lazily, at its first use).
-    os.environ.setdefault("RAYON_NUM_THREADS", str(max(1, threads)))
+_task_threads: Optional[int] = None
+
+
+def task_threads() -> Optional[int]:
+    """The core threads the running task may use (set by :func:`call_task`;
+    None outside a task: the caller's default, one per core). Task bodies pass
+    it to the core explicitly (``num_threads=``): the core's pools never read
+    an environment variable.
+
+    >>> call_task(lambda shared: task_threads(), None, (), threads=3).value
+    3
+    """
+    return _task_threads
 
 
 def call_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...], threads: int = 1) -> Outcome:
-    """Runs one task in a worker; exceptions become a failed Outcome."""
-    limit_threads(threads)
+    """Runs one task in a worker with ``threads`` core threads (see
+    :func:`task_threads`); exceptions become a failed Outcome."""
+    global _task_threads
+    before, _task_threads = _task_threads, max(1, threads)
     try:
         return Outcome(True, fn(shared, *args))
     except Exception as e:  # noqa: BLE001 - any error of a task is that shard's failure
         return Outcome(False, error=describe_error(e))
+    finally:
+        _task_threads = before
 

@@ -16,11 +16,10 @@ from multiprocessing.connection import wait
 from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import EngineError
-from .base import Engine, Outcome, TaskFn, call_task, describe_error, in_order, limit_threads
+from .base import Engine, Outcome, TaskFn, call_task, describe_error, in_order
 
 
 def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker process
-    limit_threads(threads)
     while True:
         try:
             msg = conn.recv()

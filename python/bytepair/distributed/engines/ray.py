@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 from ..errors import EngineError, EngineUnavailableError
-from .base import Engine, Outcome, TaskFn, call_task, limit_threads
+from .base import Engine, Outcome, TaskFn, call_task
 
 
 def import_ray() -> Any:
@@ -164,6 +164,5 @@ def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any
 
 
 def _join_task(combine: Callable[..., Any], *values: Any) -> Any:
-    limit_threads(1)
     return combine(*values)
 

@@ -1,0 +1,213 @@
+//! Counting under a memory limit: when a thread's [`Tally`] grows past its
+//! share of the limit, its chunks are written to a temporary *run* file,
+//! sorted by chunk bytes, and the tally starts empty again. At the end every
+//! tally is spilled too and the runs are merged (a k-way merge by chunk
+//! bytes: counts add, first positions take the minimum), then sorted by first
+//! position into the first-seen-ordered [`ChunkTable`]. The result is exactly
+//! that of counting in memory.
+//!
+//! Run format: per chunk, a `u32` length, the bytes, the `u64` count and the
+//! `u64` first position, all little-endian. The run files live in a fresh
+//! directory under the system's temporary directory (or the one given),
+//! removed when the counter is dropped.
+//!
+//! Memory while merging: one buffered reader per run (64 KiB) plus the
+//! distinct chunks (their bytes and 24 bytes each), then the table itself.
+
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::tally::Tally;
+use super::ChunkTable;
+use crate::error::{Error, Result};
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}
+
+/// The run files of one counter (see the module docs).
+#[derive(Debug)]
+pub struct Spill {
+    dir: PathBuf,
+    runs: Mutex<Vec<PathBuf>>,
+    next: AtomicUsize,
+}
+
+impl Spill {
+    /// Run files go to a new directory under `parent` (default: the system's
+    /// temporary directory).
+    pub fn new(parent: Option<&Path>) -> Result<Spill> {
+        let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        static SEQ: AtomicUsize = AtomicUsize::new(0);
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = parent.join(format!(
+            "bytepair-counts-{}-{}-{stamp}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        Ok(Spill {
+            dir,
+            runs: Mutex::new(Vec::new()),
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// Number of run files written so far.
+    pub fn runs(&self) -> usize {
+        self.runs.lock().map_or(0, |r| r.len())
+    }
+
+    /// Writes `t`'s chunks as a sorted run and empties it.
+    pub fn spill(&self, t: &mut Tally) -> Result<()> {
+        if t.is_empty() {
+            return Ok(());
+        }
+        let full = std::mem::take(t);
+        let (bytes, mut items) = full.into_parts();
+        items.sort_unstable_by(|a, b| bytes[a.0..a.0 + a.1].cmp(&bytes[b.0..b.0 + b.1]));
+        let path = self
+            .dir
+            .join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed)));
+        let f = File::create(&path).map_err(|e| io_err(&path, e))?;
+        let mut w = BufWriter::with_capacity(1 << 16, f);
+        for &(s, n, count, first) in &items {
+            let rec = [
+                &(n as u32).to_le_bytes()[..],
+                &bytes[s..s + n],
+                &count.to_le_bytes(),
+                &first.to_le_bytes(),
+            ];
+            for part in rec {
+                w.write_all(part).map_err(|e| io_err(&path, e))?;
+            }
+        }
+        w.flush().map_err(|e| io_err(&path, e))?;
+        self.runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path);
+        Ok(())
+    }
+
+    /// Merges every run into the first-seen-ordered table.
+    pub fn merge(&self) -> Result<ChunkTable> {
+        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut readers = Vec::with_capacity(runs.len());
+        for p in &runs {
+            let f = File::open(p).map_err(|e| io_err(p, e))?;
+            readers.push((BufReader::with_capacity(1 << 16, f), p.clone()));
+        }
+        // heads[i]: the next record of run i
+        let mut heads: Vec<Option<Record>> = Vec::with_capacity(readers.len());
+        let mut heap = BinaryHeap::new();
+        for (i, (r, p)) in readers.iter_mut().enumerate() {
+            let rec = read_record(r, p)?;
+            if let Some(rec) = &rec {
+                heap.push(std::cmp::Reverse((rec.bytes.clone(), i)));
+            }
+            heads.push(rec);
+        }
+        let mut arena: Vec<u8> = Vec::new();
+        let mut out: Vec<(u64, u64, u64, u32)> = Vec::new(); // first, count, start, len
+        while let Some(std::cmp::Reverse((key, i))) = heap.pop() {
+            let rec = heads[i]
+                .take()
+                .ok_or_else(|| Error::training("spill merge out of step"))?;
+            let (r, p) = &mut readers[i];
+            heads[i] = read_record(r, p)?;
+            if let Some(next) = &heads[i] {
+                heap.push(std::cmp::Reverse((next.bytes.clone(), i)));
+            }
+            match out.last_mut() {
+                Some(last)
+                    if arena[last.2 as usize..last.2 as usize + last.3 as usize] == key[..] =>
+                {
+                    last.1 = last.1.saturating_add(rec.count);
+                    last.0 = last.0.min(rec.first);
+                }
+                _ => {
+                    out.push((rec.first, rec.count, arena.len() as u64, key.len() as u32));
+                    arena.extend_from_slice(&key);
+                }
+            }
+        }
+        out.sort_unstable();
+        let mut t = ChunkTable::with_capacity(out.len(), arena.len());
+        for (_, count, start, len) in out {
+            t.push_new(&arena[start as usize..start as usize + len as usize], count)?;
+        }
+        Ok(t)
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Record {
+    bytes: Vec<u8>,
+    count: u64,
+    first: u64,
+}
+
+fn read_record(r: &mut BufReader<File>, path: &Path) -> Result<Option<Record>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(io_err(path, e)),
+    }
+    let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize];
+    let mut nums = [0u8; 16];
+    r.read_exact(&mut bytes).map_err(|e| io_err(path, e))?;
+    r.read_exact(&mut nums).map_err(|e| io_err(path, e))?;
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&nums[..8]);
+    let count = u64::from_le_bytes(x);
+    x.copy_from_slice(&nums[8..]);
+    Ok(Some(Record {
+        bytes,
+        count,
+        first: u64::from_le_bytes(x),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pretok::Pretokenizer;
+    use crate::train::{count_documents, ChunkCounter, Control};
+
+    #[test]
+    fn spilled_counts_equal_counting_in_memory() {
+        let text = "Alpha beta gamma.\nGamma  delta 12345 epsilon_long_identifier_name\n"
+            .repeat(50)
+            + &(0..3000).map(|i| format!(" w{i}")).collect::<String>();
+        let p = Pretokenizer::new(Some("o200k")).unwrap();
+        let want = count_documents(p.clone(), &[], None, &[&text], Some(1), 1 << 20).unwrap();
+        for threads in [1, 2] {
+            let pool = crate::parallel::pool(Some(threads)).unwrap();
+            let (got, runs) = pool.install(|| {
+                let mut c = ChunkCounter::new(p.clone(), &[], None, 256).unwrap();
+                // a tiny limit: a spill after nearly every task
+                c.set_memory_limit(1, None).unwrap();
+                c.feed_documents(&[&text], &Control::default()).unwrap();
+                let runs = c.spilled_runs();
+                (c.finish().unwrap(), runs)
+            });
+            assert!(runs > 2, "{runs}");
+            assert_eq!(got, want, "threads {threads}");
+        }
+    }
+}
