@@ -86,6 +86,7 @@ _CLI_SPEAK = [
     (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
     (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
     (re.compile(r"\bnum_threads\b"), "--threads"),
+    (re.compile(r"\bpass append_eot=False\b"), "pass --no-eot"),
     (re.compile(r"\bmin_frequency=(\d+)"), r"--min-frequency \1"),
     (re.compile(r"\bmax_token_length=(\d+)"), r"--max-token-length \1"),
 ]
