@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _moved, patterns
 from .char import CharTokenizer
 from .conversion import ConvertReport, convert
+from .encoding import Encoding
 from .errors import (
     BytepairError,
     ConversionError,
@@ -39,6 +40,7 @@ __all__ = [
     "ConversionError",
     "ConvertReport",
     "DisallowedSpecialError",
+    "Encoding",
     "FormatError",
     "PatternError",
     "Tokenizer",

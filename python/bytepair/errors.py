@@ -35,6 +35,11 @@ class VocabError(BytepairError, ValueError):
     reason: Optional[str] = None
 
 
+class VocabSizeError(VocabError, AssertionError):
+    """``Encoding(explicit_n_vocab=N)`` does not match the vocabulary given. Also
+    an ``AssertionError``, which is what tiktoken raises for the same check."""
+
+
 class DisallowedSpecialError(BytepairError, ValueError):
     """The text contains a special token that the caller did not allow (``token``)."""
 

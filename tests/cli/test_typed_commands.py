@@ -4,7 +4,6 @@ status 2 and name no Python exception type."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
