@@ -158,4 +158,5 @@ __all__ = [
     "UnsupportedComponentError",
     "UsageError",
     "VocabError",
+    "VocabSizeError",
 ]
