@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import warnings
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import BytepairError
@@ -57,9 +58,19 @@ Run 'bytepair COMMAND --help' for a command's options.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of
+    the command line (argparse prints the whole usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        # "argument --limit: --limit must be ...": the flag once
+        message = re.sub(r"^argument [^:]+: (?=--)", "", message)
+        self.exit(2, f"bytepair: error: {cli_speak(message)} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every ``bytepair`` command."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="bytepair",
         description="Train, run and inspect byte-level BPE tokenizers (tiktoken-exact, offline).",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -123,7 +134,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (0 ok, 2 user error)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version (0) or a bad argument (2, one line printed)
+        return e.code if isinstance(e.code, int) else 2
     if getattr(args, "func", None) is None:  # bare `bytepair`: the help, not an error
         parser.print_help()
         return 0
