@@ -19,7 +19,8 @@ import time
 from typing import Any
 
 from ..distributed import count_chunks, encode_dataset
-from .common import UsageError, load_tokenizer
+from ..registry import list_encoding_names
+from .common import check_file_options, load_tokenizer, nonnegative_int, positive_int
 
 
 def _plural(n: int, word: str) -> str:
@@ -35,7 +36,7 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=positive_int("--workers"),
         default=None,
         help="local worker processes (default: CPUs); with --engine ray,"
         " CPUs of a Ray started here",
@@ -45,7 +46,8 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="Ray cluster address (default: $RAY_ADDRESS, else a local Ray)",
     )
-    p.add_argument("--max-retries", type=int, default=3, help="reruns of a task whose worker died")
+    p.add_argument("--max-retries", type=nonnegative_int("--max-retries"), default=3,
+                   help="reruns of a task whose worker died (default 3; 0: none)")
     p.add_argument("--text-column", default="text", help="JSONL key / Parquet column with the text")
     p.add_argument(
         "--input-format",
@@ -85,12 +87,10 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_encode_dataset(args: argparse.Namespace) -> int:
+    check_file_options(args, [("t", args.tokenizer_file)] if args.tokenizer_file else [("e", args.encoding)])
+    tok: Any = args.encoding
     if args.tokenizer_file is not None:
-        tok: Any = load_tokenizer("t", args.tokenizer_file, args)[1]
-    else:
-        if args.preset is not None or args.pattern is not None:
-            raise UsageError("--preset/--pattern apply to a -t .tiktoken or GPT-2 file only")
-        tok = args.encoding
+        tok = load_tokenizer("t", args.tokenizer_file, args)[1]
     allowed: Any = "all" if args.allow_special else ()
     t0 = time.perf_counter()
     m = encode_dataset(
@@ -143,9 +143,9 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("shards", nargs="+", help="input shards")
     e.add_argument("-o", "--output", required=True, help="output directory")
     which = e.add_mutually_exclusive_group(required=True)
-    which.add_argument("-e", "--encoding", help="a bundled encoding: gpt2, cl100k_base, o200k_base")
+    which.add_argument("-e", "--encoding", help=f"a bundled encoding: {', '.join(list_encoding_names())}")
     which.add_argument("-t", "--tokenizer", dest="tokenizer_file", help="a tokenizer file")
-    e.add_argument("--preset", metavar="NAME", choices=["gpt2", "cl100k_base", "o200k_base"],
+    e.add_argument("--preset", metavar="NAME", choices=list_encoding_names(),
                    help="for a -t .tiktoken file: take pattern and special tokens from this bundled encoding")
     e.add_argument("--pattern", metavar="PATTERN",
                    help="for a -t .tiktoken or GPT-2 file: its pre-tokenization (gpt2 | cl100k | o200k | none | a regex)")
