@@ -24,8 +24,10 @@ from .common import (
     emit,
     emit_json,
     load_tokenizers,
+    nonnegative_int,
     one_tokenizer,
     pattern_value,
+    positive_int,
     read_texts,
     show_result,
 )
@@ -155,15 +157,16 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     if args.threads:
         kw["num_threads"] = args.threads
     t0 = time.perf_counter()
+    unit = args.parity_unit or "bytes"
     tok, chosen = learn_parity(langs, args.vocab_size, dev=dev, pattern=pattern, special_tokens=specials,
-                               parity_unit=args.parity_unit, global_merges=args.parity_global, **kw)
+                               parity_unit=unit, global_merges=args.parity_global or 0, **kw)
     secs = time.perf_counter() - t0
     out = Path(args.output)
     tok.save(out)
     per_lang = {g: chosen.count(g) for g in langs}
     if args.parity_global:
         per_lang = {"all pooled": chosen.count("*"), **per_lang}
-    report = parity({"parity": tok}, dev or langs, unit=args.parity_unit)
+    report = parity({"parity": tok}, dev or langs, unit=unit)
     if args.json:
         emit_json({"languages": {g: str(p) for g, p in langs.items()}, "seconds": secs, "n_vocab": tok.n_vocab,
                    "merges": len(tok.merges), "merges_chosen_by": per_lang, "report": report.to_dict(),
@@ -186,9 +189,9 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--dev", nargs="+", metavar="LANG=FILE",
                    help="with --parity: a dev file per language, where costs are measured (default: the "
                         "training files)")
-    t.add_argument("--parity-global", type=int, default=0, metavar="N",
+    t.add_argument("--parity-global", type=nonnegative_int("--parity-global"), default=None, metavar="N",
                    help="with --parity: the hybrid variant, the first N merges by standard BPE on all languages pooled")
-    t.add_argument("--parity-unit", choices=["bytes", "chars", "tokens"], default="bytes",
+    t.add_argument("--parity-unit", choices=["bytes", "chars", "tokens"], default=None,
                    help="with --parity: cost = tokens per byte (default), per character, or raw tokens "
                         "(parallel dev files)")
 
@@ -205,7 +208,8 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("--special", action="append", metavar="TOKEN", help="a new special token (repeatable)")
     e.add_argument("--min-frequency", type=int, default=1, help="stop when the best pair is rarer")
     e.add_argument("--max-token-length", type=int, default=None, help="longest new token in bytes")
-    e.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
+    e.add_argument("--threads", type=positive_int("--threads"), default=None,
+                   help="counting threads (default: all cores)")
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     e.add_argument("-o", "--output", default="extended.bytepair.json", help="where to write the tokenizer")
 

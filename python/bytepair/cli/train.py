@@ -58,10 +58,12 @@ def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.parity or args.dev:
-        if not args.parity:
-            raise UsageError("--dev goes with --parity LANG=FILE ...")
-
+    if not args.parity:
+        given = [flag for flag, v in (("--dev", args.dev), ("--parity-global", args.parity_global),
+                                      ("--parity-unit", args.parity_unit)) if v is not None]
+        if given:
+            raise UsageError(f"{given[0]} goes with --parity LANG=FILE ... (parity-aware training)")
+    else:
         return cmd_train_parity(args)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
