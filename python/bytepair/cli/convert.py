@@ -9,13 +9,15 @@ from typing import Any
 
 from ..conversion import convert
 from ..registry import list_encoding_names
-from .common import UsageError, add_command, decode_input, emit
+from .common import UsageError, add_command, decode_input, emit, positive_int
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
     kw: dict = {}
     if args.check_text:
         kw["check_text"] = str(decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
+        if not kw["check_text"].strip():
+            raise UsageError(f"--check-text {args.check_text} has no text to verify the conversion on")
     if not os.path.exists(args.source) and args.source not in list_encoding_names():
         raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
     if args.pattern is not None:
@@ -57,11 +59,12 @@ def add_parsers(subparsers: Any) -> None:
     cv.add_argument("--check-text", metavar="FILE", help="text to verify the conversion on")
     cv.add_argument("--pattern", help="pre-tokenization pattern for a .tiktoken input that is not a bundled file "
                     "(gpt2 | cl100k | o200k | none | a regex)")
-    cv.add_argument("--preset", choices=["gpt2", "r50k_base", "cl100k_base", "o200k_base"],
+    cv.add_argument("--preset", choices=list_encoding_names(), metavar="NAME",
                     help="take pattern and special tokens of a bundled encoding (for a .tiktoken input)")
     cv.add_argument("--special", action="append", metavar="TOKEN=ID",
                     help="a special token of a .tiktoken input (repeatable)")
     for role in ("bos", "eos", "pad"):
         cv.add_argument(f"--{role}", metavar="TOKEN",
                         help=f"transformers: the special token used as {role}_token")
-    cv.add_argument("--model-max-length", type=int, metavar="N", help="transformers: the model's context length")
+    cv.add_argument("--model-max-length", type=positive_int("--model-max-length"), metavar="N",
+                    help="transformers: the model's context length")

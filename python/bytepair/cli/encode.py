@@ -23,6 +23,7 @@ from .common import (
     emit_json,
     int_list,
     load_tokenizers,
+    nonnegative_int,
     one_tokenizer,
     read_inputs,
     read_joined_text,
@@ -218,8 +219,6 @@ def cmd_count(args: argparse.Namespace) -> int:
     counts = []
     allowed = allowed_special(args)
     if args.limit is not None:
-        if args.limit < 0:
-            raise UsageError(f"--limit must be at least 0, got {args.limit}")
         # stops reading as soon as the count exceeds the limit; prints LIMIT+1 then
         counts = [(name, tok.count(text, limit=args.limit, allowed_special=allowed or set(), disallowed_special=()))
                   for name, tok in toks]
@@ -267,6 +266,6 @@ def add_parsers(subparsers: Any) -> None:
                     "Count the tokens of the input under one or more tokenizers (no ids are kept).")
     add_tokenizer_options(c, many=True)
     add_input_options(c, what="text to count")
-    c.add_argument("--limit", type=int, metavar="N",
+    c.add_argument("--limit", type=nonnegative_int("--limit"), metavar="N",
                    help="stop once the count exceeds N: prints the count, or >N (exit status 1) when over")
     add_special_option(c)

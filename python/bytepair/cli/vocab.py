@@ -20,6 +20,7 @@ from .common import (
     emit,
     emit_json,
     load_tokenizer,
+    nonnegative_int,
     one_tokenizer,
     read_texts,
 )
@@ -40,8 +41,6 @@ def _documents(text: str, sep: str | None) -> list[str]:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    if args.limit < 0:
-        raise UsageError(f"--limit must be >= 0, got {args.limit}")
     (name_a, a), (name_b, b) = _tokenizer_arg(args.a), _tokenizer_arg(args.b)
     a.name, b.name = name_a, name_b  # the labels shown: what was typed (file names for files)
     docs: list[str] | None = None
@@ -60,8 +59,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    if args.limit < 0:
-        raise UsageError(f"--limit must be >= 0, got {args.limit}")
     name, tok = one_tokenizer(args)
     texts = [t for _, t in read_texts(args, required=False)]
     with Busy(args, f"auditing {name}"):
@@ -83,7 +80,7 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("--text", action="append", metavar="FILE", help="UTF-8 text to encode with both (repeatable)")
     d.add_argument("--documents", default="\\n\\n", metavar="SEP",
                    help="split --text files into documents at SEP (default: blank lines; 'none': one per file)")
-    d.add_argument("--limit", type=int, default=10, help="examples shown per kind of difference (default 10)")
+    d.add_argument("--limit", type=nonnegative_int("--limit"), default=10, help="examples shown per kind of difference (default 10)")
 
     au = add_command(subparsers, "audit", cmd_audit, "tokens no text can produce, unused tokens, duplicate spellings",
                      "Audit one tokenizer's vocabulary: every mergeable token is produced as a whole piece, only "
@@ -91,4 +88,4 @@ def add_parsers(subparsers: Any) -> None:
                      "space, case). With a corpus (FILE or --text), the tokens it never uses and their share.")
     add_tokenizer_options(au)
     add_input_options(au, what="a corpus to count unused tokens on")
-    au.add_argument("--limit", type=int, default=20, help="unreachable tokens listed (default 20)")
+    au.add_argument("--limit", type=nonnegative_int("--limit"), default=20, help="unreachable tokens listed (default 20)")
