@@ -4,9 +4,11 @@ status 2 and name no Python exception type."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +75,121 @@ def test_preset_whose_specials_do_not_fit_the_file_is_refused(small_tiktoken, tm
     ok(bytepair_cmd("convert", str(small_tiktoken), str(out), "--to", "hf", "--pattern", "o200k",
                     "--special", "<|endoftext|>=299"))
     assert bytepair.load(out).special_tokens == {"<|endoftext|>": 299} and bytepair.load(out).n_vocab == 300
+
+
+@pytest.fixture(scope="module")
+def small_json(small_tiktoken) -> Path:
+    """The same tokenizer as a bytepair JSON file (which stores its own pattern and specials)."""
+    path = small_tiktoken.with_name("small.json")
+    bytepair.convert(bytepair.load(small_tiktoken, pattern="o200k", special_tokens={"<|endoftext|>": 299}), path,
+                     to="bytepair")
+    return path
+
+
+# ---------------------------------------------------------------- flags that cannot apply
+
+
+def test_pattern_and_preset_are_refused_where_no_file_takes_them(small_tiktoken, small_json):
+    refused(bytepair_cmd("encode", "-e", "gpt2", "--pattern", "(", "--text", "hi"), "--pattern", "-e gpt2")
+    refused(bytepair_cmd("encode", "-e", "gpt2", "--preset", "cl100k_base", "--text", "hi"), "--preset", "-e gpt2")
+    refused(bytepair_cmd("encode", "--pattern", "gpt2", "--text", "hi"), "-e o200k_base (the default)")
+    refused(bytepair_cmd("extend", "-e", "gpt2", "--pattern", "o200k", "--add", "1", "--text", "hi hi"), "--pattern")
+    refused(bytepair_cmd("sweep", "-e", "gpt2", "--pattern", "o200k", "--text", "hi"), "--pattern")
+    refused(bytepair_cmd("encode", "-t", str(small_json), "--pattern", "gpt2", "--text", "hi"),
+            "small.json is a bytepair file")
+    refused(bytepair_cmd("encode-dataset", str(DATA / "en_kjv.txt"), "-o", "out", "-e", "gpt2", "--pattern", "gpt2"),
+            "-e gpt2")
+    # where a file takes the flag it applies to that file; an invalid regex is an error there
+    out = ok(bytepair_cmd("count", "-e", "gpt2", "-t", str(small_tiktoken), "--pattern", "o200k", "--text", "hi"))
+    assert "gpt2" in out and "small.tiktoken" in out
+    refused(bytepair_cmd("encode", "-t", str(small_tiktoken), "--pattern", "(", "--text", "hi"))
+
+
+def test_parity_options_need_parity(tmp_path):
+    for flags in (["--parity-unit", "tokens"], ["--parity-global", "5"], ["--dev", f"en={DATA / 'en_kjv.txt'}"]):
+        refused(bytepair_cmd("train", *flags, "--text", "hi hi", "-o", str(tmp_path / "t.json")),
+                flags[0], "goes with --parity")
+    assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["pieces", "--limit", "-2", "--text", "hi"], "--limit"),
+    (["count", "--limit", "-1", "--text", "hi"], "--limit"),
+    (["bench", "--repeat", "0"], "--repeat"),
+    (["bench", "--repeat", "-1"], "--repeat"),
+    (["count-chunks", "x.txt", "-o", "c.bpc", "--max-retries", "-1"], "--max-retries"),
+    (["count-chunks", "x.txt", "-o", "c.bpc", "--workers", "0"], "--workers"),
+    (["convert", "gpt2", "out", "--to", "transformers", "--model-max-length", "-5"], "--model-max-length"),
+    (["convert", "gpt2", "out", "--to", "transformers", "--model-max-length", "0"], "--model-max-length"),
+    (["extend", "--add", "1", "--threads", "0", "--text", "hi"], "--threads"),
+    (["trace", "--merges", "-3", "--text", "hi"], "--merges"),
+])
+def test_numbers_out_of_range_are_refused(argv, flag, tmp_path):
+    refused(bytepair_cmd(*argv, cwd=tmp_path), flag, "at least")
+    assert not (tmp_path / "out").exists()
+
+
+def test_argparse_errors_are_one_line():
+    refused(bytepair_cmd("pieces", "--limit", "x"), "'bytepair pieces --help'")
+    refused(bytepair_cmd("frobnicate"), "invalid choice")
+
+
+def test_bench_on_empty_text_is_refused(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    refused(bytepair_cmd("bench", str(tmp_path / "empty.txt")), "empty.txt is empty")
+
+
+def test_sweep_sizes_above_the_tokenizer_are_refused():
+    refused(bytepair_cmd("sweep", "-e", "gpt2", "--sizes", "1000,60000", "--text", "hello"),
+            "60,000 is above gpt2's n_vocab 50,257")
+
+
+def test_chunk_takes_each_input_on_its_own_like_encode():
+    r = bytepair_cmd("chunk", "-e", "gpt2", "--max-tokens", "50", "--text", "abc", "--text", "def")
+    rows = [json.loads(line) for line in ok(r).splitlines()]
+    assert [(c["index"], c["input"], c["text"], c["start"], c["end"]) for c in rows] == \
+        [(0, "abc", "abc", 0, 3), (1, "def", "def", 0, 3)]
+    assert ok(bytepair_cmd("encode", "-e", "gpt2", "--text", "abc", "--text", "def")).split("\n")[:2] == \
+        ["39305", "4299"]
+    refused(bytepair_cmd("truncate", "--max-tokens", "5", "--text", "abc", "--text", "def"), "one text", "2 inputs")
+
+
+def test_convert_refuses_an_empty_check_text(tmp_path):
+    (tmp_path / "empty.txt").write_text("\n")
+    refused(bytepair_cmd("convert", "gpt2", str(tmp_path / "g.json"), "--to", "hf", "--check-text",
+                         str(tmp_path / "empty.txt")), "no text to verify")
+    assert not (tmp_path / "g.json").exists()
+
+
+# ---------------------------------------------------------------- serve
+
+
+def _serve_first_line(*argv: str) -> tuple[str, str]:
+    """Starts ``bytepair serve ARGV`` on a free port, returns (its address line,
+    stderr so far) and stops it with Ctrl-C (SIGINT)."""
+    pytest.importorskip("uvicorn")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PYTHON_DIR, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([*_COMMAND, "serve", "--port", "0", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        line = proc.stdout.readline().decode()  # printed with flush once the socket listens
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    return line, err.decode()
+
+
+def test_serve_on_all_interfaces_says_so(small_tiktoken):
+    line, err = _serve_first_line("--host", "0.0.0.0", "-e", "gpt2")
+    assert line.startswith("bytepair serve: http://127.0.0.1:") and "listening on 0.0.0.0" in line
+    assert "open to the network" in line
+    assert "bytepair: warning: --host 0.0.0.0 opens the page to every machine" in err
+    line, err = _serve_first_line("-e", "gpt2")
+    assert "network" not in line and "warning" not in err
+
+
+def test_serve_takes_a_tiktoken_file_with_pattern(small_tiktoken):
+    line, err = _serve_first_line("-t", str(small_tiktoken), "--pattern", "o200k")
+    assert "small.tiktoken" in line and "gpt2" in line, err
+    line = refused(bytepair_cmd("serve", "--port", "0", "-t", str(small_tiktoken)), "--pattern")
+    refused(bytepair_cmd("serve", "--port", "0", "-e", "gpt2", "--pattern", "o200k"), "-e gpt2")
