@@ -52,7 +52,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         raise UsageError(f"--overlap must be at least 0, got {args.overlap}")
     if args.overlap >= args.max_tokens:
         raise UsageError(f"--overlap ({args.overlap}) must be smaller than --max-tokens ({args.max_tokens})")
-    lines = []
+    lines: list[str] = []
     # each input on its own (as encode does): no chunk spans two inputs; start and end count in its input
     for label, text in read_texts(args):
         spans = chunk_spans(tok, text, args.max_tokens, overlap=args.overlap, boundary=args.boundary, **kw)
