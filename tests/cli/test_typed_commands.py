@@ -193,3 +193,15 @@ def test_serve_takes_a_tiktoken_file_with_pattern(small_tiktoken):
     assert "small.tiktoken" in line and "gpt2" in line, err
     line = refused(bytepair_cmd("serve", "--port", "0", "-t", str(small_tiktoken)), "--pattern")
     refused(bytepair_cmd("serve", "--port", "0", "-e", "gpt2", "--pattern", "o200k"), "-e gpt2")
+
+
+def test_transformers_export_check_does_not_warn_but_the_user_still_is_warned(small_json, tmp_path):
+    pytest.importorskip("transformers")
+    out = tmp_path / "folder"
+    r = bytepair_cmd("convert", str(small_json), str(out), "--to", "transformers", "--model-max-length", "16")
+    assert "verified" in ok(r) and "longer than" not in r.stderr.decode()
+    # the user's own call on a long text still gets transformers' warning, once
+    code = ("import transformers; t = transformers.AutoTokenizer.from_pretrained(%r); t('hello ' * 100); "
+            "t('hello ' * 100)" % str(out))
+    user = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
+    assert user.returncode == 0 and user.stderr.decode().count("longer than the specified maximum") == 1
