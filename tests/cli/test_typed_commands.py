@@ -205,3 +205,35 @@ def test_transformers_export_check_does_not_warn_but_the_user_still_is_warned(sm
             "t('hello ' * 100)" % str(out))
     user = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
     assert user.returncode == 0 and user.stderr.decode().count("longer than the specified maximum") == 1
+
+
+# ---------------------------------------------------------------- one rendering of token bytes
+
+PARTIAL = "' \\xed\\x86'"  # the token b" \xed\x86": a space and two of the three bytes of 토, as typed in Python
+
+
+def test_partial_byte_tokens_show_the_same_in_every_command(tmp_path):
+    text = " 토" * 200  # first merges: b" \xed", then b" \xed\x86"
+    base = tmp_path / "base.json"
+    out = ok(bytepair_cmd("train", "--text", text, "--pattern", "none", "--vocab-size", "260", "--special", "<s>",
+                          "-q", "-o", str(tmp_path / "t.json")))
+    assert f"first merges: ' \\xed', {PARTIAL}" in out
+    info = json.loads(ok(bytepair_cmd("train", "--text", text, "--pattern", "none", "--vocab-size", "260",
+                                      "--special", "<s>", "--json", "-o", str(tmp_path / "t.json"))))
+    assert info["first_merges"][:2] == [" \\xed", " \\xed\\x86"]  # the same escapes, unquoted
+    ok(bytepair_cmd("train", "--text", "ab ab ab", "--pattern", "none", "--vocab-size", "258", "--special", "<s>",
+                    "-q", "-o", str(base)))
+    out = ok(bytepair_cmd("extend", "-t", str(base), "--text", text, "--add", "3", "-q", "-o", str(tmp_path / "x.json")))
+    assert f"first new tokens: ' \\xed', {PARTIAL}" in out
+    info = json.loads(ok(bytepair_cmd("extend", "-t", str(base), "--text", text, "--add", "3", "--json",
+                                      "-o", str(tmp_path / "x.json"))))
+    assert info["first_new_tokens"][:2] == [" \\xed", " \\xed\\x86"]
+    two = tmp_path / "two.json"  # two merges: " 토" is b" \xed\x86" + b"\xa0"
+    ok(bytepair_cmd("train", "--text", text, "--pattern", "none", "--vocab-size", "259", "--special", "<s>", "-q",
+                    "-o", str(two)))
+    out = ok(bytepair_cmd("pieces", "-t", str(two), "--text", " 토"))
+    assert f"{PARTIAL}" in out and "'\\xa0'" in out
+    rows = json.loads(ok(bytepair_cmd("pieces", "-t", str(two), "--text", " 토", "--json")))
+    assert [(p["text"], p["hex"]) for p in rows["pieces"]] == [(" \\xed\\x86", "20ed86"), ("\\xa0", "a0")]
+    out = ok(bytepair_cmd("trace", "--text", text, "--merges", "2"))
+    assert "' \\xed' + '\\x86'" in out and "\\\\" not in out

@@ -15,6 +15,7 @@ from .. import load
 from ..extend import extend
 from ..inspect import parity
 from ..parity import learn_parity
+from ..render import show_bytes, show_token
 from ..render.plot import plot_parity
 from .common import (
     UsageError,
@@ -106,7 +107,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     after = sum(tok.count(d, disallowed_special=()) for d in docs)
     n_new = tok.n_vocab - base.n_vocab - len(args.special or ())
     first_new = base.n_vocab
-    shown = [tok.decode_single_token_bytes(first_new + k).decode("utf-8", "replace") for k in range(min(10, n_new))]
+    new_bytes = [tok.decode_single_token_bytes(first_new + k) for k in range(min(10, n_new))]
+    shown = [show_bytes(b) for b in new_bytes]
     info = {"base": label, "source": source, "bytes": n_bytes, "seconds": secs, "base_n_vocab": base.n_vocab,
             "n_vocab": tok.n_vocab, "new_merges": n_new, "new_ids": [first_new, first_new + n_new - 1] if n_new else [],
             "gaps": tok.gaps, "special_tokens": tok.special_tokens, "tokens_before": before, "tokens_after": after,
@@ -121,7 +123,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
          f"{_id_ranges(tok.gaps)}")
     emit(f"tokens on the new text: {before:,} -> {after:,} ({before / max(after, 1):.2f}x fewer;"
          f" bytes per token {n_bytes / max(before, 1):.2f} -> {n_bytes / max(after, 1):.2f})")
-    emit(f"first new tokens: {', '.join(repr(s) for s in shown)}")
+    emit(f"first new tokens: {', '.join(show_token(b) for b in new_bytes)}")
     emit(f"wrote {out}")
     return 0
 

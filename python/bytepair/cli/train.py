@@ -11,7 +11,7 @@ from .. import patterns, train
 from ..atomic import check_output_path
 from ..counts import ChunkCounts
 from ..documents import iter_documents
-from ..render import show_bytes
+from ..render import show_bytes, show_token
 from .common import (
     UsageError,
     add_command,
@@ -106,7 +106,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
     emit(f"bytes per token on the training text: {n_bytes / max(n_tokens, 1):.2f}")
-    emit(f"first merges: {', '.join(repr(s) for s in first) if first else '(none)'}")
+    emit(f"first merges: {', '.join(show_token(b) for b in first_bytes) if first else '(none)'}")
     emit(f"wrote {out}")
     return 0
 

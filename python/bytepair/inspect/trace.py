@@ -21,7 +21,7 @@ from .. import patterns as _patterns
 from .. import reference
 from ..registry import list_encoding_names
 from ..render.text import PerToken as _PerToken
-from ..render.text import Plain, TableResult, bytes_json, show_bytes, visible
+from ..render.text import Plain, TableResult, bytes_json, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
 from ..train import train
 from .common import (
@@ -94,7 +94,7 @@ class Trace(TableResult):
     def _table(self):
         rows: list[list[Any]] = [["start", "", "", "", self.num_bytes, _join_tokens(self.start_tokens)]]
         for s in self.steps:
-            rows.append([Plain(s.merge), Plain(s.id), f"{show_bytes(s.left)!r} + {show_bytes(s.right)!r}", s.count,
+            rows.append([Plain(s.merge), Plain(s.id), f"{show_token(s.left)} + {show_token(s.right)}", s.count,
                          s.num_tokens, s.tokens_text()])
         headers = ["merge", "id", "pair", "count", "tokens", "text after the merge"]
         if self.start_tokens is None:
