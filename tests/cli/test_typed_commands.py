@@ -201,8 +201,8 @@ def test_transformers_export_check_does_not_warn_but_the_user_still_is_warned(sm
     r = bytepair_cmd("convert", str(small_json), str(out), "--to", "transformers", "--model-max-length", "16")
     assert "verified" in ok(r) and "longer than" not in r.stderr.decode()
     # the user's own call on a long text still gets transformers' warning, once
-    code = ("import transformers; t = transformers.AutoTokenizer.from_pretrained(%r); t('hello ' * 100); "
-            "t('hello ' * 100)" % str(out))
+    code = (f"import transformers; t = transformers.AutoTokenizer.from_pretrained({str(out)!r}); "
+            "t('hello ' * 100); t('hello ' * 100)")
     user = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
     assert user.returncode == 0 and user.stderr.decode().count("longer than the specified maximum") == 1
 
