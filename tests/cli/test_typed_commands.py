@@ -237,3 +237,20 @@ def test_partial_byte_tokens_show_the_same_in_every_command(tmp_path):
     assert [(p["text"], p["hex"]) for p in rows["pieces"]] == [(" \\xed\\x86", "20ed86"), ("\\xa0", "a0")]
     out = ok(bytepair_cmd("trace", "--text", text, "--merges", "2"))
     assert "' \\xed' + '\\x86'" in out and "\\\\" not in out
+
+
+def test_count_json_has_one_shape_with_or_without_limit():
+    plain = json.loads(ok(bytepair_cmd("count", "-e", "gpt2", "--text", "hello world", "--json")))
+    limited = bytepair_cmd("count", "-e", "gpt2", "--text", "hello world", "--json", "--limit", "1")
+    assert limited.returncode == 1  # over the limit
+    over = json.loads(limited.stdout)
+    assert plain == {"gpt2": {"tokens": 2, "limit": None, "over_limit": False}}
+    assert over == {"gpt2": {"tokens": 2, "limit": 1, "over_limit": True}}
+
+
+def test_encoding_help_lists_every_registry_encoding():
+    names = bytepair.list_encoding_names()
+    for command in ("encode", "count", "encode-dataset", "bench", "serve"):
+        text = " ".join(ok(bytepair_cmd(command, "--help")).split())
+        assert all(name in text for name in names), (command, text)
+    ok(bytepair_cmd("encode", "-e", "p50k_edit", "--text", "hi"))

@@ -213,6 +213,13 @@ def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> in
     return 0
 
 
+def _count_json(counts: list[tuple[str, int]], limit: int | None) -> dict[str, dict[str, Any]]:
+    """``count --json``: one object per tokenizer, the same keys with or without
+    ``--limit`` (over the limit, ``tokens`` is ``limit + 1``: counting stopped there)."""
+    return {name: {"tokens": n, "limit": limit, "over_limit": limit is not None and n > limit}
+            for name, n in counts}
+
+
 def cmd_count(args: argparse.Namespace) -> int:
     text = read_joined_text(args)
     toks = load_tokenizers(args)
@@ -224,7 +231,7 @@ def cmd_count(args: argparse.Namespace) -> int:
                   for name, tok in toks]
         over = {name: n > args.limit for name, n in counts}
         if args.json:
-            emit_json({name: {"tokens": n, "over_limit": over[name]} for name, n in counts})
+            emit_json(_count_json(counts, args.limit))
             return 1 if any(over.values()) else 0
         for name, n in counts:
             shown = f">{args.limit}" if over[name] else str(n)
@@ -235,7 +242,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         counts.append((name, count_tokens(tok, text, allowed) if blocks is None
                        else sum(count_tokens(tok, b, allowed) for b in blocks)))
     if args.json:
-        emit_json({name: n for name, n in counts})
+        emit_json(_count_json(counts, None))
     elif len(counts) == 1:
         emit(str(counts[0][1]))
     else:
@@ -263,7 +270,8 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("--bytes", action="store_true", help="write the raw bytes instead of text")
 
     c = add_command(subparsers, "count", cmd_count, "count tokens of text",
-                    "Count the tokens of the input under one or more tokenizers (no ids are kept).")
+                    "Count the tokens of the input under one or more tokenizers (no ids are kept). --json "
+                    "prints {NAME: {\"tokens\": N, \"limit\": L or null, \"over_limit\": true/false}}.")
     add_tokenizer_options(c, many=True)
     add_input_options(c, what="text to count")
     c.add_argument("--limit", type=nonnegative_int("--limit"), metavar="N",
