@@ -44,6 +44,8 @@ def language_files(items: list[str] | None, option: str) -> dict[str, Path]:
         if lang in out:
             raise UsageError(f"{option}: language {lang!r} is given twice")
         p = Path(path)
+        if p.is_dir():
+            raise IsADirectoryError(21, "Is a directory (give one text file per language)", path)
         if not p.is_file():
             raise FileNotFoundError(2, "No such file or directory", path)
         out[lang] = p
