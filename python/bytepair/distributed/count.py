@@ -159,6 +159,6 @@ def count_chunks(
         bar.close()
     if failures:
         raise ShardsFailedError(
-            {shards[i]: failures[i] for i in sorted(failures)}, what=f"{len(shards)} shards"
+            {shards[i]: failures[i] for i in sorted(failures)}, what=f"{len(shards)} shards", total=len(shards)
         )
     return total
