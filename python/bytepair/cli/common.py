@@ -337,10 +337,18 @@ def read_joined_text(args: argparse.Namespace) -> str:
 
 
 def int_list(s: str, what: str) -> list[int]:
-    try:
-        return [int(x) for x in s.replace(",", " ").split()]
-    except ValueError:
-        raise UsageError(f"{what} must be whole numbers separated by commas, got {s!r}") from None
+    """Whole numbers separated by spaces and/or commas; an error names the first bad one.
+
+    >>> int_list("1, 2 3", "ids")
+    [1, 2, 3]
+    """
+    out = []
+    for x in s.replace(",", " ").split():
+        try:
+            out.append(int(x))
+        except ValueError:
+            raise UsageError(f"{what} must be whole numbers (separated by spaces or commas); {x!r} is not one") from None
+    return out
 
 
 # -- ANSI colouring of token boundaries
