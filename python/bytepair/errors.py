@@ -11,7 +11,10 @@ Errors raised by the Rust core also carry its facts as attributes (``rank``,
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    import json
 
 
 class BytepairError(Exception):
@@ -139,6 +142,22 @@ class ShardError(BytepairError, ValueError):
     def __init__(self, path: object, message: str) -> None:
         self.path = str(path)
         super().__init__(f"{self.path}: {message}")
+
+
+def json_error_text(e: "json.JSONDecodeError", *, line: bool = True) -> str:
+    """A JSON parse error as words: what is wrong, then where (``line`` False:
+    the column only, for one-line documents such as a JSONL record).
+
+    >>> import json
+    >>> try:
+    ...     json.loads('{"a": "x\ty"}')
+    ... except json.JSONDecodeError as e:
+    ...     print(json_error_text(e))
+    invalid control character at line 1, column 9
+    """
+    what = e.msg.removesuffix(" at")
+    what = what[:1].lower() + what[1:]
+    return f"{what} at line {e.lineno}, column {e.colno}" if line else f"{what} at column {e.colno}"
 
 
 __all__ = [

@@ -254,3 +254,51 @@ def test_encoding_help_lists_every_registry_encoding():
         text = " ".join(ok(bytepair_cmd(command, "--help")).split())
         assert all(name in text for name in names), (command, text)
     ok(bytepair_cmd("encode", "-e", "p50k_edit", "--text", "hi"))
+
+
+# ---------------------------------------------------------------- messages
+
+
+def test_parity_names_a_directory_as_one(tmp_path):
+    (tmp_path / "adir").mkdir()
+    line = refused(bytepair_cmd("parity", "--lang", f"en={tmp_path / 'adir'}"), "Is a directory")
+    assert "No such file" not in line
+
+
+def test_one_shard_failures_are_one_plain_line(tmp_path):
+    line = refused(bytepair_cmd("count-chunks", "nonexist.jsonl", "-o", "c.bpc", "--workers", "1", cwd=tmp_path))
+    assert line == "bytepair: error: nonexist.jsonl: No such file or directory"
+    (tmp_path / "z.jsonl").write_text('{"text": 5}\n')
+    line = refused(bytepair_cmd("count-chunks", "z.jsonl", "-o", "c.bpc", "--workers", "1", cwd=tmp_path))
+    assert line == "bytepair: error: z.jsonl:1: 'text' is a number, not a string"
+    (tmp_path / "y.jsonl").write_text('{"text": "a\tb"}\n')
+    line = refused(bytepair_cmd("count-chunks", "y.jsonl", "-o", "c.bpc", "--workers", "1", cwd=tmp_path))
+    assert line == "bytepair: error: y.jsonl:1: invalid JSON: invalid control character at column 12"
+    # several shards: one line each, the path once, "the other shards finished" only when some did
+    (tmp_path / "ok.txt").write_text("fine text")
+    r = bytepair_cmd("count-chunks", "z.jsonl", "y.jsonl", "ok.txt", "-o", "c.bpc", "--workers", "1", cwd=tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err.splitlines() == [
+        "bytepair: error: 2 of the 3 shards failed:", "  z.jsonl:1: 'text' is a number, not a string",
+        "  y.jsonl:1: invalid JSON: invalid control character at column 12",
+        "  the other shards finished; fix or remove these and run again"]
+
+
+def test_encode_dataset_output_that_is_a_file(tmp_path):
+    (tmp_path / "doc.txt").write_text("hello")
+    (tmp_path / "res_file").write_text("taken")
+    refused(bytepair_cmd("encode-dataset", "doc.txt", "-o", "res_file", "-e", "gpt2", "--workers", "1", cwd=tmp_path),
+            "res_file is a file, not a directory")
+
+
+def test_decode_messages_name_the_bad_id_and_the_range():
+    refused(bytepair_cmd("decode", "-e", "gpt2", "9906 abc"), "'abc' is not one", "spaces or commas")
+    refused(bytepair_cmd("decode", "-e", "gpt2", "999999999"), "(ids are 0..50256)")
+    refused(bytepair_cmd("decode", "-e", "gpt2", "50257"), "(ids are 0..50256)")
+    refused(bytepair_cmd("decode", "-e", "gpt2", stdin="[1, x]"), "expecting value at line 1, column 5")
+
+
+def test_json_errors_say_line_and_column(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": {"vocab": "a\tb"}}')
+    refused(bytepair_cmd("count", "-t", str(bad), "--text", "hi"), "invalid control character at line 1, column 23")

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import json_error_text
 from ..inspect import count_tokens
 from ..render import Plain, format_table
 from .common import (
@@ -150,7 +151,7 @@ def _read_ids(args: argparse.Namespace) -> list[int]:
         try:
             ids = json.loads(raw)
         except json.JSONDecodeError as e:
-            raise UsageError(f"ids look like JSON but do not parse: {e}") from None
+            raise UsageError(f"ids look like JSON but do not parse: {json_error_text(e)}") from None
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise UsageError("the JSON ids must be a list of whole numbers")
         return ids
