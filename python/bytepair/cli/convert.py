@@ -8,8 +8,28 @@ from pathlib import Path
 from typing import Any
 
 from ..conversion import convert
+from ..formats import detect
 from ..registry import list_encoding_names
 from .common import UsageError, add_command, decode_input, emit, positive_int
+
+#: The source options and the file formats that take them (others store their own).
+_SOURCE_OPTIONS = (("--pattern", "pattern", ("tiktoken", "gpt2")), ("--preset", "preset", ("tiktoken",)),
+                   ("--special", "special", ("tiktoken", "gpt2")))
+
+
+def _check_source_options(args: argparse.Namespace) -> None:
+    """Refuses --pattern/--preset/--special for a source that cannot take them."""
+    for flag, attr, formats in _SOURCE_OPTIONS:
+        if getattr(args, attr) is None:
+            continue
+        kinds = " or ".join(".tiktoken" if f == "tiktoken" else "GPT-2 vocab.json + merges.txt" for f in formats)
+        if not os.path.exists(args.source):
+            raise UsageError(f"{flag} applies to a {kinds} source; {args.source} is a bundled encoding with its "
+                             f"own pattern and special tokens: drop {flag}")
+        fmt = detect(args.source)
+        if fmt not in formats:
+            raise UsageError(f"{flag} applies to a {kinds} source; {args.source} is a {fmt} file, which stores "
+                             f"its own pattern and special tokens: drop {flag}")
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -20,6 +40,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             raise UsageError(f"--check-text {args.check_text} has no text to verify the conversion on")
     if not os.path.exists(args.source) and args.source not in list_encoding_names():
         raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
+    _check_source_options(args)
     if args.pattern is not None:
         kw["pattern"] = args.pattern
     if args.preset is not None:
