@@ -302,3 +302,27 @@ def test_json_errors_say_line_and_column(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"model": {"vocab": "a\tb"}}')
     refused(bytepair_cmd("count", "-t", str(bad), "--text", "hi"), "invalid control character at line 1, column 23")
+
+
+# ---------------------------------------------------------------- combinations that cannot apply
+
+
+def test_convert_refuses_source_options_the_source_cannot_take(small_json, small_tiktoken, tmp_path):
+    out = tmp_path / "x.json"
+    refused(bytepair_cmd("convert", "gpt2", str(out), "--to", "hf", "--pattern", "gpt2"), "gpt2 is a bundled encoding")
+    refused(bytepair_cmd("convert", "gpt2", str(out), "--to", "hf", "--special", "a=5"), "--special")
+    refused(bytepair_cmd("convert", str(small_json), str(out), "--to", "hf", "--pattern", "gpt2"),
+            "small.json is a bytepair file")
+    refused(bytepair_cmd("convert", str(small_json), str(out), "--to", "hf", "--preset", "gpt2"), "--preset")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["decode", "-e", "gpt2", "--stream", "--bytes", "31373"], ["--bytes", "--stream"]),
+    (["decode", "-e", "gpt2", "--json", "--bytes", "31373"], ["--bytes", "--json"]),
+    (["diff", "gpt2", "r50k_base", "--documents", "none"], ["--documents", "--text"]),
+    (["count-chunks", "x.txt", "-o", "c.bpc", "--address", "ray://h:1"], ["--address", "--engine ray"]),
+    (["encode-dataset", "x.txt", "-o", "out", "-e", "gpt2", "--address", "ray://h:1"], ["--address"]),
+])
+def test_flags_that_cannot_apply_together_are_refused(argv, words, tmp_path):
+    refused(bytepair_cmd(*argv, cwd=tmp_path), *words)

@@ -120,7 +120,7 @@ def _message(e: BaseException) -> str:
     elif isinstance(e, KeyError) and type(e) is KeyError and e.args:
         msg = str(e.args[0])
     else:
-        msg = str(e) or type(e).__name__
+        msg = str(e) or "an error without a message (run with --debug for the traceback)"
     # one line per line of the message (several failed shards: one per line), spaces tidied
     lines = [" ".join(line.split()) for line in msg.splitlines()]
     return cli_speak("\n  ".join(line for line in lines if line))

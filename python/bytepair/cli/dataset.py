@@ -20,7 +20,7 @@ from typing import Any
 
 from ..distributed import count_chunks, encode_dataset
 from ..registry import list_encoding_names
-from .common import check_file_options, load_tokenizer, nonnegative_int, positive_int
+from .common import UsageError, check_file_options, load_tokenizer, nonnegative_int, positive_int
 
 
 def _plural(n: int, word: str) -> str:
@@ -60,7 +60,13 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _check_engine_args(args: argparse.Namespace) -> None:
+    if args.address is not None and args.engine != "ray":
+        raise UsageError("--address is a Ray cluster's address; it goes with --engine ray")
+
+
 def cmd_count_chunks(args: argparse.Namespace) -> int:
+    _check_engine_args(args)
     pattern = None if args.pattern == "none" else args.pattern
     specials = args.special if args.special is not None else ["<|endoftext|>"]
     t0 = time.perf_counter()
@@ -87,6 +93,7 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_encode_dataset(args: argparse.Namespace) -> int:
+    _check_engine_args(args)
     check_file_options(args, [("t", args.tokenizer_file)] if args.tokenizer_file else [("e", args.encoding)])
     tok: Any = args.encoding
     if args.tokenizer_file is not None:

@@ -159,6 +159,8 @@ def _read_ids(args: argparse.Namespace) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    if args.bytes and (args.stream or args.json):
+        raise UsageError(f"--bytes writes the raw bytes; it does not go with {'--stream' if args.stream else '--json'}")
     _, tok = one_tokenizer(args)
     ids = _read_ids(args)
     if args.stream:

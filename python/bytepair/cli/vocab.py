@@ -44,8 +44,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     (name_a, a), (name_b, b) = _tokenizer_arg(args.a), _tokenizer_arg(args.b)
     a.name, b.name = name_a, name_b  # the labels shown: what was typed (file names for files)
     docs: list[str] | None = None
+    if args.documents is not None and not args.text:
+        raise UsageError("--documents splits the --text files; give --text FILE")
     if args.text:
-        sep = None if args.documents == "none" else args.documents.encode().decode("unicode_escape")
+        documents = "\\n\\n" if args.documents is None else args.documents
+        sep = None if documents == "none" else documents.encode().decode("unicode_escape")
         docs = []
         for f in args.text:
             docs.extend(_documents(str(decode_input(Path(f).read_bytes(), f, False)), sep))
@@ -78,7 +81,7 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("a", metavar="A", help="a bundled encoding name or a tokenizer file")
     d.add_argument("b", metavar="B", help="a bundled encoding name or a tokenizer file")
     d.add_argument("--text", action="append", metavar="FILE", help="UTF-8 text to encode with both (repeatable)")
-    d.add_argument("--documents", default="\\n\\n", metavar="SEP",
+    d.add_argument("--documents", default=None, metavar="SEP",
                    help="split --text files into documents at SEP (default: blank lines; 'none': one per file)")
     d.add_argument("--limit", type=nonnegative_int("--limit"), default=10, help="examples shown per kind of difference (default 10)")
 
