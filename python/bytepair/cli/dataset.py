@@ -20,6 +20,7 @@ from typing import Any
 
 from ..distributed import count_chunks, encode_dataset
 from ..registry import list_encoding_names
+from ..shards.readers import shard_format
 from .common import UsageError, check_file_options, load_tokenizer, nonnegative_int, positive_int
 
 
@@ -48,7 +49,7 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--max-retries", type=nonnegative_int("--max-retries"), default=3,
                    help="reruns of a task whose worker died (default 3; 0: none)")
-    p.add_argument("--text-column", default="text", help="JSONL key / Parquet column with the text")
+    p.add_argument("--text-column", default=None, help="JSONL key / Parquet column with the text (default: text)")
     p.add_argument(
         "--input-format",
         choices=["text", "jsonl", "parquet"],
@@ -61,8 +62,16 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
 
 
 def _check_engine_args(args: argparse.Namespace) -> None:
+    """Refuses options that none of the run's engine or shards would use."""
     if args.address is not None and args.engine != "ray":
         raise UsageError("--address is a Ray cluster's address; it goes with --engine ray")
+    if args.text_column is not None:
+        formats = {args.input_format or shard_format(s) for s in args.shards}
+        if formats == {"text"}:
+            raise UsageError("--text-column names the text of JSONL or Parquet shards; these shards are plain text "
+                             "(one document per file): drop it, or give --input-format jsonl/parquet")
+    else:
+        args.text_column = "text"
 
 
 def cmd_count_chunks(args: argparse.Namespace) -> int:
