@@ -326,3 +326,24 @@ def test_convert_refuses_source_options_the_source_cannot_take(small_json, small
 ])
 def test_flags_that_cannot_apply_together_are_refused(argv, words, tmp_path):
     refused(bytepair_cmd(*argv, cwd=tmp_path), *words)
+
+
+def test_text_column_is_refused_for_plain_text_shards(tmp_path):
+    (tmp_path / "a.txt").write_text("plain text")
+    refused(bytepair_cmd("count-chunks", "a.txt", "-o", "c.bpc", "--text-column", "body", cwd=tmp_path),
+            "--text-column", "plain text")
+    (tmp_path / "b.jsonl").write_text('{"body": "json text"}\n')
+    ok(bytepair_cmd("count-chunks", "b.jsonl", "-o", "c.bpc", "--text-column", "body", "--workers", "1",
+                    cwd=tmp_path))
+
+
+def test_train_from_counts_keeps_their_special_tokens(tmp_path):
+    (tmp_path / "a.txt").write_text("one two three <|x|> four five " * 20)
+    ok(bytepair_cmd("count-chunks", "a.txt", "-o", "c.bpc", "--special", "<|x|>", "--workers", "1", cwd=tmp_path))
+    info = json.loads(ok(bytepair_cmd("train", "--counts", "c.bpc", "--vocab-size", "270", "--json", "-o", "t.json",
+                                      cwd=tmp_path)))
+    assert info["special_tokens"] == ["<|x|>"] and bytepair.load(tmp_path / "t.json").special_tokens == {"<|x|>": 269}
+    refused(bytepair_cmd("train", "--counts", "c.bpc", "--special", "<|endoftext|>", "-o", "u.json", cwd=tmp_path),
+            "differs from the special tokens c.bpc was counted with")
+    refused(bytepair_cmd("train", "--counts", "c.bpc", "--threads", "2", "-o", "u.json", cwd=tmp_path), "--threads")
+    assert not (tmp_path / "u.json").exists()

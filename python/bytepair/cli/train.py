@@ -80,6 +80,14 @@ def cmd_train(args: argparse.Namespace) -> int:
             made = patterns.name_of(counts.pattern) or ("none" if counts.pattern is None else "a custom regex")
             raise UsageError(f"--pattern {args.pattern} differs from the pattern {args.counts} was counted with "
                              f"({made}); the counts fix the pre-tokenization: drop --pattern, or count again")
+        if args.threads is not None:
+            raise UsageError("--threads sets the counting threads; with --counts there is nothing to count: drop it")
+        # the special tokens cut out of the text when it was counted
+        if args.special is None:
+            specials = counts.special_tokens or specials
+        elif counts.special_tokens and sorted(args.special) != sorted(counts.special_tokens):
+            raise UsageError(f"--special {' '.join(args.special)} differs from the special tokens {args.counts} was "
+                             f"counted with ({', '.join(counts.special_tokens)}); drop --special, or count again")
         tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
         source = args.counts
         n_bytes = sum(len(c) * n for c, n in counts.items())
