@@ -347,3 +347,8 @@ def test_train_from_counts_keeps_their_special_tokens(tmp_path):
             "differs from the special tokens c.bpc was counted with")
     refused(bytepair_cmd("train", "--counts", "c.bpc", "--threads", "2", "-o", "u.json", cwd=tmp_path), "--threads")
     assert not (tmp_path / "u.json").exists()
+
+
+@pytest.mark.parametrize("command", [["diff", "gpt2", "r50k_base"], ["audit", "-e", "gpt2"]])
+def test_text_limit_is_refused_with_json(command):
+    refused(bytepair_cmd(*command, "--limit", "3", "--json"), "--limit", "--json")

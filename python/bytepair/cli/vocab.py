@@ -40,7 +40,15 @@ def _documents(text: str, sep: str | None) -> list[str]:
     return [d for d in text.split(sep) if d.strip()]
 
 
+def _text_limit(args: argparse.Namespace, default: int) -> int:
+    """``--limit`` shortens the text listing; JSON lists everything, so the two are refused together."""
+    if args.limit is not None and args.json:
+        raise UsageError("--limit shortens the text listing; --json lists every item: drop one")
+    return default if args.limit is None else args.limit
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
+    limit = _text_limit(args, 10)
     (name_a, a), (name_b, b) = _tokenizer_arg(args.a), _tokenizer_arg(args.b)
     a.name, b.name = name_a, name_b  # the labels shown: what was typed (file names for files)
     docs: list[str] | None = None
@@ -57,11 +65,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        emit(result.to_text(limit=args.limit))
+        emit(result.to_text(limit=limit))
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    limit = _text_limit(args, 20)
     name, tok = one_tokenizer(args)
     texts = [t for _, t in read_texts(args, required=False)]
     with Busy(args, f"auditing {name}"):
@@ -69,7 +78,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        emit(result.to_text(limit=args.limit))
+        emit(result.to_text(limit=limit))
     return 0
 
 
@@ -83,7 +92,7 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("--text", action="append", metavar="FILE", help="UTF-8 text to encode with both (repeatable)")
     d.add_argument("--documents", default=None, metavar="SEP",
                    help="split --text files into documents at SEP (default: blank lines; 'none': one per file)")
-    d.add_argument("--limit", type=nonnegative_int("--limit"), default=10, help="examples shown per kind of difference (default 10)")
+    d.add_argument("--limit", type=nonnegative_int("--limit"), default=None, help="examples shown per kind of difference (default 10)")
 
     au = add_command(subparsers, "audit", cmd_audit, "tokens no text can produce, unused tokens, duplicate spellings",
                      "Audit one tokenizer's vocabulary: every mergeable token is produced as a whole piece, only "
@@ -91,4 +100,4 @@ def add_parsers(subparsers: Any) -> None:
                      "space, case). With a corpus (FILE or --text), the tokens it never uses and their share.")
     add_tokenizer_options(au)
     add_input_options(au, what="a corpus to count unused tokens on")
-    au.add_argument("--limit", type=nonnegative_int("--limit"), default=20, help="unreachable tokens listed (default 20)")
+    au.add_argument("--limit", type=nonnegative_int("--limit"), default=None, help="unreachable tokens listed (default 20)")
