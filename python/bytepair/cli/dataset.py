@@ -126,8 +126,8 @@ def cmd_encode_dataset(args: argparse.Namespace) -> int:
     )
     secs = time.perf_counter() - t0
     print(
-        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {m['documents']:,} documents,"
-        f" {m['tokens']:,} tokens ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
+        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {_plural(m['documents'], 'document')},"
+        f" {_plural(m['tokens'], 'token')} ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
     )
     return 0
 

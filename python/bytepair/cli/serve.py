@@ -21,12 +21,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     specs = list(getattr(args, "tokenizers", None) or [])
     check_file_options(args, specs)
-    if not loopback(args.host):
-        warnings.warn(f"--host {args.host} opens the page to every machine that can reach this one "
-                      "(no password); use the default 127.0.0.1 to keep it on this machine", stacklevel=1)
     if not any(k == "e" for k, _ in specs):
         specs = [("e", name) for name in BUNDLED] + specs  # -t alone adds files to the bundled encodings
     bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
+    if not loopback(args.host):
+        warnings.warn(f"--host {args.host} opens the page to every machine that can reach this one "
+                      "(no password); use the default 127.0.0.1 to keep it on this machine", stacklevel=1)
     toks: dict[str, Any] = {}
     for kind, value in specs:
         with Busy(args, f"loading {value}"):
