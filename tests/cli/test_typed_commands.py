@@ -352,3 +352,16 @@ def test_train_from_counts_keeps_their_special_tokens(tmp_path):
 @pytest.mark.parametrize("command", [["diff", "gpt2", "r50k_base"], ["audit", "-e", "gpt2"]])
 def test_text_limit_is_refused_with_json(command):
     refused(bytepair_cmd(*command, "--limit", "3", "--json"), "--limit", "--json")
+
+
+def test_count_chunks_checks_the_pattern_once_not_per_shard(tmp_path):
+    (tmp_path / "a.txt").write_text("text")
+    line = refused(bytepair_cmd("count-chunks", "a.txt", "-o", "c.bpc", "--pattern", "(", "--workers", "1",
+                                cwd=tmp_path), "invalid pre-tokenization pattern")
+    assert "a.txt" not in line and "shard" not in line
+
+
+def test_preset_hint_points_to_flags_the_command_has(small_tiktoken):
+    line = refused(bytepair_cmd("count", "-t", str(small_tiktoken), "--preset", "gpt2", "--text", "a"))
+    assert "--pattern" in line and "bytepair convert" in line and "ids from 299" in line
+    assert "pattern=" not in line and "special_tokens=" not in line

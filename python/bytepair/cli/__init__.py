@@ -92,6 +92,8 @@ _CLI_SPEAK = [
     (re.compile(r"use get_encoding\(\) with one of"), "use -e with one of"),
     (re.compile(r"pass pattern= \(e\.g\. '(\w+)' or a regex\)"), r"pass --pattern (e.g. \1 or a regex)"),
     (re.compile(r" and special_tokens=, or preset="), ", or --preset"),
+    (re.compile(r" and special_tokens= \(ids from (\d+)\)"),
+     r" (for special tokens: bytepair convert the file with --special TOKEN=ID, ids from \1)"),
     (re.compile(r"\bspecial_tokens="), "--special"),
     (re.compile(r"\btext_column="), "--text-column"),
     (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),

@@ -124,7 +124,7 @@ def _check_preset_fits(preset: str, base: Tokenizer, n_ranks: int, path: object)
     raise FormatError(
         f"the file has {n_ranks:,} ranks but preset {preset!r} has {base_ranks:,}: its special tokens "
         f"(at {where}) do not fit this file; pass pattern= (e.g. {base.pattern_name or 'a regex'!r}) "
-        "and special_tokens= with ids after the file's ranks",
+        f"and special_tokens= (ids from {n_ranks})",
         path=path,
     )
 
