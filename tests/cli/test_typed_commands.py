@@ -365,3 +365,14 @@ def test_preset_hint_points_to_flags_the_command_has(small_tiktoken):
     line = refused(bytepair_cmd("count", "-t", str(small_tiktoken), "--preset", "gpt2", "--text", "a"))
     assert "--pattern" in line and "bytepair convert" in line and "ids from 299" in line
     assert "pattern=" not in line and "special_tokens=" not in line
+
+
+def test_results_keyed_by_name_keep_every_input(small_json, tmp_path):
+    for d in ("d1", "d2"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "small.json").write_bytes(small_json.read_bytes())
+    counts = json.loads(ok(bytepair_cmd("count", "-t", "d1/small.json", "-t", "d2/small.json", "--text", "hello",
+                                        "--json", cwd=tmp_path)))
+    assert sorted(counts) == ["d1/small.json", "d2/small.json"]
+    ids = json.loads(ok(bytepair_cmd("encode", "-e", "gpt2", "--text", "a", "--text", "a", "--json")))
+    assert ids == {"a": [64], "a#2": [64]}

@@ -211,11 +211,13 @@ def load_tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_
     given = getattr(args, "tokenizers", None) or []
     check_file_options(args, given, default)
     specs = given or [("e", d) for d in default]
-    out = []
+    loaded = []
     for k, v in specs:
         with Busy(args, f"loading {v}"):
-            out.append(load_tokenizer(k, v, args))
-    return out
+            loaded.append(load_tokenizer(k, v, args))
+    # results are keyed by name: two files of one name (in two folders) are shown by their paths
+    names = [name for name, _ in loaded]
+    return [(v if k == "t" and names.count(name) > 1 else name, tok) for (k, v), (name, tok) in zip(specs, loaded)]
 
 
 def one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
@@ -325,6 +327,20 @@ def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required
         if getattr(sys.stdin, "isatty", lambda: False)():
             raise UsageError("no input: give FILE..., --text STRING, or pipe text on stdin")
         out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes, flag)))
+    return out
+
+
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """Input labels made distinct for JSON keys: a repeat gets ``#2``, ``#3``...
+
+    >>> unique_labels(["a", "b", "a"])
+    ['a', 'b', 'a#2']
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for lb in labels:
+        seen[lb] = seen.get(lb, 0) + 1
+        out.append(lb if seen[lb] == 1 else f"{lb}#{seen[lb]}")
     return out
 
 

@@ -29,6 +29,7 @@ from .common import (
     read_inputs,
     read_joined_text,
     read_stdin_bytes,
+    unique_labels,
 )
 
 
@@ -131,7 +132,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
             ids = _encode_text(tok, data, args.allow_special, args)
         results.append((label, ids))
     if args.json:
-        emit_json(results[0][1] if len(results) == 1 else {label: ids for label, ids in results})
+        emit_json(results[0][1] if len(results) == 1 else dict(zip(unique_labels([lb for lb, _ in results]),
+                                                                    [ids for _, ids in results])))
         return 0
     for _, ids in results:
         emit(" ".join(map(str, ids)))
