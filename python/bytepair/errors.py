@@ -150,7 +150,7 @@ def json_error_text(e: "json.JSONDecodeError", *, line: bool = True) -> str:
 
     >>> import json
     >>> try:
-    ...     json.loads('{"a": "x\ty"}')
+    ...     json.loads('{"a": "x\\ty"}')
     ... except json.JSONDecodeError as e:
     ...     print(json_error_text(e))
     invalid control character at line 1, column 9
