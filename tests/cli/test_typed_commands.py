@@ -27,8 +27,9 @@ _EXCEPTION_NAME = re.compile(r"\b\w*(Error|Exception)\b|Errno|Traceback")
 
 def bytepair_cmd(*argv: str, stdin: str | bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Runs ``bytepair ARGV...`` in a new process (this checkout's package first on the path)."""
+    # transformers' default verbosity (another test module lowers it for the whole session)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([_PYTHON_DIR, os.environ.get("PYTHONPATH", "")]),
-               NO_COLOR="1", PYTHONWARNINGS="default")
+               NO_COLOR="1", PYTHONWARNINGS="default", TRANSFORMERS_VERBOSITY="warning")
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run([*_COMMAND, *argv], input=data if data is not None else b"", capture_output=True,
                           env=env, cwd=cwd, timeout=300)
@@ -203,7 +204,8 @@ def test_transformers_export_check_does_not_warn_but_the_user_still_is_warned(sm
     # the user's own call on a long text still gets transformers' warning, once
     code = (f"import transformers; t = transformers.AutoTokenizer.from_pretrained({str(out)!r}); "
             "t('hello ' * 100); t('hello ' * 100)")
-    user = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
+    user = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300,
+                          env=dict(os.environ, TRANSFORMERS_VERBOSITY="warning"))
     assert user.returncode == 0 and user.stderr.decode().count("longer than the specified maximum") == 1
 
 
