@@ -378,3 +378,8 @@ def test_results_keyed_by_name_keep_every_input(small_json, tmp_path):
     assert sorted(counts) == ["d1/small.json", "d2/small.json"]
     ids = json.loads(ok(bytepair_cmd("encode", "-e", "gpt2", "--text", "a", "--text", "a", "--json")))
     assert ids == {"a": [64], "a#2": [64]}
+
+
+def test_evaluate_refuses_empty_text(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    refused(bytepair_cmd("evaluate", str(tmp_path / "empty.txt")), "empty")

@@ -167,6 +167,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     text = [t for _, t in read_texts(args)]
+    if not any(text):
+        raise UsageError("the held-out text is empty: there is nothing to evaluate on")
     results = [evaluate(tok, text, allowed_special=allowed_special(args)) for _, tok in load_tokenizers(args)]
     if args.json:
         emit_json([r.to_dict() for r in results])
