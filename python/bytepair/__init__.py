@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import _moved, patterns
 from .char import CharTokenizer
 from .conversion import ConvertReport, convert
+from .encoding import Encoding
 from .errors import (
     BytepairError,
     ConversionError,
@@ -41,6 +42,7 @@ __all__ = [
     "ConversionError",
     "ConvertReport",
     "DisallowedSpecialError",
+    "Encoding",
     "FormatError",
     "PatternError",
     "ShrinkError",

@@ -31,7 +31,7 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import reference
 from .atomic import atomic_write_text
-from .errors import FormatError, TrainingError, UnknownTokenError, VocabError
+from .errors import FormatError, TrainingError, UnknownTokenError, VocabError, json_error_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 Merge = Tuple[Tuple[int, int], int]
@@ -200,8 +200,10 @@ class CharTokenizer:
             raw = f.read()
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise FormatError(f"not valid UTF-8 JSON ({e}); the file may be truncated", path=path) from e
+        except json.JSONDecodeError as e:
+            raise FormatError(f"not valid JSON: {json_error_text(e)}; the file may be truncated", path=path) from e
+        except UnicodeDecodeError as e:
+            raise FormatError(f"not UTF-8 (byte {e.start}); the file may be damaged", path=path) from e
         if not isinstance(data, dict) or "vocab" not in data or "merges" not in data:
             raise FormatError(
                 'not a character tokenizer file: expected {"vocab": [...], "merges": [...]}', path=path

@@ -252,8 +252,10 @@ def _transformers_peer(tmp: Dict[str, str]) -> Optional[Tuple[str, Callable[[Lis
         auto = transformers.AutoTokenizer.from_pretrained(copy, local_files_only=True)
 
     def both(ps: List[str]) -> List[int]:
-        ids = _flat(fast(ps)["input_ids"])
-        other = _flat(auto(ps)["input_ids"])
+        # verbose=False: the check text is longer than a small model_max_length on purpose; transformers'
+        # "sequence length is longer" warning is for the user's own calls, which these private copies never see
+        ids = _flat(fast(ps, verbose=False)["input_ids"])
+        other = _flat(auto(ps, verbose=False)["input_ids"])
         if other != ids:
             raise ConversionError("transformers' AutoTokenizer and PreTrainedTokenizerFast disagree on the "
                                   "written folder; nothing was written")
@@ -334,6 +336,8 @@ def convert(
         raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
     if to not in FOLDER_TARGETS and os.path.isdir(os.fspath(destination)):
         raise FormatError(f"destination is a folder; give a file name for the {to} file", path=os.fspath(destination))
+    if isinstance(check_text, str) and not check_text.strip():
+        raise ConversionError("check_text has no text to verify the conversion on; omit it to use the bundled sample")
     check_output_path(destination, folder=to in FOLDER_TARGETS)  # before any work; names the real path
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
     files = _payload(tok, to, merges, roles, model_max_length)

@@ -35,6 +35,8 @@ class Decoding:
         """
         try:
             return self._core.decode_bytes(tokens)
+        except UnknownTokenError as e:
+            raise _with_range(e, self._core.n_vocab) from None
         except (OverflowError, TypeError):
             _raise_bad_ids(tokens, self._core.n_vocab)
             raise
@@ -75,6 +77,8 @@ class Decoding:
         """
         try:
             return self._core.token_bytes(token)
+        except UnknownTokenError as e:
+            raise _with_range(e, self._core.n_vocab) from None
         except (OverflowError, TypeError):
             _raise_bad_ids([token], self._core.n_vocab)
             raise
@@ -88,6 +92,8 @@ class Decoding:
         """
         try:
             return self._core.tokens_bytes(tokens)
+        except UnknownTokenError as e:
+            raise _with_range(e, self._core.n_vocab) from None
         except (OverflowError, TypeError):
             _raise_bad_ids(tokens, self._core.n_vocab)
             raise
@@ -102,6 +108,17 @@ class Decoding:
         ['', '한', '', '', '국']
         """
         return StreamDecoder(cast("Tokenizer", self), errors=errors)
+
+
+def _with_range(e: UnknownTokenError, n_vocab: int) -> UnknownTokenError:
+    """The core's unknown-id error with the range of ids added, as for negative ids."""
+    msg = str(e)
+    if "(ids are" in msg:
+        return e
+    inside = e.id is not None and 0 <= e.id < n_vocab
+    out = UnknownTokenError(f"{msg} (a gap: no token holds that id)" if inside else f"{msg} (ids are 0..{n_vocab - 1})")
+    out.id = e.id
+    return out
 
 
 def _raise_bad_ids(ids: Iterable[object], n_vocab: int) -> None:

@@ -11,7 +11,10 @@ Errors raised by the Rust core also carry its facts as attributes (``rank``,
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    import json
 
 
 class BytepairError(Exception):
@@ -33,6 +36,11 @@ class VocabError(BytepairError, ValueError):
 
     rank: Optional[int] = None
     reason: Optional[str] = None
+
+
+class VocabSizeError(VocabError, AssertionError):
+    """``Encoding(explicit_n_vocab=N)`` does not match the vocabulary given. Also
+    an ``AssertionError``, which is what tiktoken raises for the same check."""
 
 
 class DisallowedSpecialError(BytepairError, ValueError):
@@ -141,6 +149,22 @@ class ShardError(BytepairError, ValueError):
         super().__init__(f"{self.path}: {message}")
 
 
+def json_error_text(e: "json.JSONDecodeError", *, line: bool = True) -> str:
+    """A JSON parse error as words: what is wrong, then where (``line`` False:
+    the column only, for one-line documents such as a JSONL record).
+
+    >>> import json
+    >>> try:
+    ...     json.loads('{"a": "x\\ty"}')
+    ... except json.JSONDecodeError as e:
+    ...     print(json_error_text(e))
+    invalid control character at line 1, column 9
+    """
+    what = e.msg.removesuffix(" at")
+    what = what[:1].lower() + what[1:]
+    return f"{what} at line {e.lineno}, column {e.colno}" if line else f"{what} at column {e.colno}"
+
+
 __all__ = [
     "BytepairError",
     "ConversionError",
@@ -159,4 +183,5 @@ __all__ = [
     "UnsupportedComponentError",
     "UsageError",
     "VocabError",
+    "VocabSizeError",
 ]

@@ -7,7 +7,8 @@ mergeable ranks (gpt2: 50256; cl100k_base: 100256-100276; o200k_base:
 199998-200018), the new tokens start at ``base.n_vocab``, after the specials,
 and the ids in between that hold no mergeable token stay *gaps*
 (:attr:`Tokenizer.gaps`): the special tokens keep theirs, unused ids stay
-unused. ``extended.truncate(base.n_vocab)`` gives the base back exactly.
+unused. ``extended.truncate(base.n_vocab)`` returns ``(tokenizer, id_map)``
+whose tokenizer equals the base: ``extended.truncate(base.n_vocab)[0] == base``.
 
 How it learns: each distinct chunk of the new corpus (pre-tokenized with the
 base's pattern) starts as its encoding by the base, then BPE continues with

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Union
 
 from .atomic import atomic_write_text
 from .byte_table import bytes_to_unicode
-from .errors import FormatError
+from .errors import FormatError, json_error_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tokenizer import Tokenizer
@@ -185,5 +185,7 @@ def read(path: Union[str, "os.PathLike[str]"]) -> Any:
         raw = f.read()
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FormatError(f"not valid JSON ({e}); the file may be truncated", path=path) from e
+    except json.JSONDecodeError as e:
+        raise FormatError(f"not valid JSON: {json_error_text(e)}; the file may be truncated", path=path) from e
+    except UnicodeDecodeError as e:
+        raise FormatError(f"not UTF-8 (byte {e.start}); the file may be damaged", path=path) from e

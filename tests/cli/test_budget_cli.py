@@ -26,8 +26,8 @@ def test_count_limit():
     code, out, _ = run(["count", "--limit", "10", path])
     assert (code, out) == (1, ">10\n")
     code, out, _ = run(["count", "--limit", "10", "--json", "-e", "gpt2", "-e", "cl100k_base", path])
-    assert code == 1 and json.loads(out) == {"gpt2": {"tokens": 11, "over_limit": True},
-                                             "cl100k_base": {"tokens": 11, "over_limit": True}}
+    assert code == 1 and json.loads(out) == {"gpt2": {"tokens": 11, "limit": 10, "over_limit": True},
+                                             "cl100k_base": {"tokens": 11, "limit": 10, "over_limit": True}}
     code, _, err = run(["count", "--limit", "-1", path])
     assert code == 2 and "--limit" in err
 

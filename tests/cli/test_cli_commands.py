@@ -92,7 +92,8 @@ def test_decode_bad_ids(capsys):
 def test_count_several_encodings(capsys):
     code, out, _ = run(capsys, "count", "-e", "gpt2", "-e", "cl100k_base", "-e", "o200k_base",
                        "--text", "안녕하세요, 토크나이저입니다.", "--json")
-    assert code == 0 and json.loads(out) == {"gpt2": 38, "cl100k_base": 17, "o200k_base": 10}
+    assert code == 0 and json.loads(out) == {name: {"tokens": n, "limit": None, "over_limit": False}
+                                             for name, n in (("gpt2", 38), ("cl100k_base", 17), ("o200k_base", 10))}
     _, out, _ = run(capsys, "count", str(DATA / "en_kjv.txt"))
     text = (DATA / "en_kjv.txt").read_text(encoding="utf-8")
     assert out == f"{len(tiktoken_encoding('o200k_base').encode_ordinary(text))}\n"
@@ -311,9 +312,7 @@ def test_one_tokenizer_commands_refuse_two(capsys):
 
 
 def test_help_lists_every_command(capsys):
-    with pytest.raises(SystemExit) as e:
-        cli.main(["--help"])
-    assert e.value.code == 0
+    assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
     for c in ["train", "encode", "decode", "count", "pieces", "trace", "sweep", "ranks", "compare",
               "convert", "bench"]:

@@ -302,9 +302,9 @@ def test_pickle():
     enc_new = pickle.loads(pickle.dumps(enc_old))
     assert enc_old.encode("hello world") == enc_new.encode("hello world")
 
-    enc_old = tiktoken.Tokenizer(
+    enc_old = tiktoken.Encoding(
         name="custom_enc",
-        pattern=enc_old._pat_str,
+        pat_str=enc_old._pat_str,
         mergeable_ranks=enc_old._mergeable_ranks,
         special_tokens={},
     )
@@ -320,8 +320,8 @@ def test_attributes_other_libraries_read():
     assert enc._special_tokens == ref._special_tokens
     assert enc._mergeable_ranks == ref._mergeable_ranks
     # rebuilding an encoding from them, as libraries extending tiktoken do
-    ext = tiktoken.Tokenizer(name="cl100k_im", pattern=enc._pat_str, mergeable_ranks=enc._mergeable_ranks,
-                             special_tokens={**enc._special_tokens, "<|im_start|>": 100264})
+    ext = tiktoken.Encoding(name="cl100k_im", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks,
+                            special_tokens={**enc._special_tokens, "<|im_start|>": 100264})
     assert ext.encode("<|im_start|>hi", allowed_special="all") == [100264, 6151]
 
 

@@ -200,3 +200,10 @@ def test_file_the_peer_library_rejects_is_not_kept(tmp_path, monkeypatch):
     with pytest.raises(conversion.ConversionError, match="its own library cannot load it"):
         bytepair.convert(tok, tmp_path / "t.json", to="hf", check_text=SHORT)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("text", ["", " \n"])
+def test_convert_refuses_a_check_text_with_nothing_to_check(tmp_path, text):
+    with pytest.raises(bytepair.ConversionError, match="no text to verify"):
+        bytepair.convert("gpt2", tmp_path / "g.tiktoken", to="tiktoken", check_text=text)
+    assert not (tmp_path / "g.tiktoken").exists()

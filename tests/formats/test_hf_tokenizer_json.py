@@ -317,7 +317,7 @@ def test_invalid_and_truncated_json(tmp_path):
     path.write_text(good[: len(good) // 2], encoding="utf-8")
     with pytest.raises(FormatError, match=r"not valid JSON.*truncated") as e:
         bytepair.load(path)
-    assert "line 1 column" in str(e.value) and str(path) in str(e.value)
+    assert "at line 1, column " in str(e.value) and str(path) in str(e.value)
     path.write_text(good.replace('"merges": [', '"merges": [,', 1), encoding="utf-8")
     with pytest.raises(FormatError, match="not valid JSON"):
         bytepair.load(path)

@@ -110,7 +110,8 @@ def test_sweep_of_training_text_equals_training_each_size(corpora):
 
 
 def test_sweep_clips_sizes_a_small_corpus_cannot_reach():
-    s = bi.sweep("abab", merges=[0, 1, 50], pattern=None)
+    with pytest.warns(UserWarning, match="training stopped at vocab size 258"):
+        s = bi.sweep("abab", merges=[0, 1, 50], pattern=None)
     assert [r.merges for r in s.rows] == [0, 1, 2]
     assert s.rows[-1].tokens == 1
 
@@ -122,6 +123,8 @@ def test_sweep_bad_arguments():
         bi.sweep("abc", [100])
     with pytest.raises(ValueError, match="eval_text"):
         bi.sweep(bytepair.get_encoding("gpt2"), [300])
+    with pytest.raises(ValueError, match="vocab size 60,000 is above gpt2's n_vocab 50,257"):
+        bi.sweep(bytepair.get_encoding("gpt2"), [300, 60000], "some text")
 
 
 # ---------------------------------------------------------------- word ranks

@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import warnings
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import BytepairError
@@ -58,9 +59,19 @@ Run 'bytepair COMMAND --help' for a command's options.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of
+    the command line (argparse prints the whole usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        # "argument --limit: --limit must be ...": the flag once
+        message = re.sub(r"^argument [^:]+: (?=--)", "", message)
+        self.exit(2, f"bytepair: error: {cli_speak(message)} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every ``bytepair`` command."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="bytepair",
         description="Train, run and inspect byte-level BPE tokenizers (tiktoken-exact, offline).",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,11 +93,14 @@ _CLI_SPEAK = [
     (re.compile(r"use get_encoding\(\) with one of"), "use -e with one of"),
     (re.compile(r"pass pattern= \(e\.g\. '(\w+)' or a regex\)"), r"pass --pattern (e.g. \1 or a regex)"),
     (re.compile(r" and special_tokens=, or preset="), ", or --preset"),
+    (re.compile(r" and special_tokens= \(ids from (\d+)\)"),
+     r" (for special tokens: bytepair convert the file with --special TOKEN=ID, ids from \1)"),
     (re.compile(r"\bspecial_tokens="), "--special"),
     (re.compile(r"\btext_column="), "--text-column"),
     (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
     (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
     (re.compile(r"\bnum_threads\b"), "--threads"),
+    (re.compile(r"\bpass append_eot=False\b"), "pass --no-eot"),
     (re.compile(r"\bmin_frequency=(\d+)"), r"--min-frequency \1"),
     (re.compile(r"\bmax_token_length=(\d+)"), r"--max-token-length \1"),
 ]
@@ -109,7 +123,7 @@ def _message(e: BaseException) -> str:
     elif isinstance(e, KeyError) and type(e) is KeyError and e.args:
         msg = str(e.args[0])
     else:
-        msg = str(e) or type(e).__name__
+        msg = str(e) or "an error without a message (run with --debug for the traceback)"
     # one line per line of the message (several failed shards: one per line), spaces tidied
     lines = [" ".join(line.split()) for line in msg.splitlines()]
     return cli_speak("\n  ".join(line for line in lines if line))
@@ -123,7 +137,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns the exit status (0 ok, 2 user error)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version (0) or a bad argument (2, one line printed)
+        return e.code if isinstance(e.code, int) else 2
     if getattr(args, "func", None) is None:  # bare `bytepair`: the help, not an error
         parser.print_help()
         return 0

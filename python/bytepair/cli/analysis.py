@@ -29,6 +29,7 @@ from .common import (
     emit_json,
     int_list,
     load_tokenizers,
+    nonnegative_int,
     one_tokenizer,
     pattern_value,
     read_joined_text,
@@ -166,6 +167,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     text = [t for _, t in read_texts(args)]
+    if not any(text):
+        raise UsageError("the held-out text is empty: there is nothing to evaluate on")
     results = [evaluate(tok, text, allowed_special=allowed_special(args)) for _, tok in load_tokenizers(args)]
     if args.json:
         emit_json([r.to_dict() for r in results])
@@ -186,14 +189,14 @@ def add_parsers(subparsers: Any) -> None:
     add_input_options(pc, what="text to cut into tokens")
     pc.add_argument("--html", metavar="OUT.html", help="write a page that colours token boundaries")
     add_special_option(pc)
-    pc.add_argument("--limit", "--head", type=int, default=None, metavar="N",
+    pc.add_argument("--limit", "--head", type=nonnegative_int("--limit"), default=None, metavar="N",
                     help=f"show the first N tokens (default: {SCREEN_TOKENS} in a terminal, all when piped; 0: all)")
 
     tr = add_command(subparsers, "trace", cmd_trace, "train a few merges on a text and show every step",
                      "Train on the input and show each merge: the pair, how often it occurred, and the text's tokens "
                      "after it.")
     add_input_options(tr, what="training text")
-    tr.add_argument("--merges", type=int, default=10, help="number of merges (default 10)")
+    tr.add_argument("--merges", type=nonnegative_int("--merges"), default=10, help="number of merges (default 10)")
     tr.add_argument("--pattern", default="none",
                     help="pre-tokenization: none (default: merges may cross spaces) | gpt2 | cl100k | o200k | regex")
 

@@ -7,9 +7,9 @@ import time
 from typing import Any, Callable
 
 from .. import __version__
-from ..registry import get_encoding, tiktoken_encoding
+from ..registry import get_encoding, list_encoding_names, tiktoken_encoding
 from ..render import format_table
-from .common import BUNDLED, DEFAULT_ENCODING, add_command, emit, emit_json, read_texts, sample_path
+from .common import DEFAULT_ENCODING, UsageError, add_command, emit, emit_json, positive_int, read_texts, sample_path
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -22,6 +22,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         label = "the bundled sample"
         text = sample_path().read_text(encoding="utf-8")
     n_bytes = len(text.encode("utf-8"))
+    if not n_bytes:
+        raise UsageError(f"{label} is empty: there is nothing to encode")
     ours = get_encoding(name)
     engines: list[tuple[str, Callable[[str], list[int]]]] = [(f"bytepair {__version__}", ours.encode_ordinary)]
     try:
@@ -38,7 +40,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         for _ in range(max(1, args.repeat)):
             t0 = time.perf_counter()
             ids = fn(text)
-            best = min(best, time.perf_counter() - t0)
+            best = min(best, max(time.perf_counter() - t0, 1e-9))  # never 0 s on a coarse clock
         same = None if reference_ids is None else ids == reference_ids
         if reference_ids is None:
             reference_ids = ids
@@ -63,6 +65,8 @@ def add_parsers(subparsers: Any) -> None:
     b = add_command(subparsers, "bench", cmd_bench, "quick speed check of bytepair against tiktoken",
                     "Encode a text with bytepair and (if installed) tiktoken in this process and print MB/s. For real "
                     "benchmarks see benches/.")
-    b.add_argument("-e", "--encoding", default=DEFAULT_ENCODING, choices=list(BUNDLED))
+    b.add_argument("-e", "--encoding", default=DEFAULT_ENCODING, choices=list_encoding_names(), metavar="NAME",
+                   help=f"a bundled encoding: {', '.join(list_encoding_names())}; default {DEFAULT_ENCODING}")
     b.add_argument("files", nargs="*", metavar="FILE", help="text to encode (default: the bundled sample)")
-    b.add_argument("--repeat", type=int, default=3, help="runs per engine; the best counts (default 3)")
+    b.add_argument("--repeat", type=positive_int("--repeat"), default=3,
+                   help="runs per engine; the best counts (default 3)")

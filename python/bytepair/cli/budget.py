@@ -18,7 +18,7 @@ from .common import (
     emit,
     emit_json,
     one_tokenizer,
-    read_joined_text,
+    read_texts,
 )
 
 
@@ -31,7 +31,10 @@ def _budget_args(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_truncate(args: argparse.Namespace) -> int:
     _, tok = one_tokenizer(args)
     kw = _budget_args(args)
-    text = read_joined_text(args)
+    inputs = read_texts(args)
+    if len(inputs) > 1:
+        raise UsageError(f"truncate cuts one text; got {len(inputs)} inputs (give one FILE, --text or stdin)")
+    text = inputs[0][1]
     out = tok.truncate_text(text, args.max_tokens, side=args.side, **kw)
     if args.json:
         emit_json({"text": out, "tokens": tok.count(out, **kw), "chars": len(out), "of_chars": len(text)})
@@ -49,20 +52,21 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         raise UsageError(f"--overlap must be at least 0, got {args.overlap}")
     if args.overlap >= args.max_tokens:
         raise UsageError(f"--overlap ({args.overlap}) must be smaller than --max-tokens ({args.max_tokens})")
-    text = read_joined_text(args)
-    spans = chunk_spans(tok, text, args.max_tokens, overlap=args.overlap, boundary=args.boundary, **kw)
-    lines = []
-    for i, (a, b) in enumerate(spans):
-        chunk = text[a:b]
-        lines.append(json.dumps({"index": i, "start": a, "end": b, "tokens": tok.count(chunk, **kw),
-                                 "text": chunk}, ensure_ascii=False))
+    lines: list[str] = []
+    # each input on its own (as encode does): no chunk spans two inputs; start and end count in its input
+    for label, text in read_texts(args):
+        spans = chunk_spans(tok, text, args.max_tokens, overlap=args.overlap, boundary=args.boundary, **kw)
+        for a, b in spans:
+            chunk = text[a:b]
+            lines.append(json.dumps({"index": len(lines), "input": label, "start": a, "end": b,
+                                     "tokens": tok.count(chunk, **kw), "text": chunk}, ensure_ascii=False))
     body = "".join(line + "\n" for line in lines)
     if args.output:
         atomic_write_text(args.output, body)
         if args.json:
-            emit_json({"chunks": len(spans), "output": args.output, "tokenizer": name})
+            emit_json({"chunks": len(lines), "output": args.output, "tokenizer": name})
         else:
-            emit(f"wrote {args.output} ({len(spans):,} chunks of at most {args.max_tokens} tokens)")
+            emit(f"wrote {args.output} ({len(lines):,} chunks of at most {args.max_tokens} tokens)")
     else:
         sys.stdout.write(body)
     return 0
@@ -82,7 +86,8 @@ def add_parsers(subparsers: Any) -> None:
     c = add_command(subparsers, "chunk", cmd_chunk, "split text into chunks of at most N tokens",
             "Split the input into chunks of at most --max-tokens tokens each, optionally overlapping by "
             "--overlap tokens and ending at line or paragraph breaks; one JSON object per chunk "
-            "(index, start, end in characters, tokens, text).")
+            "(index, input, start and end in characters of that input, tokens, text). Each input (file, "
+            "--text) is chunked on its own.")
     add_tokenizer_options(c)
     add_input_options(c, what="text to chunk")
     c.add_argument("--max-tokens", type=int, required=True, metavar="N", help="the budget per chunk")

@@ -138,10 +138,10 @@ def add_tokenizer_options(p: argparse.ArgumentParser, *, many: bool = False, def
     for the file too)."""
     more = " (repeatable)" if many else ""
     p.add_argument("-e", "--encoding", dest="tokenizers", action=TokenizerAction, metavar="NAME",
-                   help=f"a bundled encoding: {', '.join(BUNDLED)}{more}; default {default}")
+                   help=f"a bundled encoding: {', '.join(list_encoding_names())}{more}; default {default}")
     p.add_argument("-t", "--tokenizer", dest="tokenizers", action=TokenizerAction, metavar="FILE",
                    help=f"a tokenizer file{more}")
-    p.add_argument("--preset", metavar="NAME", choices=BUNDLED,
+    p.add_argument("--preset", metavar="NAME", choices=list_encoding_names(),
                    help="for a -t .tiktoken file: take pattern and special tokens from this bundled encoding")
     if pattern:
         p.add_argument("--pattern", metavar="PATTERN",
@@ -155,36 +155,69 @@ def pattern_value(value: str | None) -> str | None:
     return value
 
 
-def load_tokenizer(kind: str, value: str, args: argparse.Namespace | None = None) -> tuple[str, Any]:
-    preset = getattr(args, "preset", None)
-    pattern = getattr(args, "pattern", None)
-    if kind == "e":
-        return value, get_encoding(value)
+#: The options for a -t file that does not store its pattern or special tokens: (flag, attribute, formats).
+_FILE_OPTIONS = (("--preset", "preset", ("tiktoken",)), ("--pattern", "pattern", ("tiktoken", "gpt2")))
+
+
+def _check_exists(value: str) -> None:
     if not os.path.exists(value):
         hint = f" ({value} is a bundled encoding: use -e {value})" if value in list_encoding_names() else ""
         raise FileNotFoundError(2, f"No such file or directory{hint}", value)
+
+
+def check_file_options(args: argparse.Namespace, specs: Sequence[tuple[str, str]],
+                       default: Sequence[str] = (DEFAULT_ENCODING,)) -> None:
+    """Refuses ``--preset`` / ``--pattern`` when no tokenizer given can take them:
+    they apply to ``-t`` files that do not store their own (``.tiktoken``; for
+    ``--pattern`` also GPT-2 ``vocab.json`` + ``merges.txt``)."""
+    for flag, attr, formats in _FILE_OPTIONS:
+        if getattr(args, attr, None) is None:
+            continue
+        files = [v for k, v in specs if k == "t"]
+        for f in files:
+            _check_exists(f)
+        found = [(f, detect(f)) for f in files]
+        if any(fmt in formats for _, fmt in found):
+            continue
+        kinds = " or ".join(".tiktoken" if fmt == "tiktoken" else "GPT-2" for fmt in formats)
+        if found:
+            f, fmt = found[0]
+            raise UsageError(f"{flag} applies to a -t {kinds} file; {f} is a {fmt} file, which stores its own "
+                             f"pattern and special tokens: drop {flag}")
+        names = ", ".join(f"-e {v}" for _, v in specs) or f"-e {', '.join(default)} (the default)"
+        raise UsageError(f"{flag} applies to a -t {kinds} file; {names} has its own pattern and special tokens: "
+                         f"drop {flag}")
+
+
+def load_tokenizer(kind: str, value: str, args: argparse.Namespace | None = None) -> tuple[str, Any]:
+    """One ``-e NAME`` or ``-t FILE``; ``--preset`` / ``--pattern`` in ``args`` go to
+    a file that takes them (see :func:`check_file_options`, which refuses them
+    when none does)."""
+    if kind == "e":
+        return value, get_encoding(value)
+    _check_exists(value)
     kw: dict[str, Any] = {}
-    if preset is not None or pattern is not None:
+    wanted = [(attr, formats) for _, attr, formats in _FILE_OPTIONS if getattr(args, attr, None) is not None]
+    if wanted:
         fmt = detect(value)
-        if fmt not in ("tiktoken", "gpt2"):
-            raise UsageError(f"{value} is a {fmt} file, which stores its own pattern and special tokens: "
-                             "drop --pattern/--preset")
-        if preset is not None:
-            if fmt != "tiktoken":
-                raise UsageError("--preset applies to .tiktoken files only")
-            kw["preset"] = preset
-        if pattern is not None:
-            kw["pattern"] = pattern_value(pattern)
+        for attr, formats in wanted:
+            if fmt in formats:
+                value_given = getattr(args, attr)
+                kw[attr] = pattern_value(value_given) if attr == "pattern" else value_given
     return Path(value).name, load(value, **kw)
 
 
 def load_tokenizers(args: argparse.Namespace, default: Sequence[str] = (DEFAULT_ENCODING,)) -> list[tuple[str, Any]]:
-    specs = getattr(args, "tokenizers", None) or [("e", d) for d in default]
-    out = []
+    given = getattr(args, "tokenizers", None) or []
+    check_file_options(args, given, default)
+    specs = given or [("e", d) for d in default]
+    loaded = []
     for k, v in specs:
         with Busy(args, f"loading {v}"):
-            out.append(load_tokenizer(k, v, args))
-    return out
+            loaded.append(load_tokenizer(k, v, args))
+    # results are keyed by name: two files of one name (in two folders) are shown by their paths
+    names = [name for name, _ in loaded]
+    return [(v if k == "t" and names.count(name) > 1 else name, tok) for (k, v), (name, tok) in zip(specs, loaded)]
 
 
 def one_tokenizer(args: argparse.Namespace) -> tuple[str, Any]:
@@ -225,6 +258,20 @@ def positive_int(what: str) -> Callable[[str], int]:
         if v < 1:
             raise argparse.ArgumentTypeError(f"{what} must be at least 1, got {v} (omit it for all cores)"
                                              if what == "--threads" else f"{what} must be at least 1, got {v}")
+        return v
+
+    return parse
+
+
+def nonnegative_int(what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number >= 0 (the message names the option)."""
+    def parse(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {s!r}") from None
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"{what} must be at least 0, got {v}")
         return v
 
     return parse
@@ -283,6 +330,20 @@ def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required
     return out
 
 
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """Input labels made distinct for JSON keys: a repeat gets ``#2``, ``#3``...
+
+    >>> unique_labels(["a", "b", "a"])
+    ['a', 'b', 'a#2']
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for lb in labels:
+        seen[lb] = seen.get(lb, 0) + 1
+        out.append(lb if seen[lb] == 1 else f"{lb}#{seen[lb]}")
+    return out
+
+
 def read_texts(args: argparse.Namespace, **kw: Any) -> list[tuple[str, str]]:
     return [(label, t) for label, t in read_inputs(args, **kw) if isinstance(t, str)]
 
@@ -292,10 +353,18 @@ def read_joined_text(args: argparse.Namespace) -> str:
 
 
 def int_list(s: str, what: str) -> list[int]:
-    try:
-        return [int(x) for x in s.replace(",", " ").split()]
-    except ValueError:
-        raise UsageError(f"{what} must be whole numbers separated by commas, got {s!r}") from None
+    """Whole numbers separated by spaces and/or commas; an error names the first bad one.
+
+    >>> int_list("1, 2 3", "ids")
+    [1, 2, 3]
+    """
+    out = []
+    for x in s.replace(",", " ").split():
+        try:
+            out.append(int(x))
+        except ValueError:
+            raise UsageError(f"{what} must be whole numbers (separated by spaces or commas); {x!r} is not one") from None
+    return out
 
 
 # -- ANSI colouring of token boundaries

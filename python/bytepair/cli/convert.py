@@ -8,16 +8,39 @@ from pathlib import Path
 from typing import Any
 
 from ..conversion import convert
+from ..formats import detect
 from ..registry import list_encoding_names
-from .common import UsageError, add_command, decode_input, emit
+from .common import UsageError, add_command, decode_input, emit, positive_int
+
+#: The source options and the file formats that take them (others store their own).
+_SOURCE_OPTIONS = (("--pattern", "pattern", ("tiktoken", "gpt2")), ("--preset", "preset", ("tiktoken",)),
+                   ("--special", "special", ("tiktoken", "gpt2")))
+
+
+def _check_source_options(args: argparse.Namespace) -> None:
+    """Refuses --pattern/--preset/--special for a source that cannot take them."""
+    for flag, attr, formats in _SOURCE_OPTIONS:
+        if getattr(args, attr) is None:
+            continue
+        kinds = " or ".join(".tiktoken" if f == "tiktoken" else "GPT-2 vocab.json + merges.txt" for f in formats)
+        if not os.path.exists(args.source):
+            raise UsageError(f"{flag} applies to a {kinds} source; {args.source} is a bundled encoding with its "
+                             f"own pattern and special tokens: drop {flag}")
+        fmt = detect(args.source)
+        if fmt not in formats:
+            raise UsageError(f"{flag} applies to a {kinds} source; {args.source} is a {fmt} file, which stores "
+                             f"its own pattern and special tokens: drop {flag}")
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
     kw: dict = {}
     if args.check_text:
         kw["check_text"] = str(decode_input(Path(args.check_text).read_bytes(), args.check_text, False))
+        if not kw["check_text"].strip():
+            raise UsageError(f"--check-text {args.check_text} has no text to verify the conversion on")
     if not os.path.exists(args.source) and args.source not in list_encoding_names():
         raise FileNotFoundError(2, "No such file or directory (nor a bundled encoding name)", args.source)
+    _check_source_options(args)
     if args.pattern is not None:
         kw["pattern"] = args.pattern
     if args.preset is not None:
@@ -57,11 +80,12 @@ def add_parsers(subparsers: Any) -> None:
     cv.add_argument("--check-text", metavar="FILE", help="text to verify the conversion on")
     cv.add_argument("--pattern", help="pre-tokenization pattern for a .tiktoken input that is not a bundled file "
                     "(gpt2 | cl100k | o200k | none | a regex)")
-    cv.add_argument("--preset", choices=["gpt2", "r50k_base", "cl100k_base", "o200k_base"],
+    cv.add_argument("--preset", choices=list_encoding_names(), metavar="NAME",
                     help="take pattern and special tokens of a bundled encoding (for a .tiktoken input)")
     cv.add_argument("--special", action="append", metavar="TOKEN=ID",
                     help="a special token of a .tiktoken input (repeatable)")
     for role in ("bos", "eos", "pad"):
         cv.add_argument(f"--{role}", metavar="TOKEN",
                         help=f"transformers: the special token used as {role}_token")
-    cv.add_argument("--model-max-length", type=int, metavar="N", help="transformers: the model's context length")
+    cv.add_argument("--model-max-length", type=positive_int("--model-max-length"), metavar="N",
+                    help="transformers: the model's context length")

@@ -19,7 +19,9 @@ import time
 from typing import Any
 
 from ..distributed import count_chunks, encode_dataset
-from .common import UsageError, load_tokenizer
+from ..registry import list_encoding_names
+from ..shards.readers import shard_format
+from .common import UsageError, check_file_options, load_tokenizer, nonnegative_int, positive_int
 
 
 def _plural(n: int, word: str) -> str:
@@ -35,7 +37,7 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=positive_int("--workers"),
         default=None,
         help="local worker processes (default: CPUs); with --engine ray,"
         " CPUs of a Ray started here",
@@ -45,8 +47,9 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="Ray cluster address (default: $RAY_ADDRESS, else a local Ray)",
     )
-    p.add_argument("--max-retries", type=int, default=3, help="reruns of a task whose worker died")
-    p.add_argument("--text-column", default="text", help="JSONL key / Parquet column with the text")
+    p.add_argument("--max-retries", type=nonnegative_int("--max-retries"), default=3,
+                   help="reruns of a task whose worker died (default 3; 0: none)")
+    p.add_argument("--text-column", default=None, help="JSONL key / Parquet column with the text (default: text)")
     p.add_argument(
         "--input-format",
         choices=["text", "jsonl", "parquet"],
@@ -58,7 +61,21 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _check_engine_args(args: argparse.Namespace) -> None:
+    """Refuses options that none of the run's engine or shards would use."""
+    if args.address is not None and args.engine != "ray":
+        raise UsageError("--address is a Ray cluster's address; it goes with --engine ray")
+    if args.text_column is not None:
+        formats = {args.input_format or shard_format(s) for s in args.shards}
+        if formats == {"text"}:
+            raise UsageError("--text-column names the text of JSONL or Parquet shards; these shards are plain text "
+                             "(one document per file): drop it, or give --input-format jsonl/parquet")
+    else:
+        args.text_column = "text"
+
+
 def cmd_count_chunks(args: argparse.Namespace) -> int:
+    _check_engine_args(args)
     pattern = None if args.pattern == "none" else args.pattern
     specials = args.special if args.special is not None else ["<|endoftext|>"]
     t0 = time.perf_counter()
@@ -85,12 +102,11 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
 
 
 def cmd_encode_dataset(args: argparse.Namespace) -> int:
+    _check_engine_args(args)
+    check_file_options(args, [("t", args.tokenizer_file)] if args.tokenizer_file else [("e", args.encoding)])
+    tok: Any = args.encoding
     if args.tokenizer_file is not None:
-        tok: Any = load_tokenizer("t", args.tokenizer_file, args)[1]
-    else:
-        if args.preset is not None or args.pattern is not None:
-            raise UsageError("--preset/--pattern apply to a -t .tiktoken or GPT-2 file only")
-        tok = args.encoding
+        tok = load_tokenizer("t", args.tokenizer_file, args)[1]
     allowed: Any = "all" if args.allow_special else ()
     t0 = time.perf_counter()
     m = encode_dataset(
@@ -110,8 +126,8 @@ def cmd_encode_dataset(args: argparse.Namespace) -> int:
     )
     secs = time.perf_counter() - t0
     print(
-        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {m['documents']:,} documents,"
-        f" {m['tokens']:,} tokens ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
+        f"{_plural(len(m['shards']), 'shard')} in {args.output}: {_plural(m['documents'], 'document')},"
+        f" {_plural(m['tokens'], 'token')} ({m['dtype']}, {m['output_format']}) in {secs:.2f} s"
     )
     return 0
 
@@ -143,9 +159,9 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("shards", nargs="+", help="input shards")
     e.add_argument("-o", "--output", required=True, help="output directory")
     which = e.add_mutually_exclusive_group(required=True)
-    which.add_argument("-e", "--encoding", help="a bundled encoding: gpt2, cl100k_base, o200k_base")
+    which.add_argument("-e", "--encoding", help=f"a bundled encoding: {', '.join(list_encoding_names())}")
     which.add_argument("-t", "--tokenizer", dest="tokenizer_file", help="a tokenizer file")
-    e.add_argument("--preset", metavar="NAME", choices=["gpt2", "cl100k_base", "o200k_base"],
+    e.add_argument("--preset", metavar="NAME", choices=list_encoding_names(),
                    help="for a -t .tiktoken file: take pattern and special tokens from this bundled encoding")
     e.add_argument("--pattern", metavar="PATTERN",
                    help="for a -t .tiktoken or GPT-2 file: its pre-tokenization (gpt2 | cl100k | o200k | none | a regex)")

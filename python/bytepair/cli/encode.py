@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..errors import json_error_text
 from ..inspect import count_tokens
 from ..render import Plain, format_table
 from .common import (
@@ -23,10 +24,12 @@ from .common import (
     emit_json,
     int_list,
     load_tokenizers,
+    nonnegative_int,
     one_tokenizer,
     read_inputs,
     read_joined_text,
     read_stdin_bytes,
+    unique_labels,
 )
 
 
@@ -129,7 +132,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
             ids = _encode_text(tok, data, args.allow_special, args)
         results.append((label, ids))
     if args.json:
-        emit_json(results[0][1] if len(results) == 1 else {label: ids for label, ids in results})
+        emit_json(results[0][1] if len(results) == 1 else dict(zip(unique_labels([lb for lb, _ in results]),
+                                                                    [ids for _, ids in results])))
         return 0
     for _, ids in results:
         emit(" ".join(map(str, ids)))
@@ -149,7 +153,7 @@ def _read_ids(args: argparse.Namespace) -> list[int]:
         try:
             ids = json.loads(raw)
         except json.JSONDecodeError as e:
-            raise UsageError(f"ids look like JSON but do not parse: {e}") from None
+            raise UsageError(f"ids look like JSON but do not parse: {json_error_text(e)}") from None
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise UsageError("the JSON ids must be a list of whole numbers")
         return ids
@@ -157,6 +161,8 @@ def _read_ids(args: argparse.Namespace) -> list[int]:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    if args.bytes and (args.stream or args.json):
+        raise UsageError(f"--bytes writes the raw bytes; it does not go with {'--stream' if args.stream else '--json'}")
     _, tok = one_tokenizer(args)
     ids = _read_ids(args)
     if args.stream:
@@ -212,20 +218,25 @@ def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> in
     return 0
 
 
+def _count_json(counts: list[tuple[str, int]], limit: int | None) -> dict[str, dict[str, Any]]:
+    """``count --json``: one object per tokenizer, the same keys with or without
+    ``--limit`` (over the limit, ``tokens`` is ``limit + 1``: counting stopped there)."""
+    return {name: {"tokens": n, "limit": limit, "over_limit": limit is not None and n > limit}
+            for name, n in counts}
+
+
 def cmd_count(args: argparse.Namespace) -> int:
     text = read_joined_text(args)
     toks = load_tokenizers(args)
     counts = []
     allowed = allowed_special(args)
     if args.limit is not None:
-        if args.limit < 0:
-            raise UsageError(f"--limit must be at least 0, got {args.limit}")
         # stops reading as soon as the count exceeds the limit; prints LIMIT+1 then
         counts = [(name, tok.count(text, limit=args.limit, allowed_special=allowed or set(), disallowed_special=()))
                   for name, tok in toks]
         over = {name: n > args.limit for name, n in counts}
         if args.json:
-            emit_json({name: {"tokens": n, "over_limit": over[name]} for name, n in counts})
+            emit_json(_count_json(counts, args.limit))
             return 1 if any(over.values()) else 0
         for name, n in counts:
             shown = f">{args.limit}" if over[name] else str(n)
@@ -236,7 +247,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         counts.append((name, count_tokens(tok, text, allowed) if blocks is None
                        else sum(count_tokens(tok, b, allowed) for b in blocks)))
     if args.json:
-        emit_json({name: n for name, n in counts})
+        emit_json(_count_json(counts, None))
     elif len(counts) == 1:
         emit(str(counts[0][1]))
     else:
@@ -264,9 +275,10 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("--bytes", action="store_true", help="write the raw bytes instead of text")
 
     c = add_command(subparsers, "count", cmd_count, "count tokens of text",
-                    "Count the tokens of the input under one or more tokenizers (no ids are kept).")
+                    "Count the tokens of the input under one or more tokenizers (no ids are kept). --json "
+                    "prints {NAME: {\"tokens\": N, \"limit\": L or null, \"over_limit\": true/false}}.")
     add_tokenizer_options(c, many=True)
     add_input_options(c, what="text to count")
-    c.add_argument("--limit", type=int, metavar="N",
+    c.add_argument("--limit", type=nonnegative_int("--limit"), metavar="N",
                    help="stop once the count exceeds N: prints the count, or >N (exit status 1) when over")
     add_special_option(c)

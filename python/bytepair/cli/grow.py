@@ -15,6 +15,7 @@ from .. import load
 from ..extend import extend
 from ..inspect import parity
 from ..parity import learn_parity
+from ..render import show_bytes, show_token
 from ..render.plot import plot_parity
 from .common import (
     UsageError,
@@ -24,8 +25,10 @@ from .common import (
     emit,
     emit_json,
     load_tokenizers,
+    nonnegative_int,
     one_tokenizer,
     pattern_value,
+    positive_int,
     read_texts,
     show_result,
 )
@@ -41,6 +44,8 @@ def language_files(items: list[str] | None, option: str) -> dict[str, Path]:
         if lang in out:
             raise UsageError(f"{option}: language {lang!r} is given twice")
         p = Path(path)
+        if p.is_dir():
+            raise IsADirectoryError(21, "Is a directory (give one text file per language)", path)
         if not p.is_file():
             raise FileNotFoundError(2, "No such file or directory", path)
         out[lang] = p
@@ -104,7 +109,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     after = sum(tok.count(d, disallowed_special=()) for d in docs)
     n_new = tok.n_vocab - base.n_vocab - len(args.special or ())
     first_new = base.n_vocab
-    shown = [tok.decode_single_token_bytes(first_new + k).decode("utf-8", "replace") for k in range(min(10, n_new))]
+    new_bytes = [tok.decode_single_token_bytes(first_new + k) for k in range(min(10, n_new))]
+    shown = [show_bytes(b) for b in new_bytes]
     info = {"base": label, "source": source, "bytes": n_bytes, "seconds": secs, "base_n_vocab": base.n_vocab,
             "n_vocab": tok.n_vocab, "new_merges": n_new, "new_ids": [first_new, first_new + n_new - 1] if n_new else [],
             "gaps": tok.gaps, "special_tokens": tok.special_tokens, "tokens_before": before, "tokens_after": after,
@@ -119,7 +125,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
          f"{_id_ranges(tok.gaps)}")
     emit(f"tokens on the new text: {before:,} -> {after:,} ({before / max(after, 1):.2f}x fewer;"
          f" bytes per token {n_bytes / max(before, 1):.2f} -> {n_bytes / max(after, 1):.2f})")
-    emit(f"first new tokens: {', '.join(repr(s) for s in shown)}")
+    emit(f"first new tokens: {', '.join(show_token(b) for b in new_bytes)}")
     emit(f"wrote {out}")
     return 0
 
@@ -155,15 +161,16 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     if args.threads:
         kw["num_threads"] = args.threads
     t0 = time.perf_counter()
+    unit = args.parity_unit or "bytes"
     tok, chosen = learn_parity(langs, args.vocab_size, dev=dev, pattern=pattern, special_tokens=specials,
-                               parity_unit=args.parity_unit, global_merges=args.parity_global, **kw)
+                               parity_unit=unit, global_merges=args.parity_global or 0, **kw)
     secs = time.perf_counter() - t0
     out = Path(args.output)
     tok.save(out)
     per_lang = {g: chosen.count(g) for g in langs}
     if args.parity_global:
         per_lang = {"all pooled": chosen.count("*"), **per_lang}
-    report = parity({"parity": tok}, dev or langs, unit=args.parity_unit)
+    report = parity({"parity": tok}, dev or langs, unit=unit)
     if args.json:
         emit_json({"languages": {g: str(p) for g, p in langs.items()}, "seconds": secs, "n_vocab": tok.n_vocab,
                    "merges": len(tok.merges), "merges_chosen_by": per_lang, "report": report.to_dict(),
@@ -186,9 +193,9 @@ def add_train_options(t: argparse.ArgumentParser) -> None:
     t.add_argument("--dev", nargs="+", metavar="LANG=FILE",
                    help="with --parity: a dev file per language, where costs are measured (default: the "
                         "training files)")
-    t.add_argument("--parity-global", type=int, default=0, metavar="N",
+    t.add_argument("--parity-global", type=nonnegative_int("--parity-global"), default=None, metavar="N",
                    help="with --parity: the hybrid variant, the first N merges by standard BPE on all languages pooled")
-    t.add_argument("--parity-unit", choices=["bytes", "chars", "tokens"], default="bytes",
+    t.add_argument("--parity-unit", choices=["bytes", "chars", "tokens"], default=None,
                    help="with --parity: cost = tokens per byte (default), per character, or raw tokens "
                         "(parallel dev files)")
 
@@ -205,7 +212,8 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("--special", action="append", metavar="TOKEN", help="a new special token (repeatable)")
     e.add_argument("--min-frequency", type=int, default=1, help="stop when the best pair is rarer")
     e.add_argument("--max-token-length", type=int, default=None, help="longest new token in bytes")
-    e.add_argument("--threads", type=int, default=None, help="counting threads (default: all cores)")
+    e.add_argument("--threads", type=positive_int("--threads"), default=None,
+                   help="counting threads (default: all cores)")
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     e.add_argument("-o", "--output", default="extended.bytepair.json", help="where to write the tokenizer")
 

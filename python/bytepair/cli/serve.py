@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from typing import Any
 
-from ..serve import bind, serve
-from .common import BUNDLED, Busy, UsageError, add_command, load_tokenizer
+from ..registry import list_encoding_names
+from ..serve import bind, loopback, serve
+from .common import BUNDLED, Busy, UsageError, add_command, check_file_options, load_tokenizer
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -18,13 +20,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
                          "pip install 'bytepair[serve]'") from None
 
     specs = list(getattr(args, "tokenizers", None) or [])
+    check_file_options(args, specs)
     if not any(k == "e" for k, _ in specs):
         specs = [("e", name) for name in BUNDLED] + specs  # -t alone adds files to the bundled encodings
     bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
+    if not loopback(args.host):
+        warnings.warn(f"--host {args.host} opens the page to every machine that can reach this one "
+                      "(no password); use the default 127.0.0.1 to keep it on this machine", stacklevel=1)
     toks: dict[str, Any] = {}
     for kind, value in specs:
         with Busy(args, f"loading {value}"):
-            name, tok = load_tokenizer(kind, value)
+            name, tok = load_tokenizer(kind, value, args)
         while name in toks:
             name += "'"
         toks[name] = tok
@@ -52,7 +58,12 @@ def add_parsers(subparsers: Any) -> None:
                    help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 opens it to the network)")
     s.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     s.add_argument("-e", "--encoding", dest="tokenizers", action=_TokenizerSpec, nargs="+", metavar="NAME",
-                   help=f"bundled encodings to offer ({', '.join(BUNDLED)}; default: all three)")
+                   help=f"bundled encodings to offer ({', '.join(list_encoding_names())}; "
+                        f"default: {', '.join(BUNDLED)})")
     s.add_argument("-t", "--tokenizer", dest="tokenizers", action=_TokenizerSpec, nargs="+", metavar="FILE",
                    help="tokenizer files to offer as well")
+    s.add_argument("--preset", metavar="NAME", choices=list_encoding_names(),
+                   help="for -t .tiktoken files: take pattern and special tokens from this bundled encoding")
+    s.add_argument("--pattern", metavar="PATTERN",
+                   help="for -t .tiktoken or GPT-2 files: their pre-tokenization (gpt2 | cl100k | o200k | none | a regex)")
     s.add_argument("--open", action="store_true", help="open the page in the default browser")

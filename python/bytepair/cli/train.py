@@ -13,7 +13,7 @@ from .. import memory, patterns, train
 from ..atomic import check_output_path
 from ..counts import ChunkCounts, count, input_size
 from ..progress import TrainProgress, enabled
-from ..render import show_bytes
+from ..render import show_bytes, show_token
 from ..train import counting_share
 from .common import (
     UsageError,
@@ -69,10 +69,12 @@ def _peak_rss_bytes() -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    if args.parity or args.dev:
-        if not args.parity:
-            raise UsageError("--dev goes with --parity LANG=FILE ...")
-
+    if not args.parity:
+        given = [flag for flag, v in (("--dev", args.dev), ("--parity-global", args.parity_global),
+                                      ("--parity-unit", args.parity_unit)) if v is not None]
+        if given:
+            raise UsageError(f"{given[0]} goes with --parity LANG=FILE ... (parity-aware training)")
+    else:
         return cmd_train_parity(args)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
@@ -90,6 +92,14 @@ def cmd_train(args: argparse.Namespace) -> int:
             made = patterns.name_of(counts.pattern) or ("none" if counts.pattern is None else "a custom regex")
             raise UsageError(f"--pattern {args.pattern} differs from the pattern {args.counts} was counted with "
                              f"({made}); the counts fix the pre-tokenization: drop --pattern, or count again")
+        if args.threads is not None:
+            raise UsageError("--threads sets the counting threads; with --counts there is nothing to count: drop it")
+        # the special tokens cut out of the text when it was counted
+        if args.special is None:
+            specials = counts.special_tokens or specials
+        elif counts.special_tokens and sorted(args.special) != sorted(counts.special_tokens):
+            raise UsageError(f"--special {' '.join(args.special)} differs from the special tokens {args.counts} was "
+                             f"counted with ({', '.join(counts.special_tokens)}); drop --special, or count again")
         source = args.counts
     else:
         data, source = _training_data(args)
@@ -124,7 +134,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
     emit(f"bytes per token on the training text: {n_bytes / max(n_tokens, 1):.2f}")
-    emit(f"first merges: {', '.join(repr(s) for s in first) if first else '(none)'}")
+    emit(f"first merges: {', '.join(show_token(b) for b in first_bytes) if first else '(none)'}")
     emit(f"wrote {out}")
     return 0
 

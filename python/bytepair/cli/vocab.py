@@ -20,6 +20,7 @@ from .common import (
     emit,
     emit_json,
     load_tokenizer,
+    nonnegative_int,
     one_tokenizer,
     read_texts,
 )
@@ -39,14 +40,23 @@ def _documents(text: str, sep: str | None) -> list[str]:
     return [d for d in text.split(sep) if d.strip()]
 
 
+def _text_limit(args: argparse.Namespace, default: int) -> int:
+    """``--limit`` shortens the text listing; JSON lists everything, so the two are refused together."""
+    if args.limit is not None and args.json:
+        raise UsageError("--limit shortens the text listing; --json lists every item: drop one")
+    return default if args.limit is None else args.limit
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
-    if args.limit < 0:
-        raise UsageError(f"--limit must be >= 0, got {args.limit}")
+    limit = _text_limit(args, 10)
     (name_a, a), (name_b, b) = _tokenizer_arg(args.a), _tokenizer_arg(args.b)
     a.name, b.name = name_a, name_b  # the labels shown: what was typed (file names for files)
     docs: list[str] | None = None
+    if args.documents is not None and not args.text:
+        raise UsageError("--documents splits the --text files; give --text FILE")
     if args.text:
-        sep = None if args.documents == "none" else args.documents.encode().decode("unicode_escape")
+        documents = "\\n\\n" if args.documents is None else args.documents
+        sep = None if documents == "none" else documents.encode().decode("unicode_escape")
         docs = []
         for f in args.text:
             docs.extend(_documents(str(decode_input(Path(f).read_bytes(), f, False)), sep))
@@ -55,13 +65,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        emit(result.to_text(limit=args.limit))
+        emit(result.to_text(limit=limit))
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    if args.limit < 0:
-        raise UsageError(f"--limit must be >= 0, got {args.limit}")
+    limit = _text_limit(args, 20)
     name, tok = one_tokenizer(args)
     texts = [t for _, t in read_texts(args, required=False)]
     with Busy(args, f"auditing {name}"):
@@ -69,7 +78,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_dict())
     else:
-        emit(result.to_text(limit=args.limit))
+        emit(result.to_text(limit=limit))
     return 0
 
 
@@ -81,9 +90,9 @@ def add_parsers(subparsers: Any) -> None:
     d.add_argument("a", metavar="A", help="a bundled encoding name or a tokenizer file")
     d.add_argument("b", metavar="B", help="a bundled encoding name or a tokenizer file")
     d.add_argument("--text", action="append", metavar="FILE", help="UTF-8 text to encode with both (repeatable)")
-    d.add_argument("--documents", default="\\n\\n", metavar="SEP",
+    d.add_argument("--documents", default=None, metavar="SEP",
                    help="split --text files into documents at SEP (default: blank lines; 'none': one per file)")
-    d.add_argument("--limit", type=int, default=10, help="examples shown per kind of difference (default 10)")
+    d.add_argument("--limit", type=nonnegative_int("--limit"), default=None, help="examples shown per kind of difference (default 10)")
 
     au = add_command(subparsers, "audit", cmd_audit, "tokens no text can produce, unused tokens, duplicate spellings",
                      "Audit one tokenizer's vocabulary: every mergeable token is produced as a whole piece, only "
@@ -91,4 +100,4 @@ def add_parsers(subparsers: Any) -> None:
                      "space, case). With a corpus (FILE or --text), the tokens it never uses and their share.")
     add_tokenizer_options(au)
     add_input_options(au, what="a corpus to count unused tokens on")
-    au.add_argument("--limit", type=int, default=20, help="unreachable tokens listed (default 20)")
+    au.add_argument("--limit", type=nonnegative_int("--limit"), default=None, help="unreachable tokens listed (default 20)")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
+from .. import _core
 from ..counts import ChunkCounts
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, normalize_paths
@@ -121,6 +122,7 @@ def count_chunks(
     shards = normalize_paths(paths)
     check_input_format(input_format)
     pat = _resolve_pattern(pattern)
+    _core.pretokenize(pat, "")  # an invalid regex fails here, once, not as every shard's failure
     specials = list(special_tokens)
     eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
     shared = (pat, specials, text_column, input_format, reader)
@@ -160,6 +162,6 @@ def count_chunks(
         bar.close()
     if failures:
         raise ShardsFailedError(
-            {shards[i]: failures[i] for i in sorted(failures)}, what=f"{len(shards)} shards"
+            {shards[i]: failures[i] for i in sorted(failures)}, what=f"{len(shards)} shards", total=len(shards)
         )
     return total

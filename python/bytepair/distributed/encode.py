@@ -55,7 +55,7 @@ from ..tokenizer import Tokenizer
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, Outcome, get_engine
 from .engines.base import describe_error, task_threads
-from .errors import ShardsFailedError
+from .errors import OutputDirError, ShardsFailedError
 from .manifest import (
     MANIFEST,
     check_compatible,
@@ -420,6 +420,9 @@ def encode_dataset(
     order = list(names)
 
     out = os.fspath(out_dir)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise OutputDirError(f"{out} is a file, not a directory: the output is a directory of token files "
+                             "and manifest.json (give a new or an existing directory)")
     os.makedirs(out, exist_ok=True)
     settings = run_settings(tokenizer, format, append_eot, text_column, allowed, disallowed)
     old = read_manifest(out)
@@ -482,5 +485,5 @@ def encode_dataset(
         bar.close()
     if failures:
         ordered = {names[n]: failures[names[n]] for n in order if names[n] in failures}
-        raise ShardsFailedError(ordered, manifest, what=f"{len(order)} shards")
+        raise ShardsFailedError(ordered, manifest, what=f"{len(order)} shards", total=len(order))
     return manifest

@@ -28,12 +28,21 @@ class ShardsFailedError(BytepairError, ValueError):
         manifest: Optional[Dict[str, Any]] = None,
         *,
         what: str = "shards",
+        total: Optional[int] = None,
     ) -> None:
         self.failures = dict(failures)
         self.manifest = manifest
-        lines = [f"{len(failures)} of the {what} failed:"]
-        lines += [f"  {path}: {reason}" for path, reason in failures.items()]
-        lines.append("the other shards finished; fix or remove these and run again")
+        # a reason that starts with its shard's path (``path:line: ...``) is not prefixed again
+        shown = [reason if reason.startswith(f"{path}:") else f"{path}: {reason}"
+                 for path, reason in failures.items()]
+        if total == 1 and len(shown) == 1:  # the only shard: its reason is the whole story
+            super().__init__(shown[0])
+            return
+        lines = [f"{len(failures)} of the {what} failed:"] + [f"  {line}" for line in shown]
+        if total is None or len(failures) < total:
+            lines.append("the other shards finished; fix or remove these and run again")
+        else:
+            lines.append("fix or remove these and run again")
         super().__init__("\n".join(lines))
 
 

@@ -10,6 +10,7 @@ import os
 from typing import Any, Dict, Optional, Sequence
 
 from ..atomic import atomic_write_text
+from ..errors import json_error_text
 from ..tokenizer import Tokenizer
 from .driver import PathLike
 from .errors import OutputDirError
@@ -86,8 +87,9 @@ def read_manifest(out_dir: PathLike) -> Optional[Dict[str, Any]]:
     try:
         m = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        why = json_error_text(e) if isinstance(e, json.JSONDecodeError) else f"not UTF-8 at byte {e.start}"
         raise OutputDirError(
-            f"{path}: damaged manifest ({e}); delete the directory or use another one"
+            f"{path}: damaged manifest ({why}); delete the directory or use another one"
         ) from e
     if not isinstance(m, dict) or m.get("format") != _MANIFEST_FORMAT:
         raise OutputDirError(

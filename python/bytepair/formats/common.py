@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
-from ..errors import FormatError, UnsupportedComponentError, VocabError
+from ..errors import FormatError, UnsupportedComponentError, VocabError, json_error_text
 from ..tokenizer import Tokenizer
 from .native import str_to_token, token_to_str
 
@@ -122,8 +122,7 @@ def read_json(path: object, data: bytes) -> object:
         ) from None
     except json.JSONDecodeError as e:
         raise FormatError(
-            f"not valid JSON: {e.msg}; the file may be truncated", path=path,
-            where=f"line {e.lineno} column {e.colno}",
+            f"not valid JSON: {json_error_text(e)}; the file may be truncated", path=path,
         ) from e
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Dict, Mapping, Optional
 
-from ..errors import FormatError
+from ..errors import ConversionError, FormatError
 from ..tokenizer import Tokenizer
 from . import hf_json
 
@@ -60,6 +60,11 @@ def folder_files(
     merges: str = "all",
 ) -> Dict[str, bytes]:
     """File name -> bytes of the three files."""
+    if model_max_length is not None and (
+        not isinstance(model_max_length, int) or isinstance(model_max_length, bool) or model_max_length < 1
+    ):
+        raise ConversionError(f"model_max_length must be a whole number >= 1 (the model's context length), "
+                              f"got {model_max_length!r}")
     roles = check_roles(tok, {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token})
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     others = [s for s, _ in specials if s not in roles.values()]

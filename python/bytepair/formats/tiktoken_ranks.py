@@ -113,6 +113,22 @@ def _preset(preset: str):
     return get_encoding(preset)
 
 
+def _check_preset_fits(preset: str, base: Tokenizer, n_ranks: int, path: object) -> None:
+    """Refuses a preset whose special-token ids do not sit after this file's ranks
+    as they sit after the preset's own (they would collide or leave ids empty)."""
+    base_ranks = len(base.token_bytes_list)
+    if n_ranks == base_ranks:
+        return
+    ids = sorted(base.special_tokens.values())
+    where = f"id {ids[0]}" if len(ids) == 1 else f"ids {ids[0]}-{ids[-1]}"
+    raise FormatError(
+        f"the file has {n_ranks:,} ranks but preset {preset!r} has {base_ranks:,}: its special tokens "
+        f"(at {where}) do not fit this file; pass pattern= (e.g. {base.pattern_name or 'a regex'!r}) "
+        f"and special_tokens= (ids from {n_ranks})",
+        path=path,
+    )
+
+
 def _bundled_name(data: bytes) -> Optional[str]:
     return bundled_name_for_sha256(hashlib.sha256(data).hexdigest())
 
@@ -135,6 +151,11 @@ def loads(
         special_tokens: special-token text to id (ids above the ranks).
         preset: a bundled encoding name whose pattern and specials to use.
             Explicit ``pattern`` / ``special_tokens`` override the preset's.
+            The preset's special tokens keep their ids, so they are taken only
+            when the file has as many ranks as the preset (a variant of that
+            encoding); otherwise :class:`~bytepair.errors.FormatError` is
+            raised rather than leaving ids empty or moving the specials (pass
+            ``special_tokens=`` to place them yourself).
         name: the tokenizer's name (default: the preset or file name).
         path: the file, for error messages.
         validate: check that every token re-encodes to itself (0.3 s for o200k).
@@ -149,7 +170,8 @@ def loads(
         if preset is None:
             raise FormatError(
                 "a .tiktoken file stores only the ranks: pass pattern= (e.g. 'cl100k' or a regex) "
-                "and special_tokens=, or preset= (one of gpt2, cl100k_base, o200k_base)",
+                "and special_tokens=, or preset= (one of gpt2, cl100k_base, o200k_base) for a file with "
+                "that encoding's number of ranks",
                 path=path,
             )
     if preset is not None:
@@ -157,6 +179,7 @@ def loads(
         if pattern is UNSET:
             pattern = base.pattern
         if special_tokens is None:
+            _check_preset_fits(preset, base, len(tokens), path)
             special_tokens = base.special_tokens
     if name is None:
         name = preset or (os.path.basename(str(path)).split(".")[0] if path is not None else "tiktoken")

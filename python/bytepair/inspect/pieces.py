@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..render.text import Plain, TableResult, plain, show_bytes, visible
+from ..render.text import Plain, TableResult, plain, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
 from .common import (
     encode_plain,
@@ -183,7 +183,7 @@ class Pieces(TableResult):
 
     def _table(self):
         headers = ["#", "id", "bytes", "text", "utf-8"]
-        rows = [[Plain(p.index), Plain(p.id), p.hex, "'" + visible(show_bytes(p.bytes)) + "'",
+        rows = [[Plain(p.index), Plain(p.id), p.hex, show_token(p.bytes),
                  "special" if p.special else ("complete" if p.complete else "partial")] for p in self.pieces]
         n_bytes = len(self.text.encode("utf-8", "surrogatepass"))
         title = (f"{self.tokenizer}: {self.total:,} tokens, {n_bytes:,} bytes, "
@@ -195,7 +195,7 @@ class Pieces(TableResult):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
         return {"tokenizer": self.tokenizer, "tokens": self.total, "pieces": [
-            {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": p.text, "start": p.start,
+            {"index": p.index, "id": p.id, "hex": p.bytes.hex(), "text": show_bytes(p.bytes), "start": p.start,
              "chars": list(p.chars) if p.chars is not None else None,
              "complete": p.complete, "special": p.special} for p in self.pieces]}
 

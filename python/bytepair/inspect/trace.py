@@ -21,7 +21,7 @@ from .. import patterns as _patterns
 from .. import reference
 from ..registry import list_encoding_names
 from ..render.text import PerToken as _PerToken
-from ..render.text import Plain, TableResult, bytes_json, show_bytes, visible
+from ..render.text import Plain, TableResult, bytes_json, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
 from ..train import train
 from .common import (
@@ -94,7 +94,7 @@ class Trace(TableResult):
     def _table(self):
         rows: list[list[Any]] = [["start", "", "", "", self.num_bytes, _join_tokens(self.start_tokens)]]
         for s in self.steps:
-            rows.append([Plain(s.merge), Plain(s.id), f"{show_bytes(s.left)!r} + {show_bytes(s.right)!r}", s.count,
+            rows.append([Plain(s.merge), Plain(s.id), f"{show_token(s.left)} + {show_token(s.right)}", s.count,
                          s.num_tokens, s.tokens_text()])
         headers = ["merge", "id", "pair", "count", "tokens", "text after the merge"]
         if self.start_tokens is None:
@@ -272,6 +272,10 @@ def sweep(
         base: Any = source
         if eval_text is None:
             raise ValueError("sweeping a tokenizer needs eval_text (the text to count tokens of)")
+        over = [v for v in wanted if v > base.n_vocab]
+        if over:
+            raise ValueError(f"vocab size {over[0]:,} is above {tokenizer_name(base)}'s n_vocab {base.n_vocab:,}: "
+                             "a tokenizer can only be truncated")
     else:
         docs = read_documents(source)  # type: ignore[arg-type]
         with warnings.catch_warnings():
@@ -282,6 +286,9 @@ def sweep(
     texts = read_documents(eval_text)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
     n_chars = sum(len(t) for t in texts)
+    if not tok_given and max(wanted) > base.n_vocab:
+        warnings.warn(f"training stopped at vocab size {base.n_vocab:,} (no pair left to merge); the sizes above "
+                      f"it are counted at {base.n_vocab:,}", stacklevel=2)
     rows: list[SweepRow] = []
     for v in sorted({min(v, base.n_vocab) for v in wanted}):
         small = base if v == base.n_vocab else base.truncate(v)[0]

@@ -15,8 +15,9 @@ from .text import (
            per,
            plain,
            show_bytes,
+           show_token,
            visible,
 )
 
 __all__ = ["PerToken", "Plain", "TableResult", "bytes_json", "display_width", "format_table", "is_complete_utf8", "per",
-           "plain", "show_bytes", "visible"]
+           "plain", "show_bytes", "show_token", "visible"]

@@ -32,6 +32,18 @@ def show_bytes(b: bytes) -> str:
     return b.decode("utf-8", errors="backslashreplace")
 
 
+def show_token(b: bytes) -> str:
+    """Token bytes quoted for one line of text output: :func:`show_bytes` with
+    control whitespace made visible, in single quotes. Every command shows a
+    token this way; JSON output carries :func:`show_bytes` (the same escapes,
+    unquoted), or :func:`bytes_json` (with the hex).
+
+    >>> print(show_token(" low".encode()), show_token(b" \\xec"), show_token(b"a\\n"))
+    ' low' ' \\xec' 'a\\n'
+    """
+    return "'" + visible(show_bytes(b)) + "'"
+
+
 def visible(s: str) -> str:
     """Makes control whitespace visible (``\\n`` -> ``\\\\n``) for one-line display.
 
@@ -186,4 +198,4 @@ class TableResult:
         return self.to_text()
 
 
-__all__ = ["PerToken", "Plain", "TableResult", "bytes_json", "display_width", "format_table", "is_complete_utf8", "per", "plain", "show_bytes", "visible"]
+__all__ = ["PerToken", "Plain", "TableResult", "bytes_json", "display_width", "format_table", "is_complete_utf8", "per", "plain", "show_bytes", "show_token", "visible"]

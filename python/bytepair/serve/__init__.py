@@ -15,10 +15,11 @@ and compare tokenizers, served offline (needs the ``serve`` extra:
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 import threading
 import webbrowser
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .app import LIMITS, PATTERNS, ApiError, make_app
@@ -50,6 +51,20 @@ def bind(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
                                  f"with --port") from None
         raise OSError(f"cannot listen on {host}:{port}: {e.strerror}") from None
     return sock
+
+
+def loopback(host: str) -> bool:
+    """True when ``host`` is reachable from this machine only (``127.0.0.1``, ``::1``, ``localhost``).
+
+    >>> loopback("127.0.0.1"), loopback("localhost"), loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def url_of(sock: socket.socket, host: str) -> str:
@@ -99,13 +114,20 @@ class Server:
         self.stop()
 
 
+def _print_line(line: str) -> None:
+    print(line, flush=True)  # at once, also into a pipe or a log file
+
+
 def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
-          announce: Any = print) -> None:
-    """Serves the page until interrupted (Ctrl-C)."""
+          announce: Callable[[str], None] | None = None) -> None:
+    """Serves the page until interrupted (Ctrl-C); ``announce`` (default: print
+    and flush) gets the line with the address."""
+    say = announce if announce is not None else _print_line
     sock = bind(host, port)
     url = url_of(sock, host)
     server = _uvicorn_server(make_app(tokenizers, host=host))
-    announce(f"bytepair serve: {url}  ({', '.join(tokenizers)}; Ctrl-C stops)")
+    where = "" if loopback(host) else f"; listening on {host} port {sock.getsockname()[1]}: open to the network"
+    say(f"bytepair serve: {url}  ({', '.join(tokenizers)}{where}; Ctrl-C stops)")
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     try:
@@ -114,4 +136,4 @@ def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 87
         sock.close()
 
 
-__all__ = ["LIMITS", "PATTERNS", "ApiError", "PortInUseError", "Server", "bind", "make_app", "serve"]
+__all__ = ["LIMITS", "PATTERNS", "ApiError", "PortInUseError", "Server", "bind", "loopback", "make_app", "serve"]

@@ -30,7 +30,7 @@ import json
 import os
 from typing import IO, Iterator, List, Optional, Sequence, Union, cast
 
-from ..errors import ShardError
+from ..errors import ShardError, json_error_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -43,6 +43,25 @@ def _split_gz(path: PathLike) -> tuple[str, bool]:
     if name.lower().endswith(".gz"):
         return name[:-3], True
     return name, False
+
+
+def _json_kind(v: object) -> str:
+    """A JSON value's kind as JSON names it, with its article.
+
+    >>> _json_kind(5), _json_kind([1]), _json_kind(None), _json_kind(True)
+    ('a number', 'an array', 'null', 'a boolean')
+    """
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return "a string"
 
 
 def shard_format(path: PathLike) -> str:
@@ -135,12 +154,12 @@ def _iter_jsonl(path: PathLike, text_column: str) -> Iterator[str]:
                     obj = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise ShardError(
-                        f"{os.fspath(path)}:{lineno}", f"invalid JSON ({e.msg}, column {e.colno})"
+                        f"{os.fspath(path)}:{lineno}", f"invalid JSON: {json_error_text(e, line=False)}"
                     ) from e
                 if not isinstance(obj, dict):
                     raise ShardError(
                         f"{os.fspath(path)}:{lineno}",
-                        f"expected a JSON object, got {type(obj).__name__}",
+                        f"expected a JSON object, got {_json_kind(obj)}",
                     )
                 if text_column not in obj:
                     keys = ", ".join(map(repr, list(obj)[:8])) or "none"
@@ -152,7 +171,7 @@ def _iter_jsonl(path: PathLike, text_column: str) -> Iterator[str]:
                 if not isinstance(text, str):
                     raise ShardError(
                         f"{os.fspath(path)}:{lineno}",
-                        f"{text_column!r} is a {type(text).__name__}, not a string",
+                        f"{text_column!r} is {_json_kind(text)}, not a string",
                     )
                 yield text
     except (gzip.BadGzipFile, EOFError) as e:

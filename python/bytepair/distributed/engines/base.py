@@ -57,7 +57,14 @@ def in_order(results: Iterator[Tuple[int, Outcome]]) -> Iterator[Tuple[int, Outc
 
 
 def describe_error(e: BaseException) -> str:
+    """A task's failure as one message: bytepair's and the usual input errors as
+    their text (an OS error as ``path: reason``); only an unexpected kind of
+    error is named by its type, to help a bug report."""
     if isinstance(e, BytepairError):
+        return str(e)
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename}: {e.strerror}" if e.filename is not None else e.strerror
+    if isinstance(e, (ValueError, TypeError, UnicodeError)) and str(e):
         return str(e)
     return f"{type(e).__name__}: {e}"
 
