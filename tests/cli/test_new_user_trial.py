@@ -15,7 +15,7 @@ import bytepair
 from bytepair import cli
 from bytepair.counts import ChunkCounts, input_size
 from bytepair.errors import FormatError, TrainingError
-from conftest import DATA
+from conftest import DATA, optional
 
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):
@@ -85,7 +85,7 @@ def test_save_and_convert_name_the_real_path(tmp_path):
 
 
 def test_progress_bars_end_at_100_percent_and_count_bytes(capsys):
-    pytest.importorskip("tqdm")
+    optional("tqdm")
     from bytepair.progress import TrainProgress
 
     text = "한국어 텍스트 " * 10
@@ -106,7 +106,7 @@ def test_progress_bars_end_at_100_percent_and_count_bytes(capsys):
 
 
 def test_training_that_stops_early_ends_its_bar_full(capsys):
-    pytest.importorskip("tqdm")
+    optional("tqdm")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bytepair.train((DATA / "en_kjv.txt").read_text() * 4, 100_000, pattern="gpt2", progress=True)

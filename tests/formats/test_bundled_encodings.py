@@ -9,6 +9,7 @@ import pytest
 import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError, UnknownEncodingError
+from conftest import optional
 
 
 def test_names_and_aliases():
@@ -35,7 +36,7 @@ def test_unknown_name_lists_available():
     ("davinci", "r50k_base"), ("gpt2", "gpt2"), ("ft:gpt-4o-2024:org::id", "o200k_base"),
 ])
 def test_models_match_tiktoken(model, name):
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = optional("tiktoken")
     assert bytepair.encoding_name_for_model(model) == name
     assert tiktoken.encoding_name_for_model(model) == name
     assert bytepair.encoding_for_model(model).name == name
