@@ -21,6 +21,7 @@ import webbrowser
 from collections.abc import Mapping
 from typing import Any
 
+from ..inspect.common import TokenizerLike
 from .app import LIMITS, PATTERNS, ApiError, make_app
 
 
@@ -73,7 +74,7 @@ def _uvicorn_server(app: Any) -> Any:
 class Server:
     """The app running in a background thread (``with Server(toks) as s: s.url``)."""
 
-    def __init__(self, tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port: int = 0) -> None:
         self.sock = bind(host, port)
         self.url = url_of(self.sock, host)
         self._server = _uvicorn_server(make_app(tokenizers, host=host))
@@ -99,7 +100,7 @@ class Server:
         self.stop()
 
 
-def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
+def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
           announce: Any = print) -> None:
     """Serves the page until interrupted (Ctrl-C)."""
     sock = bind(host, port)
