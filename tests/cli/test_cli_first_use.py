@@ -1,5 +1,6 @@
-"""Every defect of the new-user trial (issue 14), as a test: run in-process like
-tests/cli/test_cli_commands.py, one test (or a few) per item."""
+"""The command line as a first-time user meets it: training input, output paths
+checked before work starts, progress bars, special-token text, pipes, messages
+and argument errors. Run in-process like tests/cli/test_cli_commands.py."""
 
 from __future__ import annotations
 
@@ -256,7 +257,7 @@ def test_messages_speak_cli_and_list_failed_shards_one_per_line(capsys, tmp_path
 
 
 def test_train_treats_lone_surrogates_like_encode():
-    tok = bytepair.train("a\ud800b " * 20, 259, pattern="gpt2")  # was a raw UnicodeEncodeError
+    tok = bytepair.train("a\ud800b " * 20, 259, pattern="gpt2")  # repaired to U+FFFD, not a UnicodeEncodeError
     same = bytepair.train("a\ufffdb " * 20, 259, pattern="gpt2")
     assert tok == same
     assert tok.encode("a\ud800b") == tok.encode("a\ufffdb")
