@@ -747,10 +747,7 @@ mod tests {
         }
     }
 
-    /// Hostile inputs of about a megabyte (runs of one character, spaces then
-    /// `x`, digits, combining marks, o200k's backtracking case): the pieces an
-    /// obvious oracle gives. Their time is measured, as a ratio of two sizes, by
-    /// `tests/reliability/test_hostile_input_linear_time.py`.
+    /// Megabyte-long hostile inputs split as an obvious oracle says (timed in tests/reliability).
     #[test]
     fn hostile_inputs_split_as_the_oracle_says() {
         const BIG: usize = 1_000_000;

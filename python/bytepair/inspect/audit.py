@@ -465,7 +465,6 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
     ...     print(u.status, u.reason or "-")
     whole-piece -
     unreachable not a whole piece (the pre-tokenizer cuts it as 'a| b'); merging its bytes gives 'a| |b'
-
     """
     tok = resolve_tokenizer(tokenizer)
     if not isinstance(tok, Tokenizer):
