@@ -3,16 +3,37 @@ encodings built from the rank files bundled in bytepair (no network)."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import tempfile
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 DATA = Path(__file__).parent / "data"
 CORPORA = ["en_austen.txt", "en_kjv.txt", "en_pydocs.txt", "code_python.txt", "ko_prose.txt", "multi_unicode.txt"]
 ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
 #: BYTEPAIR_HYPOTHESIS_SCALE multiplies every property test's max_examples (long runs, docs/reliability.md).
 HYPOTHESIS_SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
+#: BYTEPAIR_REQUIRE_OPTIONAL=1 (set by .ci/run, whose environment has the ``test`` extra): a missing
+#: optional dependency fails the tests that need it instead of skipping them.
+REQUIRE_OPTIONAL = os.environ.get("BYTEPAIR_REQUIRE_OPTIONAL") == "1"
+
+
+def optional(module: str) -> ModuleType:
+    """Imports an optional dependency a test needs. When it is missing the test
+    (or, called at module level, the module) is skipped, saying why; under
+    BYTEPAIR_REQUIRE_OPTIONAL=1 it fails instead."""
+    if not REQUIRE_OPTIONAL:
+        return pytest.importorskip(module)
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        pytest.fail(f"optional dependency {module} is missing ({e}); BYTEPAIR_REQUIRE_OPTIONAL=1 asks for it",
+                    pytrace=False)
 
 
 def corpus(name: str) -> str:
@@ -26,8 +47,8 @@ def corpora() -> dict:
 
 def tiktoken_encoding(name: str):
     """A real ``tiktoken.Encoding`` built offline from bytepair's bundled rank file
-    (skips the test when tiktoken is not installed)."""
-    pytest.importorskip("tiktoken")
+    (see :func:`optional` for a missing tiktoken)."""
+    optional("tiktoken")
     from bytepair import registry
 
     return registry.tiktoken_encoding(name)
@@ -45,15 +66,6 @@ def no_panic(fn, *args, **kwargs):
 
 
 # hypothesis: no example database in the working directory; deterministic in CI
-try:
-    import tempfile
-
-    from hypothesis import settings
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    set_hypothesis_home_dir(tempfile.mkdtemp(prefix="bytepair-hypothesis-"))
-
-    settings.register_profile("bytepair", database=None, derandomize=True, deadline=None, print_blob=True)
-    settings.load_profile("bytepair")
-except ImportError:  # pragma: no cover
-    pass
+set_hypothesis_home_dir(tempfile.mkdtemp(prefix="bytepair-hypothesis-"))
+settings.register_profile("bytepair", database=None, derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("bytepair")

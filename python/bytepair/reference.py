@@ -502,7 +502,7 @@ def compile_pattern(pattern: Optional[str]):
 # write token bytes as strings. It plays no part in training or encoding.
 
 
-# ================================================================ Growing vocabularies (issue 16)
+# ================================================================ Growing vocabularies
 #
 # Two trainers that differ from :func:`train_from_counts` in one respect each:
 #

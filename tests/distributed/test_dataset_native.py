@@ -21,6 +21,7 @@ from test_distributed_local import make_shards, real_documents, write_shard
 import bytepair
 from bytepair.distributed import LocalEngine, ShardsFailedError, encode_dataset, iter_documents, read_manifest
 from bytepair.distributed import encode as enc_mod
+from conftest import optional
 
 
 def python_outputs(monkeypatch, paths, out: Path, **kw) -> Dict[str, bytes]:
@@ -202,7 +203,7 @@ def test_write_failure_leaves_no_partial_file_and_resumes(tmp_path):
 
 
 def test_encode_files_equals_encode_batch_to_numpy(tmp_path):
-    np = pytest.importorskip("numpy")
+    np = optional("numpy")
     paths, docs = make_shards(tmp_path / "in", 5, seed=21)
     for name in ["o200k_base", "cl100k_base"]:
         tok = bytepair.get_encoding(name)
@@ -267,8 +268,8 @@ def test_fallback_and_concurrent_batches_never_wait_on_each_other(tmp_path, monk
 
 
 def test_parquet_batches_dictionary_and_large_strings(tmp_path, monkeypatch):
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    pa = optional("pyarrow")
+    pq = optional("pyarrow.parquet")
     docs = [d for d in real_documents() if len(d) < 400][:3000] * 7  # > one batch of 8192 rows
     (tmp_path / "in").mkdir()
     pq.write_table(pa.table({"text": docs}), tmp_path / "in" / "many.parquet", row_group_size=5000)
@@ -295,7 +296,7 @@ def test_ctrl_c_stops_the_run_without_partial_files_and_resumes(tmp_path, monkey
     paths, _ = make_shards(tmp_path / "in", 6, seed=17)
     assert paths[1].name.endswith(".parquet")
     # zstd: the Rust reader hands the shard to the Python loader, which interrupts
-    pq = pytest.importorskip("pyarrow.parquet")
+    pq = optional("pyarrow.parquet")
     pq.write_table(pq.read_table(paths[1]), paths[1], compression="zstd")
     real = enc_mod.pipeline.parquet_columns
     out = tmp_path / "out"

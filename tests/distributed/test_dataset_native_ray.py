@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-ray = pytest.importorskip("ray")
+from conftest import optional
+
+ray = optional("ray")
 pytestmark = pytest.mark.ray
 
 from test_dataset_native import files, python_outputs

@@ -36,8 +36,9 @@ from bytepair.distributed import (
     iter_documents,
     read_manifest,
 )
+from conftest import optional
 
-ray = pytest.importorskip("ray")
+ray = optional("ray")
 pytestmark = pytest.mark.ray
 
 

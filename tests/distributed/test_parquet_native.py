@@ -19,9 +19,10 @@ from test_distributed_local import real_documents
 import bytepair
 from bytepair.distributed import ShardsFailedError, encode_dataset, iter_documents
 from bytepair.shards import pipeline as native
+from conftest import optional
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+pa = optional("pyarrow")
+pq = optional("pyarrow.parquet")
 
 
 def spy_loader(monkeypatch) -> List[str]:

@@ -9,7 +9,7 @@ import pytest
 
 import bytepair
 from bytepair.errors import DisallowedSpecialError
-from conftest import CORPORA, ENCODINGS, tiktoken_encoding
+from conftest import CORPORA, ENCODINGS, optional, tiktoken_encoding
 
 
 def documents(text: str) -> list:
@@ -74,12 +74,12 @@ def test_decode_surface_matches_tiktoken(corpora):
     assert ours.decode_single_token_bytes(199999) == b"<|endoftext|>"
     assert ours.decode_batch([ids[:10], ids[10:20]]) == [ref.decode(ids[:10]), ref.decode(ids[10:20])]
     # tuples and numpy arrays are sequences of ints too
-    np = pytest.importorskip("numpy")
+    np = optional("numpy")
     assert ours.decode(tuple(ids[:30])) == ours.decode(np.array(ids[:30], dtype=np.uint32))
 
 
 def test_numpy_is_uint32_and_equal():
-    np = pytest.importorskip("numpy")
+    np = optional("numpy")
     enc = bytepair.get_encoding("cl100k_base")
     arr = enc.encode_to_numpy("hello world " * 100)
     assert arr.dtype == np.uint32 and arr.tolist() == enc.encode("hello world " * 100)
@@ -93,7 +93,7 @@ def test_numpy_owns_the_core_buffer_and_keeps_it_alive():
     reference are gone). The array is the vector's only user, so it is writable."""
     import gc
 
-    np = pytest.importorskip("numpy")
+    np = optional("numpy")
     enc = bytepair.get_encoding("cl100k_base")
     text = "zero copy, kept alive. " * 5000
     want = enc.encode(text)
@@ -116,7 +116,7 @@ def test_numpy_owns_the_core_buffer_and_keeps_it_alive():
 
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_batch_to_numpy_is_encode_batch_flattened(name, corpora):
-    np = pytest.importorskip("numpy")
+    np = optional("numpy")
     enc = bytepair.get_encoding(name)
     docs = documents(corpora["en_austen.txt"])[:40] + ["", "\ud800 lone", "안녕하세요 " * 50] + documents(
         corpora["ko_prose.txt"]

@@ -5,8 +5,6 @@ round-trips every str without lone surrogates."""
 from __future__ import annotations
 
 import pytest
-
-hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

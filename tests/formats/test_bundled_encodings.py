@@ -1,14 +1,13 @@
-"""Bundled encodings: names, hashes, model names, load time, corruption."""
+"""Bundled encodings: names, hashes, model names, a fresh load, corruption."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
 import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError, UnknownEncodingError
+from conftest import optional
 
 
 def test_names_and_aliases():
@@ -35,7 +34,7 @@ def test_unknown_name_lists_available():
     ("davinci", "r50k_base"), ("gpt2", "gpt2"), ("ft:gpt-4o-2024:org::id", "o200k_base"),
 ])
 def test_models_match_tiktoken(model, name):
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = optional("tiktoken")
     assert bytepair.encoding_name_for_model(model) == name
     assert tiktoken.encoding_name_for_model(model) == name
     assert bytepair.encoding_for_model(model).name == name
@@ -65,13 +64,12 @@ def test_corrupt_rank_file_is_a_clear_error():
         registry.load_bundled("gpt2", b"AA== 0\n!!!! 1\n")
 
 
-def test_load_is_fast():
-    # fresh load of the largest encoding (not the cached one); generous bound for CI
-    t = time.perf_counter()
+def test_fresh_load_equals_the_cached_encoding():
+    # a new build of the largest encoding from its rank file (its load time is
+    # measured by benches/bench_encode.py: load_s, part of the cold figure)
     tok = registry.load_bundled("o200k_base", registry.read_bundled_ranks("o200k_base"))
-    elapsed = time.perf_counter() - t
     assert tok.encode("hello") == [24912]
-    assert elapsed < 5.0, elapsed
+    assert tok == bytepair.get_encoding("o200k_base") and tok is not bytepair.get_encoding("o200k_base")
 
 
 def test_token_views_agree_with_file():

@@ -14,6 +14,7 @@ from bytepair import conversion
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import detect, gpt2, hf_json, native
 from bytepair.formats import tiktoken_ranks as tt_format
+from conftest import optional
 
 SHORT = "Hello, world! 안녕하세요 🎉 def f(x): return x**2  \n\n  12345 <|endoftext|>"
 TARGETS = [("bytepair", "tok.json"), ("tiktoken", "tok.tiktoken"), ("hf", "tokenizer.json"), ("gpt2", "gpt2-dir")]
@@ -190,7 +191,7 @@ def test_char_tokenizer_cannot_become_byte_level(tmp_path):
 
 
 def test_file_the_peer_library_rejects_is_not_kept(tmp_path, monkeypatch):
-    pytest.importorskip("tokenizers")
+    optional("tokenizers")
     from bytepair.formats import hf_json as hf_mod
 
     # a written pattern that tokenizers' regex engine cannot compile

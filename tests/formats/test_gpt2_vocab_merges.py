@@ -12,7 +12,7 @@ import bytepair
 from bytepair.errors import FormatError
 from bytepair.formats import gpt2
 from bytepair.reference import bytes_to_unicode
-from conftest import corpus, tiktoken_encoding
+from conftest import corpus, optional, tiktoken_encoding
 
 
 def test_gpt2_minimal_layout(tmp_path):
@@ -33,7 +33,7 @@ def test_gpt2_minimal_layout(tmp_path):
 
 @pytest.mark.parametrize("merges", ["all", "minimal"])
 def test_round_trip_and_tokenizers_library(tmp_path, merges):
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = optional("tokenizers")
     tok = trained()
     gpt2.save(tok, tmp_path, merges=merges)
     back = bytepair.load(tmp_path, pattern=tok.pattern)
@@ -56,7 +56,7 @@ def test_round_trip_and_tokenizers_library(tmp_path, merges):
 
 
 def test_bundled_gpt2_via_gpt2_files_matches_tiktoken(tmp_path):
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = optional("tokenizers")
     from tokenizers import models, pre_tokenizers
 
     gpt2.save(bytepair.get_encoding("gpt2"), tmp_path, merges="minimal")

@@ -12,9 +12,9 @@ import pytest
 import bytepair
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import hf_json
-from conftest import corpus, tiktoken_encoding
+from conftest import corpus, optional, tiktoken_encoding
 
-tokenizers = pytest.importorskip("tokenizers")
+tokenizers = optional("tokenizers")
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
 # English, Korean, code and emoji-heavy text (multi_unicode has every emoji with its names)

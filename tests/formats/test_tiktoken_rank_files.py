@@ -12,9 +12,9 @@ import bytepair
 from bytepair import registry
 from bytepair.errors import FormatError
 from bytepair.formats import tiktoken_ranks as tt_format
-from conftest import ENCODINGS, corpus
+from conftest import ENCODINGS, corpus, optional
 
-tiktoken = pytest.importorskip("tiktoken")
+tiktoken = optional("tiktoken")
 
 
 @pytest.mark.parametrize("name", ENCODINGS)

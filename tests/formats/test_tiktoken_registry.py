@@ -10,7 +10,7 @@ import pytest
 
 import bytepair
 from bytepair import registry
-from conftest import corpus, tiktoken_encoding
+from conftest import corpus, optional, tiktoken_encoding
 
 P50K_PIN = "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
 NEW = ["p50k_base", "p50k_edit", "o200k_harmony"]
@@ -26,7 +26,7 @@ def test_p50k_rank_file_is_built_from_r50k_and_matches_tiktokens_pin():
 
 
 def test_pins_are_tiktokens():
-    tiktoken_ext = pytest.importorskip("tiktoken_ext.openai_public")
+    tiktoken_ext = optional("tiktoken_ext.openai_public")
     import inspect
 
     src = inspect.getsource(tiktoken_ext)
@@ -94,7 +94,7 @@ def test_harmony_specials_and_shared_id():
 
 
 def _tiktoken_tables():
-    model = pytest.importorskip("tiktoken.model")
+    model = optional("tiktoken.model")
     return model.MODEL_TO_ENCODING, model.MODEL_PREFIX_TO_ENCODING
 
 

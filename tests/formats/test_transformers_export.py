@@ -12,11 +12,11 @@ import pytest
 
 import bytepair
 from bytepair.cli import main
-from conftest import CORPORA, corpus
+from conftest import CORPORA, corpus, optional
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # no network, ever
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-transformers = pytest.importorskip("transformers")
+transformers = optional("transformers")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")

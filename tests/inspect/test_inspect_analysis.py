@@ -11,7 +11,7 @@ import pytest
 import bytepair
 from bytepair import inspect as bi
 from bytepair.inspect.trace import _join_tokens
-from conftest import tiktoken_encoding
+from conftest import optional, tiktoken_encoding
 
 
 def _tokens(step_or_trace) -> str:
@@ -83,7 +83,7 @@ def test_trace_rejects_bad_merge_count():
 
 
 def test_sweep_of_a_bundled_encoding_is_truncation(corpora):
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = optional("tiktoken")
     text = corpora["ko_prose.txt"][:5000]
     enc = bytepair.get_encoding("gpt2")
     s = bi.sweep(enc, [1000, 10000, enc.n_vocab], text)
@@ -260,7 +260,7 @@ def test_char_tokenizer_unknowns_are_counted():
 
 
 def test_rich_rendering():
-    pytest.importorskip("rich")
+    optional("rich")
     from rich.console import Console
 
     console = Console(record=True, width=120, color_system=None)

@@ -71,7 +71,7 @@ def test_unmatched_text_is_its_own_chunk_in_core_and_reference(pattern):
 def test_train_encode_count_keep_unmatched_text():
     text = "the cat sat on the mat"
     tok = bytepair.train(text * 3, 262, pattern="(?:the)")
-    assert tok.decode(tok.encode(text)) == text  # was "thethe": everything else dropped
+    assert tok.decode(tok.encode(text)) == text  # the text between matches is kept, not dropped
     counts = ChunkCounts.from_texts([text], pattern="(?:the)")
     assert sum(len(c) * n for c, n in counts.items()) == len(text.encode())
     ref = R.count_chunks([text], "(?:the)")

@@ -28,11 +28,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bytepair import _core, patterns, reference
+from conftest import optional
 
 NAMES = ["gpt2", "cl100k", "o200k"]
 PATTERN = {"gpt2": patterns.GPT2, "cl100k": patterns.CL100K, "o200k": patterns.O200K}
 
-tiktoken = pytest.importorskip("tiktoken")
+tiktoken = optional("tiktoken")
 
 
 def tiktoken_pieces(name: str, text: str, expected: list) -> list:

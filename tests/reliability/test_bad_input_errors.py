@@ -1,4 +1,4 @@
-"""Issue 2's "Bad input" list through the public API: each case raises a clear
+"""Bad input through the public API: each case raises a clear
 exception (a ValueError subclass from bytepair.errors, or the OS error for a
 missing file) that names the problem and, for files, the path; and nothing
 half-written is left on disk."""

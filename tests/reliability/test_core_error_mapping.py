@@ -1,6 +1,6 @@
 """Every core error variant reaches Python as its ``bytepair.errors`` class with
 the core's facts as attributes (the table in src/py/errors.rs), and the Python
-layers that used to read facts out of messages get them from the attributes."""
+layers read those facts from the attributes, never from the messages."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -84,7 +83,6 @@ def test_linear_time_on_hostile_input(name):
         [sys.executable, "-c", CHILD, name, str(N), str(FACTOR), json.dumps(CASES)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
     )
-    deadline = time.monotonic() + BUDGET_S
     results = []
     try:
         out, err = proc.communicate(timeout=BUDGET_S)
@@ -94,7 +92,6 @@ def test_linear_time_on_hostile_input(name):
         done = [json.loads(line)["case"] for line in out.splitlines() if line.strip()]
         pending = [c for c in CASES if c not in done]
         pytest.fail(f"{name}: not done within {BUDGET_S:.0f}s; finished {done}, stuck on {pending[:1]}")
-    assert time.monotonic() <= deadline + 5
     assert proc.returncode == 0, err[-3000:]
     results = [json.loads(line) for line in out.splitlines() if line.strip()]
     assert [r["case"] for r in results] == list(CASES)

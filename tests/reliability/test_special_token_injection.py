@@ -135,7 +135,7 @@ def test_special_text_rejects_unknown_policy():
 
 @pytest.mark.parametrize("bad_id", [-1, 2**32, 2**40])
 def test_special_id_out_of_range_is_a_vocab_error(bad_id):
-    """Found by the reader fuzzing: an id that does not fit the core's u32 was
-    an OverflowError from the binding layer instead of a clear VocabError."""
+    """A special id that does not fit the core's u32 is a clear VocabError, not
+    an OverflowError from the binding layer."""
     with pytest.raises(bytepair.VocabError, match="ids must be in"):
         Tokenizer([bytes([b]) for b in range(256)], None, {"<|x|>": bad_id})

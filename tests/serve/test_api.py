@@ -4,6 +4,7 @@ but the page's own assets is ever served."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import sys
@@ -12,16 +13,14 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
-
-import itertools
-
 from bytepair import get_encoding, load
 from bytepair.cli import main
 from bytepair.inspect import compare, pieces, trace
 from bytepair.serve import LIMITS, PortInUseError, Server, bind
-from conftest import corpus
+from conftest import corpus, optional
+
+optional("starlette")
+optional("uvicorn")
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 

@@ -18,6 +18,7 @@ from bytepair.cli import main
 from bytepair.errors import TrainingError, UnsupportedComponentError
 from bytepair.formats import gpt2 as gpt2_format
 from bytepair.formats import hf_json, tiktoken_ranks
+from conftest import optional
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -213,7 +214,7 @@ def test_tiktoken_file_round_trip_keeps_gaps(grown_o200k, tmp_path, en, ko):
     assert b" 199998\n" not in data and b" 199997\n" in data and b" 200019\n" in data
     back = bytepair.load(p, pattern="o200k", special_tokens=grown_o200k.special_tokens)
     assert back == grown_o200k
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = optional("tiktoken")
     ranks = {t: i for i, t in enumerate(tiktoken_ranks.parse_ranks(data)) if t}
     enc = tiktoken.Encoding("x", pat_str=grown_o200k.pattern, mergeable_ranks=ranks,
                             special_tokens=grown_o200k.special_tokens)
@@ -228,7 +229,7 @@ def test_tokenizer_json_keeps_gaps_and_gpt2_files_refuse_them(grown_o200k, tmp_p
     assert 199998 not in vocab.values() and vocab["<|endoftext|>"] == 199999 and len(vocab) == 200019 - 19 + 300
     back = bytepair.load(p)
     assert back == grown_o200k and back.gaps == grown_o200k.gaps
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = optional("tokenizers")
     hf = tokenizers.Tokenizer.from_file(str(p))
     sample = ko[:20000] + en[:5000] + "<|endoftext|>"
     assert hf.encode(sample, add_special_tokens=False).ids == grown_o200k.encode(sample, allowed_special="all")

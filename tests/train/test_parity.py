@@ -13,6 +13,7 @@ from bytepair import reference as R
 from bytepair.cli import main
 from bytepair.errors import TrainingError
 from bytepair.inspect import parity
+from conftest import optional
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -197,7 +198,7 @@ def test_cli_parity_and_train(tmp_path, capsys, langs):
     assert main(["parity", "-e", "gpt2", "--lang", "en"]) == 2
     assert "LANG=FILE" in capsys.readouterr().err
     assert main(["train", "--dev", f"en={files['en'][1]}"]) == 2
-    pytest.importorskip("matplotlib")
+    optional("matplotlib")
     png = tmp_path / "parity.png"
     assert main(["parity", "-e", "gpt2", "--lang", f"en={files['en'][1]}", "--lang", f"ko={files['ko'][1]}",
                  "--plot", str(png)]) == 0

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import json_error_text
-from ..inspect import count_tokens
+from ..inspect import TokenizerLike, count_tokens
 from ..render import Plain, format_table
+from ..tokenizer import Tokenizer
 from .common import (
     UsageError,
     add_command,
@@ -33,12 +34,12 @@ from .common import (
 )
 
 
-def _byte_ids(tok: Any) -> list[int]:
+def _byte_ids(tok: Tokenizer) -> list[int]:
     ranks = tok.mergeable_ranks
     return [ranks[bytes([b])] for b in range(256)]
 
 
-def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> list[int]:
+def _encode_raw(tok: Tokenizer, data: bytes, allow_special: bool) -> list[int]:
     """Encodes arbitrary bytes: valid UTF-8 runs as text, each invalid byte as its
     single-byte token, so ``decode_bytes`` gives ``data`` back exactly."""
     s = data.decode("utf-8", "surrogateescape")
@@ -55,7 +56,7 @@ def _encode_raw(tok: Any, data: bytes, allow_special: bool) -> list[int]:
     return ids
 
 
-def _encode_text(tok: Any, text: str, allow_special: bool, args: argparse.Namespace | None = None) -> list[int]:
+def _encode_text(tok: Tokenizer, text: str, allow_special: bool, args: argparse.Namespace | None = None) -> list[int]:
     if not text:
         return []
     blocks = _blocks_with_progress(tok, text, args)
@@ -100,10 +101,10 @@ def split_blocks(text: str, size: int) -> list[str]:
     return out
 
 
-def _blocks_with_progress(tok: Any, text: str, args: argparse.Namespace | None) -> Iterable[str] | None:
+def _blocks_with_progress(tok: Tokenizer, text: str, args: argparse.Namespace | None) -> Iterable[str] | None:
     """Blocks of a long text wrapped in a progress bar, when one would be shown;
     None otherwise (the text is then encoded whole)."""
-    if args is None or len(text) <= BLOCK_CHARS or getattr(tok, "pattern_name", None) not in _SPLITTABLE:
+    if args is None or len(text) <= BLOCK_CHARS or tok.pattern_name not in _SPLITTABLE:
         return None
     if getattr(args, "json", False) or not getattr(sys.stderr, "isatty", lambda: False)():
         return None
@@ -188,22 +189,21 @@ def cmd_decode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stream_steps(tok: Any, ids: Sequence[int]) -> tuple[list[str], str]:
+def _stream_steps(tok: TokenizerLike, ids: Sequence[int]) -> tuple[list[str], str]:
     """What an incremental decoder emits after each id, and what ``flush`` adds at
-    the end. Uses ``tok.stream_decoder()`` when the tokenizer has one."""
-    make = getattr(tok, "stream_decoder", None)
-    if callable(make):
-        dec = make()
+    the end: a byte-level tokenizer's own ``stream_decoder()``, else UTF-8
+    decoding of each token's bytes."""
+    if isinstance(tok, Tokenizer):
+        dec = tok.stream_decoder()
         steps = [dec.feed(i) for i in ids]
-        flush = getattr(dec, "flush", None)
-        return steps, flush() if callable(flush) else ""
+        return steps, dec.flush()
 
     inc = codecs.getincrementaldecoder("utf-8")(errors="replace")
     steps = [inc.decode(tok.decode_single_token_bytes(i)) for i in ids]
     return steps, inc.decode(b"", final=True)
 
 
-def _decode_stream(tok: Any, ids: Sequence[int], args: argparse.Namespace) -> int:
+def _decode_stream(tok: TokenizerLike, ids: Sequence[int], args: argparse.Namespace) -> int:
     steps, tail = _stream_steps(tok, ids)
     alone = [tok.decode_single_token_bytes(i) for i in ids]
     if args.json:

@@ -291,7 +291,7 @@ def _run_in_threads(
             stamps[i] = source_stamp(src)
             jobs.append(i)
         except OSError:
-            pass  # the Python path reports it, as before
+            pass  # the Python path reports it
 
     def python_path(i: int) -> Outcome:
         try:

@@ -65,7 +65,8 @@ from typing import Any, Literal, Optional
 
 from .. import _core
 from ..render.text import TableResult, per, show_bytes, visible
-from .common import TextSource, read_documents, resolve_tokenizer
+from ..tokenizer import Tokenizer
+from .common import TextSource, TokenizerSpec, read_documents, resolve_tokenizer
 
 Status = Literal["whole-piece", "merges", "unreachable", "undecided"]
 
@@ -386,7 +387,7 @@ def _spread(items: Sequence[bytes], n: int) -> list[bytes]:
 # ---------------------------------------------------------------- the audit
 
 
-def merge_without_shortcut(tok: Any, b: bytes) -> list[int]:
+def merge_without_shortcut(tok: Tokenizer, b: bytes) -> list[int]:
     """The ids of ``b`` merged from single bytes, lowest rank first, without the
     whole-piece shortcut (what happens to ``b``'s span inside a longer piece).
 
@@ -431,26 +432,26 @@ def _wide_candidates(b: bytes) -> list[str]:
     return list(dict.fromkeys(a + core + z for core in cores for a in WIDE_CONTEXT for z in WIDE_CONTEXT))
 
 
-def _spans(tok: Any, text: str) -> list[tuple[int, int]]:
+def _spans(tok: Tokenizer, text: str) -> list[tuple[int, int]]:
     return [tuple(x) for x in _core.pretokenize_spans(tok.pattern, text)]  # type: ignore[misc]
 
 
-def _is_whole_piece(tok: Any, text: str, b: bytes) -> bool:
+def _is_whole_piece(tok: Tokenizer, text: str, b: bytes) -> bool:
     """Whether one piece of ``text`` is exactly ``b``."""
     raw = text.encode("utf-8")
     return any(raw[s:e] == b for s, e in _spans(tok, text))
 
 
-def _cut_text(tok: Any, text: str) -> str:
+def _cut_text(tok: Tokenizer, text: str) -> str:
     raw = text.encode("utf-8")
     return _quoted("|".join(visible(show_bytes(raw[s:e])) for s, e in _spans(tok, text)))
 
 
-def _tokens_text(tok: Any, ids: Sequence[int]) -> str:
+def _tokens_text(tok: Tokenizer, ids: Sequence[int]) -> str:
     return _quoted("|".join(visible(show_bytes(tok.decode_single_token_bytes(i))) for i in ids))
 
 
-def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | None = None) -> Audit:
+def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threads: int | None = None) -> Audit:
     """Audits every mergeable token of a byte-level BPE tokenizer (see the module
     docstring for the exact definitions), with optional corpus use.
 
@@ -464,10 +465,9 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
     ...     print(u.status, u.reason or "-")
     whole-piece -
     unreachable not a whole piece (the pre-tokenizer cuts it as 'a| b'); merging its bytes gives 'a| |b'
-
     """
     tok = resolve_tokenizer(tokenizer)
-    if not hasattr(tok, "token_bytes_list") or not hasattr(tok, "core"):
+    if not isinstance(tok, Tokenizer):
         raise TypeError(f"audit takes a byte-level Tokenizer, got {type(tok).__name__}")
     tokens: list[bytes] = tok.token_bytes_list
     n = len(tokens)
@@ -554,7 +554,7 @@ def audit(tokenizer: Any, text: TextSource | None = None, *, num_threads: int | 
         corpus = CorpusUse(sum(len(d.encode("utf-8")) for d in docs), n_tokens,
                            sum(1 for i in range(n) if seen[i]), unused,
                            sum(1 for i in unused if done[i].status in ("whole-piece", "merges")))
-    return Audit(str(getattr(tok, "name", "tokenizer")), n, done, duplicates(tokens), corpus)
+    return Audit(tok.name, n, done, duplicates(tokens), corpus)
 
 
 def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, TypeGuard, Union, runtime_checkable
 
 from ..char import CharTokenizer
 from ..documents import Data as TextSource
@@ -41,7 +41,12 @@ def tokenizer_name(tok: object) -> str:
     return str(getattr(tok, "name", None) or type(tok).__name__)
 
 
-def resolve_tokenizer(tok: Any) -> Any:
+#: What the tools take where a tokenizer is meant: a tokenizer object, a bundled
+#: encoding name or a tokenizer file.
+TokenizerSpec = Union[str, "os.PathLike[str]", TokenizerLike]
+
+
+def resolve_tokenizer(tok: TokenizerSpec) -> TokenizerLike:
     """The tokenizer meant by ``tok``: a bundled encoding name, a tokenizer file
     path, or a tokenizer object (returned as it is)."""
     if isinstance(tok, str):
@@ -92,10 +97,10 @@ def token_bytes(tok: TokenizerLike, i: int) -> bytes:
     return tok.decode_single_token_bytes(i)
 
 
-def is_char_tokenizer(tok: object) -> bool:
+def is_char_tokenizer(tok: object) -> TypeGuard[CharTokenizer]:
     """Whether ``tok`` is the character-level teaching tokenizer."""
     return isinstance(tok, CharTokenizer)
 
 
-__all__ = ["TextSource", "TokenizerLike", "count_tokens", "encode_plain", "is_char_tokenizer", "is_complete_utf8",
+__all__ = ["TextSource", "TokenizerLike", "TokenizerSpec", "count_tokens", "encode_plain", "is_char_tokenizer", "is_complete_utf8",
            "read_documents", "resolve_tokenizer", "token_bytes", "tokenizer_name"]

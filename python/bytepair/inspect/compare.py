@@ -13,6 +13,7 @@ from ..render.text import TableResult, display_width, per, visible
 from .common import (
     SpecialIds,
     TextSource,
+    TokenizerSpec,
     count_tokens,
     encode_plain,
     is_char_tokenizer,
@@ -96,7 +97,7 @@ def _short(s: str, width: int = 20) -> str:
     return out + "…"
 
 
-def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, Any] | Sequence[Any], *,
+def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, TokenizerSpec] | Sequence[TokenizerSpec], *,
             allowed_special: SpecialIds = ()) -> Comparison:
     """Tokens, bytes per token and characters per token for every text and tokenizer.
 
@@ -130,10 +131,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, A
     for label, text in labelled.items():
         nb, nc = len(text.encode("utf-8")), len(text)
         for name, tok in toks.items():
-            n_vocab = getattr(tok, "n_vocab", None)
-            if n_vocab is None:
-                n_vocab = len(getattr(tok, "vocab", ()))
-            rows.append(CompareRow(label, name, int(n_vocab), count_tokens(tok, text, allowed_special), nb, nc))
+            rows.append(CompareRow(label, name, tok.n_vocab, count_tokens(tok, text, allowed_special), nb, nc))
     return Comparison(list(labelled), list(toks), rows)
 
 
@@ -181,7 +179,7 @@ class Evaluation(TableResult, _PerToken):
                 "unknown": self.unknown, "unknown_share": self.unknown_share}
 
 
-def evaluate(tokenizer: Any, held_out: TextSource, *, allowed_special: SpecialIds = ()) -> Evaluation:
+def evaluate(tokenizer: TokenizerSpec, held_out: TextSource, *, allowed_special: SpecialIds = ()) -> Evaluation:
     """Bytes per token and the share of byte-fallback / unknown tokens on held-out text.
 
     ``held_out`` is a str, a path, or a list of them.

@@ -35,7 +35,8 @@ from typing import Any, Optional
 
 from .. import patterns
 from ..render.text import TableResult, display_width, show_bytes, visible
-from .common import TextSource, read_documents, resolve_tokenizer
+from ..tokenizer import Tokenizer
+from .common import TextSource, TokenizerSpec, read_documents, resolve_tokenizer
 
 
 @dataclass
@@ -244,7 +245,7 @@ def _longest_common_order(seq: Sequence[int]) -> set[int]:
     return keep
 
 
-def _pairs(tok: Any) -> Optional[dict[bytes, tuple[bytes, bytes]]]:
+def _pairs(tok: Tokenizer) -> Optional[dict[bytes, tuple[bytes, bytes]]]:
     """Token bytes -> the bytes of the pair whose merge makes it, or None when the
     merge list cannot be derived (a vocabulary whose tokens are not all built by merges)."""
     try:
@@ -297,7 +298,7 @@ def _segments(a: list[bytes], b: list[bytes], context: int = 1) -> list[Segment]
     return out
 
 
-def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
+def diff(a: TokenizerSpec, b: TokenizerSpec, text: TextSource | None = None) -> Diff:
     """Compares two tokenizers (objects, bundled encoding names or tokenizer files).
 
     ``text`` (a str, a path, or a list of them: each is one document) adds
@@ -308,11 +309,11 @@ def diff(a: Any, b: Any, text: TextSource | None = None) -> Diff:
     (True, 6, 3)
     """
     ta, tb = resolve_tokenizer(a), resolve_tokenizer(b)
-    for t in (ta, tb):
-        if not hasattr(t, "token_bytes_list"):
-            raise TypeError(f"diff takes byte-level Tokenizers, got {type(t).__name__}")
-    name_a = str(getattr(ta, "name", "a") or "a")
-    name_b = str(getattr(tb, "name", "b") or "b")
+    if not isinstance(ta, Tokenizer) or not isinstance(tb, Tokenizer):
+        bad = tb if isinstance(ta, Tokenizer) else ta
+        raise TypeError(f"diff takes byte-level Tokenizers, got {type(bad).__name__}")
+    name_a = ta.name or "a"
+    name_b = tb.name or "b"
     if name_a == name_b:
         name_a, name_b = name_a + " (a)", name_b + " (b)"
     toks_a: list[bytes] = ta.token_bytes_list

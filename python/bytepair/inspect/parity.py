@@ -14,7 +14,7 @@ from ..documents import iter_documents, read_text_file
 from ..parity import check_unit
 from ..reference import gini
 from ..render.text import PerToken, TableResult, format_table
-from .common import count_tokens, resolve_tokenizer, tokenizer_name
+from .common import TokenizerSpec, count_tokens, resolve_tokenizer, tokenizer_name
 
 
 @dataclass
@@ -101,7 +101,7 @@ def _text_of(value: Any) -> str:
 
 
 def parity(
-    tokenizers: Union[Mapping[str, Any], Sequence[Any]],
+    tokenizers: Union[Mapping[str, TokenizerSpec], Sequence[TokenizerSpec]],
     texts_by_language: Mapping[str, Any],
     *,
     unit: str = "bytes",
@@ -132,9 +132,9 @@ def parity(
         toks = {str(k): resolve_tokenizer(v) for k, v in tokenizers.items()}
     else:
         toks = {}
-        for t in tokenizers:
-            obj = resolve_tokenizer(t)
-            label = t if isinstance(t, str) and not os.path.exists(t) else tokenizer_name(obj)
+        for spec in tokenizers:
+            obj = resolve_tokenizer(spec)
+            label = spec if isinstance(spec, str) and not os.path.exists(spec) else tokenizer_name(obj)
             while label in toks:
                 label += "'"
             toks[label] = obj

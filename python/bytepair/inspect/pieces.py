@@ -11,7 +11,10 @@ from typing import Any
 from ..render.text import Plain, TableResult, plain, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
 from .common import (
+    TokenizerLike,
+    TokenizerSpec,
     encode_plain,
+    is_char_tokenizer,
     is_complete_utf8,
     resolve_tokenizer,
     token_bytes,
@@ -61,7 +64,7 @@ class WordRanks(TableResult):
              "piece_ids": r.piece_ids} for r in self.rows]}
 
 
-def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
+def word_ranks(tokenizer: TokenizerSpec, words: Iterable[str]) -> WordRanks:
     """For each word, the merge number and id at which it became one token, or its
     pieces if it never did.
 
@@ -92,14 +95,16 @@ def word_ranks(tokenizer: Any, words: Iterable[str]) -> WordRanks:
     return WordRanks(tokenizer_name(tok), rows)
 
 
-def _multi_byte_prefix(tok: Any) -> list[int]:
+def _multi_byte_prefix(tok: TokenizerLike) -> list[int]:
     """``out[i]`` = number of multi-byte tokens with id <= i (the merge number of i)."""
-    if hasattr(tok, "token_bytes_list"):
-        tokens: Sequence[Any] = tok.token_bytes_list
-        single = [len(t) <= 1 for t in tokens]
-    else:  # character-level: ids 0..alphabet are single characters, merges after
-        tokens = list(tok.vocab)
-        single = [len(t) <= 1 for t in tokens]
+    tokens: Sequence[bytes | str]
+    if isinstance(tok, Tokenizer):
+        tokens = tok.token_bytes_list
+    elif is_char_tokenizer(tok):  # ids 0..alphabet are single characters, merges after
+        tokens = tok.vocab
+    else:
+        raise TypeError(f"word ranks need a bytepair Tokenizer or CharTokenizer, got {type(tok).__name__}")
+    single = [len(t) <= 1 for t in tokens]
     out, n = [], 0
     for s in single:
         if not s:
@@ -200,7 +205,7 @@ class Pieces(TableResult):
              "complete": p.complete, "special": p.special} for p in self.pieces]}
 
 
-def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = (),
+def pieces(tokenizer: TokenizerSpec, text: str, *, allowed_special: str | Iterable[str] = (),
            limit: int | None = None) -> Pieces:
     """Encodes ``text`` and describes every token: id, bytes, text, and whether it
     is a complete UTF-8 sequence on its own.
@@ -223,7 +228,7 @@ def pieces(tokenizer: Any, text: str, *, allowed_special: str | Iterable[str] = 
     return Pieces(tokenizer_name(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))
 
 
-def piece_ids(tok: Any, text: str, allowed_special: str | Iterable[str] = ()) -> tuple[list[int], set[int], list]:
+def piece_ids(tok: TokenizerLike, text: str, allowed_special: str | Iterable[str] = ()) -> tuple[list[int], set[int], list]:
     """The ids of ``text`` (as :func:`pieces` encodes it), the special ids, and each
     token's character span (None where the tokenizer has no offsets)."""
     if isinstance(tok, Tokenizer):
@@ -236,7 +241,7 @@ def piece_ids(tok: Any, text: str, allowed_special: str | Iterable[str] = ()) ->
     return ids, set(), [None] * len(ids)
 
 
-def describe_pieces(tok: Any, ids: Sequence[int], special_ids: set[int], chars: Sequence[Any],
+def describe_pieces(tok: TokenizerLike, ids: Sequence[int], special_ids: set[int], chars: Sequence[Any],
                     first: int = 0, pos: int = 0) -> list[Piece]:
     """:class:`Piece` rows for ``ids`` (with their character spans ``chars``),
     numbered from ``first``, starting at byte ``pos``."""

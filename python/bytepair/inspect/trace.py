@@ -246,9 +246,12 @@ def sweep(
     [(0, 51), (2, 33), (4, 19)]
     """
     if isinstance(source, str) and eval_text is not None and not _looks_like_text(source):
-        source = resolve_tokenizer(source)
-    tok_given = isinstance(source, Tokenizer) or hasattr(source, "truncate")
-    n_special = len(source.special_tokens) if tok_given else len(special_tokens)  # type: ignore[union-attr]
+        resolved = resolve_tokenizer(source)
+        if not isinstance(resolved, Tokenizer):
+            raise TypeError(f"sweep truncates a byte-level Tokenizer; {source} is a {type(resolved).__name__}")
+        source = resolved
+    tok_given = isinstance(source, Tokenizer)
+    n_special = len(source.special_tokens) if isinstance(source, Tokenizer) else len(special_tokens)
     if (sizes is None) == (merges is None):
         raise ValueError("give the sizes either as vocab sizes (sizes=) or as merge counts (merges=)")
     for what, given in (("sizes", sizes), ("merges", merges)):

@@ -22,6 +22,7 @@ import webbrowser
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..inspect.common import TokenizerLike
 from .app import LIMITS, PATTERNS, ApiError, make_app
 
 
@@ -88,7 +89,7 @@ def _uvicorn_server(app: Any) -> Any:
 class Server:
     """The app running in a background thread (``with Server(toks) as s: s.url``)."""
 
-    def __init__(self, tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port: int = 0) -> None:
         self.sock = bind(host, port)
         self.url = url_of(self.sock, host)
         self._server = _uvicorn_server(make_app(tokenizers, host=host))
@@ -118,7 +119,7 @@ def _print_line(line: str) -> None:
     print(line, flush=True)  # at once, also into a pipe or a log file
 
 
-def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
+def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port: int = 8765, *, open_browser: bool = False,
           announce: Callable[[str], None] | None = None) -> None:
     """Serves the page until interrupted (Ctrl-C); ``announce`` (default: print
     and flush) gets the line with the address."""

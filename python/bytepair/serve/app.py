@@ -36,7 +36,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import __version__, patterns
 from ..formats.native import to_dict
 from ..inspect import compare, pieces, trace
+from ..inspect.common import TokenizerLike
 from ..inspect.trace import TRACE_TOKENS_LIMIT
+from ..tokenizer import Tokenizer
 from ..train import train
 
 #: Request limits (bytes of UTF-8 text unless said otherwise).
@@ -165,9 +167,9 @@ def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
 
 
 class App:
-    """The endpoints over a fixed set of tokenizers (name -> Tokenizer)."""
+    """The endpoints over a fixed set of tokenizers (name -> tokenizer)."""
 
-    def __init__(self, tokenizers: Mapping[str, Any]) -> None:
+    def __init__(self, tokenizers: Mapping[str, TokenizerLike]) -> None:
         if not tokenizers:
             raise ValueError("bytepair serve needs at least one tokenizer")
         self.tokenizers = dict(tokenizers)
@@ -202,12 +204,11 @@ class App:
     async def info(self, request: Request) -> Response:
         toks = []
         for name, t in self.tokenizers.items():
-            if hasattr(t, "pattern"):
+            if isinstance(t, Tokenizer):
                 pat = patterns.name_of(t.pattern) or ("none" if t.pattern is None else "custom")
             else:
                 pat = "character-level"
-            n_vocab = getattr(t, "n_vocab", None) or len(getattr(t, "vocab", ()))
-            toks.append({"name": name, "n_vocab": int(n_vocab), "pattern": pat})
+            toks.append({"name": name, "n_vocab": t.n_vocab, "pattern": pat})
         return JSONResponse({"version": __version__, "tokenizers": toks, "patterns": list(PATTERNS),
                              "limits": LIMITS})
 
@@ -345,7 +346,7 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
     return _error_response(request, 500, f"internal error ({type(exc).__name__}); see the server's log")
 
 
-def make_app(tokenizers: Mapping[str, Any], *, host: str = "127.0.0.1") -> Starlette:
+def make_app(tokenizers: Mapping[str, TokenizerLike], *, host: str = "127.0.0.1") -> Starlette:
     """The ASGI app over ``tokenizers`` (name -> Tokenizer). Requests must name
     the host the server binds (or localhost) unless it binds every interface."""
     app = App(tokenizers)

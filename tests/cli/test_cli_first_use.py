@@ -1,5 +1,6 @@
-"""Every defect of the new-user trial (issue 14), as a test: run in-process like
-tests/cli/test_cli_commands.py, one test (or a few) per item."""
+"""The command line as a first-time user meets it: training input, output paths
+checked before work starts, progress bars, special-token text, pipes, messages
+and argument errors. Run in-process like tests/cli/test_cli_commands.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import bytepair
 from bytepair import cli
 from bytepair.counts import ChunkCounts, input_size
 from bytepair.errors import FormatError, TrainingError
-from conftest import DATA
+from conftest import DATA, optional
 
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):
@@ -85,7 +86,7 @@ def test_save_and_convert_name_the_real_path(tmp_path):
 
 
 def test_progress_bars_end_at_100_percent_and_count_bytes(capsys):
-    pytest.importorskip("tqdm")
+    optional("tqdm")
     from bytepair.progress import TrainProgress
 
     text = "한국어 텍스트 " * 10
@@ -106,7 +107,7 @@ def test_progress_bars_end_at_100_percent_and_count_bytes(capsys):
 
 
 def test_training_that_stops_early_ends_its_bar_full(capsys):
-    pytest.importorskip("tqdm")
+    optional("tqdm")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bytepair.train((DATA / "en_kjv.txt").read_text() * 4, 100_000, pattern="gpt2", progress=True)
@@ -261,7 +262,7 @@ def test_messages_speak_cli_and_list_failed_shards_one_per_line(capsys, tmp_path
 
 
 def test_train_treats_lone_surrogates_like_encode():
-    tok = bytepair.train("a\ud800b " * 20, 259, pattern="gpt2")  # was a raw UnicodeEncodeError
+    tok = bytepair.train("a\ud800b " * 20, 259, pattern="gpt2")  # repaired to U+FFFD, not a UnicodeEncodeError
     same = bytepair.train("a\ufffdb " * 20, 259, pattern="gpt2")
     assert tok == same
     assert tok.encode("a\ud800b") == tok.encode("a\ufffdb")
