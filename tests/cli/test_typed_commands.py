@@ -155,6 +155,16 @@ def test_chunk_takes_each_input_on_its_own_like_encode():
     refused(bytepair_cmd("truncate", "--max-tokens", "5", "--text", "abc", "--text", "def"), "one text", "2 inputs")
 
 
+def test_encode_and_decode_take_a_character_level_tokenizer(tmp_path):
+    path = tmp_path / "char.json"
+    tok = bytepair.CharTokenizer.train("hello world " * 10, 5)
+    tok.save(path)
+    ids = tok.encode("hello there")
+    assert ok(bytepair_cmd("encode", "-t", str(path), "--text", "hello there")).split() == [str(i) for i in ids]
+    assert ok(bytepair_cmd("decode", "-t", str(path), *map(str, ids), "--json")).count(tok.decode(ids)) == 1
+    refused(bytepair_cmd("encode", "-t", str(path), "--text", "hi", "--allow-special"), "--allow-special")
+
+
 def test_convert_refuses_an_empty_check_text(tmp_path):
     (tmp_path / "empty.txt").write_text("\n")
     refused(bytepair_cmd("convert", "gpt2", str(tmp_path / "g.json"), "--to", "hf", "--check-text",

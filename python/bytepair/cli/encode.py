@@ -56,9 +56,13 @@ def _encode_raw(tok: Tokenizer, data: bytes, allow_special: bool) -> list[int]:
     return ids
 
 
-def _encode_text(tok: Tokenizer, text: str, allow_special: bool, args: argparse.Namespace | None = None) -> list[int]:
+def _encode_text(tok: TokenizerLike, text: str, allow_special: bool, args: argparse.Namespace | None = None) -> list[int]:
     if not text:
         return []
+    if not isinstance(tok, Tokenizer):  # the character-level tokenizer: no special tokens, no pre-tokenizer
+        if allow_special:
+            raise UsageError("--allow-special: a character-level tokenizer has no special tokens")
+        return tok.encode(text)
     blocks = _blocks_with_progress(tok, text, args)
     if blocks is not None:
         ids: list[int] = []
@@ -168,7 +172,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     ids = _read_ids(args)
     if args.stream:
         return _decode_stream(tok, ids, args)
-    data = tok.decode_bytes(ids)
+    data = tok.decode_bytes(ids) if isinstance(tok, Tokenizer) else tok.decode(ids).encode("utf-8")
     to_terminal = bool(getattr(sys.stdout, "isatty", lambda: False)())
     if args.bytes or (not args.json and not to_terminal):
         # into a pipe or file: exactly the decoded bytes, nothing added, so
