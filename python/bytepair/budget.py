@@ -191,6 +191,12 @@ def chunk_spans(
     return list(_chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special))
 
 
+def _longest_token(tok: "Tokenizer") -> int:
+    """Bytes of the tokenizer's longest token, special tokens included."""
+    specials = (len(s.encode("utf-8")) for s in tok.special_tokens)
+    return max(max(map(len, tok.token_bytes_list), default=1), max(specials, default=1))
+
+
 def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special) -> Iterator[Tuple[int, int]]:
     _positive("max_tokens", max_tokens)
     if not isinstance(overlap, int) or isinstance(overlap, bool):
@@ -204,12 +210,22 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
     p = _Prepared(tok, text, allowed_special, disallowed_special)
     t = p.text
     n_bytes = len(t.encode("utf-8")) if not t.isascii() else len(t)
+    # Every call reads only its own chunk, so the walk is linear: the first call
+    # sees the whole text and checks it for disallowed special tokens once; the
+    # later ones disallow nothing. With allowed special tokens the core searches
+    # its span for them, so the span ends where no longer prefix can fit: past
+    # max_tokens x the longest token's bytes (each token covers at most that).
+    allowed = p.policy[0] or []
+    later = (allowed, [])
+    window = max_tokens * _longest_token(tok) if allowed else n_bytes
     # positions in characters (start, end) and in UTF-8 bytes (bstart, bend): the
     # core walks the one text by byte spans, so nothing is sliced per chunk
     start = bstart = 0
     prev_end = 0
+    policy, hi = p.policy, n_bytes
     while start < len(t):
-        bend, n = _core.truncate_span(p.core, t, bstart, n_bytes, max_tokens, True, *p.policy)
+        bend, n = _core.truncate_span(p.core, t, bstart, hi, max_tokens, True, *policy)
+        policy = later
         end = start + n
         if end <= start or end <= prev_end:
             # not even the next character fits (or nothing new would be covered)
@@ -230,7 +246,7 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
             return
         prev_end = end
         if overlap:
-            bback, back = _core.truncate_span(p.core, t, bstart, bend, overlap, False, *p.policy)
+            bback, back = _core.truncate_span(p.core, t, bstart, bend, overlap, False, *later)
             if end - back > start:
                 start, bstart = end - back, bback
             else:  # the overlap would cover the whole chunk: move on by one character
@@ -238,6 +254,7 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
                 start += 1
         else:
             start, bstart = end, bend
+        hi = min(n_bytes, bstart + window)
 
 
 def chunk_text(

@@ -177,18 +177,26 @@ fn truncate_at(
     .map_err(to_py)
 }
 
-/// [`truncate_at`] on the bytes `lo..hi` of the text (char boundaries), for
-/// callers that walk one long text (chunking) without slicing it in Python:
-/// `(cut, chars)` where `cut` is the byte offset of the cut (the end of the
-/// kept prefix, or the start of the kept suffix) and `chars` the kept part's
-/// length in characters.
+/// [`truncate_at`] on the bytes `lo..hi` of the text, for callers that walk
+/// one long text (chunking) without slicing it in Python: `(cut, chars)`
+/// where `cut` is the byte offset of the cut (the end of the kept prefix, or
+/// the start of the kept suffix) and `chars` the kept part's length in
+/// characters. `lo` must be a char boundary; `hi` is clamped to the text and
+/// moved back to one.
+///
+/// The text is taken as CPython's own UTF-8 form of the `str`, which CPython
+/// builds on the first call and keeps with the string: a walk makes one call
+/// per chunk on the same text, and each call then costs only the part it
+/// reads. (A [`Text`] converted here is kept between calls only up to
+/// `KEEP_MAX` bytes; past that every call would convert the whole text
+/// again, quadratic over a walk.)
 #[pyfunction]
 #[pyo3(signature = (core, text, lo, hi, max_tokens, from_start, allowed_special=None, disallowed_special=None))]
 #[allow(clippy::too_many_arguments)]
 fn truncate_span(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: Text,
+    text: PyBackedStr,
     lo: usize,
     hi: usize,
     max_tokens: usize,
@@ -197,6 +205,10 @@ fn truncate_span(
     disallowed_special: Option<Vec<PyBackedStr>>,
 ) -> PyResult<(usize, usize)> {
     let t: &str = &text;
+    let mut hi = hi.min(t.len());
+    while hi > lo && !t.is_char_boundary(hi) {
+        hi -= 1;
+    }
     let Some(part) = t.get(lo..hi) else {
         return Err(PyValueError::new_err(format!(
             "bytes {lo}..{hi} are not a span of whole characters of the text ({} bytes)",

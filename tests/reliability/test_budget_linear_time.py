@@ -1,0 +1,97 @@
+"""The budget functions (chunk_text, count with a limit, truncate_text) on long
+texts: work grows linearly with the text, and ``count(limit=)`` costs what the
+tokens up to the limit cost, not the text.
+
+Each case runs in a child process on texts of two sizes and compares the
+child's CPU time (user and system: buffers allocated and zeroed per call show
+up as system time); a wall-clock limit makes a quadratic case fail instead of
+hanging the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import bytepair
+
+BUDGET_S = 240.0
+
+# Random Latin and Hangul words, 15 to a line: Hangul makes CPython keep the
+# str as UCS-2, the case where the core converts the text to UTF-8 itself.
+CHILD = textwrap.dedent(
+    """
+    import json, random, sys, time
+    import bytepair
+
+    def words(n_chars, seed):
+        r = random.Random(seed)
+        latin = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        vocab = ["".join(r.choice(latin) for _ in range(r.randint(2, 9))) for _ in range(3000)]
+        vocab += ["".join(chr(r.randint(0xAC00, 0xD7A3)) for _ in range(r.randint(1, 4))) for _ in range(3000)]
+        line = 15 * 6
+        lines = [" ".join(r.choices(vocab, k=15)) for _ in range(n_chars // line + 1)]
+        return "\\n".join(lines)[:n_chars]
+
+    enc = bytepair.get_encoding("o200k_base")
+    case, n, factor = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    run = eval(sys.argv[4])
+    out = {}
+    for size in (n, n * factor):
+        text = words(size, seed=size)
+        best = float("inf")
+        for _ in range(2):
+            # a new str object each run: nothing kept from the last call
+            fresh = "".join([text[:1], text[1:]])
+            t = time.process_time()
+            run(enc, fresh)
+            best = min(best, time.process_time() - t)
+        out[str(size)] = best
+    print(json.dumps(out))
+    """
+)
+
+
+def _env():
+    env = dict(os.environ)
+    pkg = Path(bytepair.__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(pkg), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _times(case: str, n: int, factor: int, run: str) -> tuple[float, float]:
+    try:
+        proc = subprocess.run([sys.executable, "-c", CHILD, case, str(n), str(factor), run], capture_output=True,
+                              text=True, env=_env(), timeout=BUDGET_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{case}: not done within {BUDGET_S:.0f}s on {n:,} and {n * factor:,} characters")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    t = json.loads(proc.stdout)
+    return t[str(n)], t[str(n * factor)]
+
+
+# run(enc, text) for each case; chunking: about 5000 chunks at the larger size,
+# which (above 32 MB of UTF-8 buffer) converted the whole text once per chunk
+LINEAR = {
+    "chunk_text": "lambda enc, t: enc.chunk_text(t, 1000)",
+    "chunk_text_overlap_lines": "lambda enc, t: enc.chunk_text(t, 1000, overlap=100, boundary='line')",
+    "chunk_text_allowed_special": "lambda enc, t: enc.chunk_text(t.replace(chr(10), '<|endoftext|>', 2000), 1000,"
+                                  " allowed_special='all')",
+    "truncate_text": "lambda enc, t: enc.truncate_text(t, 10**6)",
+    "count_limit_not_reached": "lambda enc, t: enc.count(t, limit=10**9)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(LINEAR))
+def test_budget_functions_take_linear_time(case):
+    # 3M and 12M characters (9 and 36 MB of UTF-8 buffer): linear gives 4,
+    # quadratic 16; 8 leaves a factor 2 for a loaded machine
+    small, big = _times(case, 3_000_000, 4, LINEAR[case])
+    assert big / max(small, 1e-3) < 8.0, f"{case}: {small:.2f}s on 3M characters, {big:.2f}s on 12M"
