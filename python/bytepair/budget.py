@@ -108,7 +108,13 @@ def count(
 ) -> int:
     """Tokens of ``text``; with ``limit``, at most ``limit + 1``: the core stops as
     soon as the count exceeds ``limit`` (the sentinel ``limit + 1`` means "over"), so
-    the work is proportional to the part read, not the whole text.
+    the work is proportional to the part read, not the whole text: it reads a
+    head of the text, a few times as long as the limit in tokens, and longer
+    heads only while the count is not yet over (text the pre-tokenizer has no
+    safe cuts in, such as a custom pattern's, is read whole). A disallowed
+    special token is looked for in the part read. A limit of at least 4 per
+    character cannot bind (every token covers at least one UTF-8 byte): the
+    result is then the full count.
 
     >>> import bytepair
     >>> enc = bytepair.get_encoding("o200k_base")
@@ -121,6 +127,8 @@ def count(
         raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
     if limit < 0:
         raise ValueError(f"limit must be at least 0, got {limit}")
+    if limit >= 4 * len(check_text(text)):
+        return tok.count(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
     p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
     return p.call(_core.count_until, limit)
 

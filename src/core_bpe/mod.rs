@@ -10,6 +10,7 @@
 pub mod batch;
 pub mod budget;
 pub mod decode;
+pub mod head;
 pub mod special;
 pub mod threads;
 pub mod unstable;

@@ -5,7 +5,7 @@
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyList, PySlice, PyTuple};
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
@@ -134,18 +134,48 @@ fn encode_with_spans<'py>(
     Ok((core.to_list(py, &ids)?, PySpans { spans }))
 }
 
+/// Characters of the first head [`count_until`] reads: at least this many,
+/// or 8 per token of the limit (English takes about 4 per token).
+const HEAD_MIN_CHARS: usize = 4096;
+
 /// The token count, but at most `limit + 1`.
+///
+/// Reads the text from its head: the first `max(4096, 8 * (limit + 1))`
+/// characters, then 4 times as many each round, each head sliced from the
+/// `str` and converted alone, until the head proves the text over the limit
+/// ([`crate::core_bpe::CoreBpe::count_head_over`]) or is the whole text. So a
+/// limit that binds early costs what the tokens up to it cost, whatever the
+/// text's length (text without safe cuts, such as a custom pattern's, is read
+/// whole). A disallowed special token after the part read is not looked for.
 #[pyfunction]
 #[pyo3(signature = (core, text, limit, allowed_special=None, disallowed_special=None))]
 fn count_until(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: Text,
+    text: &Bound<'_, PyString>,
     limit: usize,
     allowed_special: Option<Vec<PyBackedStr>>,
     disallowed_special: Option<Vec<PyBackedStr>>,
 ) -> PyResult<usize> {
     let policy = core.policy(allowed_special, disallowed_special);
+    let chars = text.len()?;
+    let mut k = limit
+        .saturating_add(1)
+        .saturating_mul(8)
+        .max(HEAD_MIN_CHARS);
+    while k < chars {
+        let head: Text = text
+            .get_item(PySlice::new(py, 0, k as isize, 1))?
+            .extract()?;
+        if py
+            .detach(|| core.inner.count_head_over(&head, &policy, limit))
+            .map_err(to_py)?
+        {
+            return Ok(limit + 1);
+        }
+        k = k.saturating_mul(4);
+    }
+    let text: Text = text.extract()?;
     py.detach(|| core.inner.count_until(&text, &policy, limit))
         .map_err(to_py)
 }
