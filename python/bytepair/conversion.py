@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .atomic import check_output_path, discard, write_temp
+from .checks import check_range
 from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_folder as _hf_folder
@@ -334,6 +335,9 @@ def convert(
         raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
     if to not in FOLDER_TARGETS and os.path.isdir(os.fspath(destination)):
         raise FormatError(f"destination is a folder; give a file name for the {to} file", path=os.fspath(destination))
+    if model_max_length is not None:
+        # transformers writes int(1e30) for "no limit"
+        check_range("model_max_length", model_max_length, 1, 10**30)
     check_output_path(destination, folder=to in FOLDER_TARGETS)  # before any work; names the real path
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
     files = _payload(tok, to, merges, roles, model_max_length)

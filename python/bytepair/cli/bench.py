@@ -7,9 +7,13 @@ import time
 from typing import Any, Callable
 
 from .. import __version__
+from ..errors import UsageError
 from ..registry import get_encoding, tiktoken_encoding
 from ..render import format_table
 from .common import BUNDLED, DEFAULT_ENCODING, add_command, emit, emit_json, read_texts, sample_path
+
+#: The most runs per engine --repeat takes.
+MAX_REPEAT = 1000
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -30,12 +34,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         pass
     else:
         engines.append((f"tiktoken {tiktoken.__version__}", tiktoken_encoding(name).encode_ordinary))
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        raise UsageError(f"--repeat must be between 1 and {MAX_REPEAT}, got {args.repeat}")
     rows: list[dict[str, Any]] = []
     reference_ids: list[int] | None = None
     for label_e, fn in engines:
         best = float("inf")
         ids: list[int] = []
-        for _ in range(max(1, args.repeat)):
+        for _ in range(args.repeat):
             t0 = time.perf_counter()
             ids = fn(text)
             best = min(best, time.perf_counter() - t0)
