@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..serve import bind, serve
+from .. import serve as web
 from .common import BUNDLED, Busy, UsageError, add_command, load_tokenizer
 
 
@@ -20,7 +20,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     specs = list(getattr(args, "tokenizers", None) or [])
     if not any(k == "e" for k, _ in specs):
         specs = [("e", name) for name in BUNDLED] + specs  # -t alone adds files to the bundled encodings
-    bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
+    web.bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
     toks: dict[str, Any] = {}
     for kind, value in specs:
         with Busy(args, f"loading {value}"):
@@ -28,7 +28,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         while name in toks:
             name += "'"
         toks[name] = tok
-    serve(toks, args.host, args.port, open_browser=args.open)
+    web.serve(toks, args.host, args.port, open_browser=args.open)
     return 0
 
 

@@ -76,7 +76,8 @@ class Server:
     def __init__(self, tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 0) -> None:
         self.sock = bind(host, port)
         self.url = url_of(self.sock, host)
-        self._server = _uvicorn_server(make_app(tokenizers, host=host))
+        self._app = make_app(tokenizers, host=host)
+        self._server = _uvicorn_server(self._app)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def start(self) -> Server:
@@ -91,6 +92,7 @@ class Server:
         self._server.should_exit = True
         self._thread.join(10)
         self.sock.close()
+        self._app.state.workers.close()
 
     def __enter__(self) -> Server:
         return self.start()
@@ -104,7 +106,8 @@ def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 87
     """Serves the page until interrupted (Ctrl-C)."""
     sock = bind(host, port)
     url = url_of(sock, host)
-    server = _uvicorn_server(make_app(tokenizers, host=host))
+    app = make_app(tokenizers, host=host)
+    server = _uvicorn_server(app)
     announce(f"bytepair serve: {url}  ({', '.join(tokenizers)}; Ctrl-C stops)")
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
@@ -112,6 +115,7 @@ def serve(tokenizers: Mapping[str, Any], host: str = "127.0.0.1", port: int = 87
         server.run(sockets=[sock])
     finally:
         sock.close()
+        app.state.workers.close()
 
 
 __all__ = ["LIMITS", "PATTERNS", "ApiError", "PortInUseError", "Server", "bind", "make_app", "serve"]
