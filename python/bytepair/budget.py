@@ -232,12 +232,14 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
     n_bytes = len(t.encode("utf-8")) if not t.isascii() else len(t)
     # Every call reads only its own chunk, so the walk is linear: the first call
     # sees the whole text and checks it for disallowed special tokens once; the
-    # later ones disallow nothing. With allowed special tokens the core searches
-    # its span for them, so the span ends where no longer prefix can fit: past
-    # max_tokens x the longest token's bytes (each token covers at most that).
+    # later ones disallow nothing. Each later call's span ends where no longer
+    # prefix can fit, past max_tokens x the longest token's bytes (each token
+    # covers at most that): the core searches the span for allowed special
+    # tokens, and a text without restart points (one long run of letters, CJK
+    # without spaces) is one segment that the core reads to its end.
     allowed: List[str] = p.policy[0] or []
     later: Tuple[List[str], List[str]] = (allowed, [])
-    window = max_tokens * _longest_token(tok) if allowed else n_bytes
+    window = max_tokens * _longest_token(tok) if n_bytes > max_tokens else n_bytes
     # positions in characters (start, end) and in UTF-8 bytes (bstart, bend): the
     # core walks the one text by byte spans, so nothing is sliced per chunk
     start = bstart = 0

@@ -110,3 +110,12 @@ def test_count_with_a_binding_limit_does_not_read_the_whole_text():
     small, big = _times("count_limit", 1_000_000, 16_000_000, "lambda enc, t: enc.count(t, limit=100)", reps=9)
     assert big / max(small, 2e-5) < 4.0, f"count(limit=100): {small * 1e6:.0f}us on 1M characters, " \
                                          f"{big * 1e6:.0f}us on 16M"
+
+
+@pytest.mark.slow
+def test_chunking_text_without_restart_points_is_linear():
+    # CJK without spaces or punctuation is one pre-token segment: each chunk's
+    # search ends within max_tokens x the longest token, not at the text's end
+    run = "lambda enc, t: enc.chunk_text('一二三四五六七八九十' * (len(t) // 10), 50)"
+    small, big = _times("chunk_cjk", 20_000, 80_000, run, reps=1)
+    assert big / max(small, 1e-2) < 8.0, f"chunk_text on CJK: {small:.2f}s on 20K characters, {big:.2f}s on 80K"
