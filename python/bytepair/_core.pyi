@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "MAX_THREADS",
     "NAMED_PATTERNS",
     "ChunkCounter",
     "ChunkTable",
@@ -46,6 +47,8 @@ __all__ = [
 __version__: str
 # True where a non-ASCII str is converted to UTF-8 by bytepair (AVX-512 VBMI2), else by CPython
 _utf8_vector: bool
+# the most threads a call runs on: 4 per core (more are clamped)
+MAX_THREADS: int
 
 # Called every ~100 ms from the calling thread as progress(bytes_done, merges_done).
 _Progress: TypeAlias = Callable[[int, int], object]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, List, Literal, Optional, S
 
 from . import _core
 from .checks import check_text, fix_surrogates
+from .errors import ArgumentError
 from .special import check_foreign_disallowed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,8 +49,15 @@ def _positive(name: str, value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
+        raise ArgumentError(f"{name} must be at least 1, got {value}", name=name, low=1)
     return value
+
+
+def _cannot_bind(text: str) -> int:
+    """A token budget that no encoding of ``text`` can exceed: every token covers
+    at least one UTF-8 byte, and a character is at most 4. Larger budgets are
+    clamped to it (they cannot bind, and the core's counts are 64-bit)."""
+    return 4 * len(text) + 1
 
 
 class _Prepared:
@@ -108,7 +116,13 @@ def count(
 ) -> int:
     """Tokens of ``text``; with ``limit``, at most ``limit + 1``: the core stops as
     soon as the count exceeds ``limit`` (the sentinel ``limit + 1`` means "over"), so
-    the work is proportional to the part read, not the whole text.
+    the work is proportional to the part read, not the whole text: it reads a
+    head of the text, a few times as long as the limit in tokens, and longer
+    heads only while the count is not yet over (text the pre-tokenizer has no
+    safe cuts in, such as a custom pattern's, is read whole). A disallowed
+    special token is looked for in the part read. A limit of at least 4 per
+    character cannot bind (every token covers at least one UTF-8 byte): the
+    result is then the full count.
 
     >>> import bytepair
     >>> enc = bytepair.get_encoding("o200k_base")
@@ -120,7 +134,9 @@ def count(
     if not isinstance(limit, int) or isinstance(limit, bool):
         raise TypeError(f"limit must be an int or None, not {type(limit).__name__}")
     if limit < 0:
-        raise ValueError(f"limit must be at least 0, got {limit}")
+        raise ArgumentError(f"limit must be at least 0, got {limit}", name="limit", low=0)
+    if limit >= 4 * len(check_text(text)):
+        return tok.count(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
     p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
     return p.call(_core.count_until, limit)
 
@@ -152,6 +168,7 @@ def truncate_text(
     if side not in ("end", "start"):
         raise ValueError(f"side must be 'end' or 'start', not {side!r}")
     p = _Prepared(tok, text, allowed_special, disallowed_special)
+    max_tokens = min(max_tokens, _cannot_bind(p.text))
     n = _core.truncate_at(p.core, p.text, max_tokens, side == "end", *p.policy)
     if side == "end":
         return p.original[: p.orig(n)]
@@ -191,25 +208,46 @@ def chunk_spans(
     return list(_chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special))
 
 
+def _longest_token(tok: "Tokenizer") -> int:
+    """Bytes of the tokenizer's longest token, special tokens included."""
+    specials = (len(s.encode("utf-8")) for s in tok.special_tokens)
+    return max(max(map(len, tok.token_bytes_list), default=1), max(specials, default=1))
+
+
 def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disallowed_special) -> Iterator[Tuple[int, int]]:
     _positive("max_tokens", max_tokens)
     if not isinstance(overlap, int) or isinstance(overlap, bool):
         raise TypeError(f"overlap must be an int, not {type(overlap).__name__}")
     if overlap < 0:
-        raise ValueError(f"overlap must be at least 0, got {overlap}")
+        raise ArgumentError(f"overlap must be at least 0, got {overlap}", name="overlap", low=0)
     if overlap >= max_tokens:
-        raise ValueError(f"overlap ({overlap}) must be smaller than max_tokens ({max_tokens})")
+        raise ArgumentError(f"overlap ({overlap}) must be smaller than max_tokens ({max_tokens})", name="overlap",
+                            low=0, high=max_tokens - 1)
     if boundary not in ("token", "line", "paragraph"):
         raise ValueError(f"boundary must be 'token', 'line' or 'paragraph', not {boundary!r}")
     p = _Prepared(tok, text, allowed_special, disallowed_special)
     t = p.text
+    max_tokens = min(max_tokens, _cannot_bind(t))
+    overlap = min(overlap, max_tokens - 1)
     n_bytes = len(t.encode("utf-8")) if not t.isascii() else len(t)
+    # Every call reads only its own chunk, so the walk is linear: the first call
+    # sees the whole text and checks it for disallowed special tokens once; the
+    # later ones disallow nothing. Each later call's span ends where no longer
+    # prefix can fit, past max_tokens x the longest token's bytes (each token
+    # covers at most that): the core searches the span for allowed special
+    # tokens, and a text without restart points (one long run of letters, CJK
+    # without spaces) is one segment that the core reads to its end.
+    allowed: List[str] = p.policy[0] or []
+    later: Tuple[List[str], List[str]] = (allowed, [])
+    window = max_tokens * _longest_token(tok) if n_bytes > max_tokens else n_bytes
     # positions in characters (start, end) and in UTF-8 bytes (bstart, bend): the
     # core walks the one text by byte spans, so nothing is sliced per chunk
     start = bstart = 0
     prev_end = 0
+    policy, hi = p.policy, n_bytes
     while start < len(t):
-        bend, n = _core.truncate_span(p.core, t, bstart, n_bytes, max_tokens, True, *p.policy)
+        bend, n = _core.truncate_span(p.core, t, bstart, hi, max_tokens, True, *policy)
+        policy = later
         end = start + n
         if end <= start or end <= prev_end:
             # not even the next character fits (or nothing new would be covered)
@@ -230,7 +268,7 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
             return
         prev_end = end
         if overlap:
-            bback, back = _core.truncate_span(p.core, t, bstart, bend, overlap, False, *p.policy)
+            bback, back = _core.truncate_span(p.core, t, bstart, bend, overlap, False, *later)
             if end - back > start:
                 start, bstart = end - back, bback
             else:  # the overlap would cover the whole chunk: move on by one character
@@ -238,6 +276,7 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
                 start += 1
         else:
             start, bstart = end, bend
+        hi = min(n_bytes, bstart + window)
 
 
 def chunk_text(

@@ -4,9 +4,16 @@ raises an error (a ``TypeError``, or a ``ValueError`` subclass from
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Type
 
-from .errors import TrainingError
+from . import _core
+from .errors import ArgumentError, ThreadsError, TrainingError
+
+#: The largest vocabulary size: ids are 32-bit.
+MAX_VOCAB = 2**32 - 1
+#: The largest count the core holds (counts are 64-bit): a larger bound on a
+#: count cannot bind and is clamped to it.
+MAX_COUNT = 2**64 - 1
 
 
 def validate_specials(special_tokens: Sequence[str]) -> List[str]:
@@ -26,13 +33,45 @@ def validate_specials(special_tokens: Sequence[str]) -> List[str]:
     return out
 
 
-def check_int(name: str, value: object, allow_none: bool = False, minimum: int = 1) -> Optional[int]:
+def check_int(name: str, value: object, allow_none: bool = False, minimum: int = 1,
+              clamp: int = MAX_COUNT) -> Optional[int]:
     """``value`` when it is an int of at least ``minimum`` (or None when allowed),
-    else a TrainingError naming the argument."""
+    else a TrainingError naming the argument. A value above ``clamp`` (a bound
+    that cannot bind past it) is ``clamp``."""
     if value is None and allow_none:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise TrainingError(f"{name} must be an int >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
+    return min(value, clamp)
+
+
+def check_vocab_size(value: object, name: str = "vocab_size") -> int:
+    """``value`` when it is an int of at most :data:`MAX_VOCAB` (the lower bound,
+    256 + special tokens, is the caller's); else a TypeError or a TrainingError."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int")
+    if value > MAX_VOCAB:
+        raise TrainingError(f"{name} must be at most {MAX_VOCAB:,} (ids are 32-bit), got {value:,}")
+    return value
+
+
+def check_range(name: str, value: object, low: int, high: int, *,
+                error: Type[ValueError] = ArgumentError) -> int:
+    """``value`` when it is an int in ``[low, high]``; else a TypeError (not an
+    int) or ``error`` naming the argument and the range.
+
+    >>> check_range("merges", 2**70, 1, 2000)
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.ArgumentError: merges must be between 1 and 2,000, got 1,180,591,620,717,411,303,424
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if not low <= value <= high:
+        msg = f"{name} must be between {low:,} and {high:,}, got {value:,}"
+        if error is ArgumentError:
+            raise ArgumentError(msg, name=name, low=low, high=high)
+        raise error(msg)
     return value
 
 
@@ -52,12 +91,15 @@ def check_texts(texts: object) -> List[str]:
     return out
 
 
-def check_threads(num_threads: object) -> Optional[int]:
+def check_threads(num_threads: object, error: Type[ValueError] = ThreadsError) -> Optional[int]:
+    """``num_threads`` when it is None or an int >= 1, clamped to
+    ``bytepair._core.MAX_THREADS`` (4 per core: more threads only take turns,
+    and results never depend on their number); else ``error``."""
     if num_threads is None:
         return None
     if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive int or None, not {num_threads!r}")
-    return num_threads
+        raise error(f"num_threads must be a positive int or None, not {num_threads!r}")
+    return min(num_threads, _core.MAX_THREADS)
 
 
 def fix_surrogates(text: str) -> str:

@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .atomic import check_output_path, discard, write_temp
+from .checks import check_range
 from .errors import ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_folder as _hf_folder
@@ -338,6 +339,9 @@ def convert(
         raise FormatError(f"destination is a folder; give a file name for the {to} file", path=os.fspath(destination))
     if isinstance(check_text, str) and not check_text.strip():
         raise ConversionError("check_text has no text to verify the conversion on; omit it to use the bundled sample")
+    if model_max_length is not None:
+        # transformers writes int(1e30) for "no limit"
+        check_range("model_max_length", model_max_length, 1, 10**30)
     check_output_path(destination, folder=to in FOLDER_TARGETS)  # before any work; names the real path
     tok, source_label = _resolve_source(source, pattern, special_tokens, preset)
     files = _payload(tok, to, merges, roles, model_max_length)

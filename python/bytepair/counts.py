@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 from . import _core
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
-from .checks import fix_surrogates
+from .checks import check_threads, fix_surrogates
 from .errors import CorruptCountsError, FormatError, TrainingError
 from .shards.paths import expand, shard_kind
 
@@ -198,11 +198,8 @@ def _as_path(p: str) -> "os.PathLike[str]":
 
 
 def _threads(num_threads: Optional[int]) -> Optional[int]:
-    if num_threads is None:
-        return None
-    if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
-        raise TrainingError(f"num_threads must be a positive int or None, got {num_threads!r}")
-    return num_threads
+    """A positive thread count or None, clamped to 4 per core (see :func:`check_threads`)."""
+    return check_threads(num_threads, error=TrainingError)
 
 
 def utf8_len(text: str) -> int:

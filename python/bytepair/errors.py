@@ -89,6 +89,18 @@ class ThreadsError(BytepairError, ValueError):
     reason: Optional[str] = None
 
 
+class ArgumentError(BytepairError, ValueError):
+    """An argument outside the values it can take (``name``: the argument;
+    ``low`` and ``high``: its range)."""
+
+    def __init__(self, message: str, *, name: Optional[str] = None, low: Optional[int] = None,
+                 high: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.name = name
+        self.low = low
+        self.high = high
+
+
 class FormatError(BytepairError, ValueError):
     """A tokenizer file is malformed, truncated, of an unknown version or unsupported.
 
@@ -166,6 +178,7 @@ def json_error_text(e: "json.JSONDecodeError", *, line: bool = True) -> str:
 
 
 __all__ = [
+    "ArgumentError",
     "BytepairError",
     "ConversionError",
     "CorruptCountsError",

@@ -34,7 +34,7 @@ from typing import Optional, Sequence, Union
 from . import _core
 from . import patterns as _patterns
 from .char import CharTokenizer
-from .checks import check_int, validate_specials
+from .checks import MAX_VOCAB, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count, input_size
 from .documents import Data
 from .errors import TrainingError
@@ -128,10 +128,13 @@ def extend(
     if add is not None:
         if not isinstance(add, int) or isinstance(add, bool) or add < 1:
             raise TrainingError(f"add must be an int >= 1, got {add!r}")
+        top = MAX_VOCAB - first_id - len(specials)
+        if add > top:
+            raise TrainingError(f"add must be between 1 and {top:,} (ids are 32-bit; the base has {first_id:,}), "
+                                f"got {add:,}")
         num_merges = add
     else:
-        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-            raise TypeError("vocab_size must be an int")
+        vocab_size = check_vocab_size(vocab_size)
         num_merges = vocab_size - first_id - len(specials)
         if num_merges < 1:
             raise TrainingError(

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from . import patterns as _patterns
-from .checks import check_int, validate_specials
+from .checks import check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count, input_size
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
@@ -97,8 +97,7 @@ def learn_parity(
     missing = [k for k in languages if k not in dev]
     if missing:
         raise TrainingError(f"language {missing[0]!r} has no dev data (give dev= for every language)")
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise TypeError("vocab_size must be an int")
+    vocab_size = check_vocab_size(vocab_size)
     if vocab_size < 256 + len(specials):
         raise TrainingError(f"vocab_size {vocab_size} is below 256 + {len(specials)} special tokens")
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1

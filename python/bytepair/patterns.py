@@ -94,6 +94,21 @@ def resolve(pattern: Optional[str]) -> Optional[str]:
     return pattern
 
 
+def longest_chunk(pattern: Optional[str], text: str) -> int:
+    """UTF-8 bytes of the longest chunk ``pattern`` (a name or a regex, see
+    :func:`resolve`) cuts ``text`` into: the whole text for ``None``. Training
+    and merge traces work on each distinct chunk as a unit, so this times the
+    merges bounds their cost.
+
+    >>> longest_chunk("gpt2", "a bb " + "x" * 10), longest_chunk(None, "a bb")
+    (11, 4)
+    """
+    pat = resolve(pattern)
+    if pat is None:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return max((e - s for s, e in _core.pretokenize_spans(pat, text)), default=0)
+
+
 def name_of(pattern: Optional[str]) -> Optional[str]:
     """The short name of a built-in pattern string, or None.
 

@@ -31,7 +31,7 @@ from .special import (
     SpecialText,
 )
 from .tiktoken_names import TiktokenNames
-from .vocab import as_gaps, check_specials, tokens_from_list, tokens_from_ranks, truncation
+from .vocab import as_gaps, check_merges, check_specials, tokens_from_list, tokens_from_ranks, truncation
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -111,7 +111,7 @@ class Tokenizer(Decoding, TiktokenNames):
         self.name = name
         self._pattern = pattern
         self._special_tokens: Dict[str, int] = specials
-        self._merges = [tuple(m) for m in merges] if merges is not None else None
+        self._merges = check_merges(merges, core.n_vocab) if merges is not None else None
         self.special_text: SpecialText = special_text
         self._core = core
         self._ranks: Optional[Dict[bytes, int]] = None
@@ -208,7 +208,7 @@ class Tokenizer(Decoding, TiktokenNames):
         """The ordered merge list: ``merges[k]`` is the pair ``(left_id, right_id)``
         whose merge made the k-th multi-byte token."""
         if self._merges is None:
-            self._merges = [tuple(m) for m in self._core.derive_merges()]
+            self._merges = [(a, b) for a, b in self._core.derive_merges()]
         return list(self._merges)
 
     # ------------------------------------------------------------ encoding

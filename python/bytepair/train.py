@@ -22,7 +22,7 @@ from typing import Mapping, Optional, Sequence, Union
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
-from .checks import check_int, validate_specials
+from .checks import check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count, input_size
 from .documents import Data
 from .errors import TrainingError
@@ -161,8 +161,7 @@ def train(
         if languages is None:
             raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)")
 
-        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-            raise TypeError("vocab_size must be an int")
+        vocab_size = check_vocab_size(vocab_size)
         tok, _ = learn_parity(languages, vocab_size, dev=dev, pattern=pattern, special_tokens=special_tokens,
                               min_frequency=min_frequency, max_token_length=max_token_length,
                               name=name, num_threads=num_threads, documents=documents, progress=progress,
@@ -173,8 +172,7 @@ def train(
     specials = validate_specials(special_tokens)
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise TypeError("vocab_size must be an int")
+    vocab_size = check_vocab_size(vocab_size)
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     if counts is not None and not isinstance(counts, ChunkCounts):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import VocabError
+from .errors import ArgumentError, VocabError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tokenizer import Tokenizer
@@ -76,7 +76,8 @@ def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]]
     special_ids = sorted(tok.special_tokens.values())
     lo = 256 + len(special_ids)
     if not isinstance(vocab_size, int) or not lo <= vocab_size <= tok.n_vocab:
-        raise ValueError(f"vocab_size must be between {lo} and {tok.n_vocab}, got {vocab_size}")
+        raise ArgumentError(f"vocab_size must be between {lo} and {tok.n_vocab}, got {vocab_size}",
+                            name="vocab_size", low=lo, high=tok.n_vocab)
     cut = vocab_size
     while cut + sum(1 for i in special_ids if i >= cut) > vocab_size:
         cut -= 1
@@ -96,3 +97,14 @@ def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]]
         n_multi = sum(1 for t in tokens if len(t) > 1)
         merges = tok._merges[:n_multi]
     return as_gaps(tokens), specials, merges, id_map
+
+
+def check_merges(merges: Sequence[Tuple[int, int]], n_vocab: int) -> List[Tuple[int, int]]:
+    """The merge list as tuples, each id an int in ``[0, n_vocab)``; else a VocabError naming the merge."""
+    out = []
+    for k, m in enumerate(merges):
+        pair = tuple(m)
+        if len(pair) != 2 or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n_vocab for i in pair):
+            raise VocabError(f"merge {k} is {m!r}: a merge is a pair of ids between 0 and {n_vocab - 1}")
+        out.append((pair[0], pair[1]))
+    return out

@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod budget;
 pub mod decode;
+pub mod head;
 pub mod offsets;
 pub mod special;
 pub mod threads;

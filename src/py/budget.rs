@@ -5,7 +5,7 @@
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyList, PySlice, PyTuple};
+use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 
 use super::encoding::PyCoreBpe;
 use super::errors::to_py;
@@ -134,18 +134,48 @@ fn encode_with_spans<'py>(
     Ok((core.to_list(py, &ids)?, PySpans { spans }))
 }
 
+/// Characters of the first head [`count_until`] reads: at least this many,
+/// or 8 per token of the limit (English takes about 4 per token).
+const HEAD_MIN_CHARS: usize = 4096;
+
 /// The token count, but at most `limit + 1`.
+///
+/// Reads the text from its head: the first `max(4096, 8 * (limit + 1))`
+/// characters, then 4 times as many each round, each head sliced from the
+/// `str` and converted alone, until the head proves the text over the limit
+/// ([`crate::core_bpe::CoreBpe::count_head_over`]) or is the whole text. So a
+/// limit that binds early costs what the tokens up to it cost, whatever the
+/// text's length (text without safe cuts, such as a custom pattern's, is read
+/// whole). A disallowed special token after the part read is not looked for.
 #[pyfunction]
 #[pyo3(signature = (core, text, limit, allowed_special=None, disallowed_special=None))]
 fn count_until(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: Text,
+    text: &Bound<'_, PyString>,
     limit: usize,
     allowed_special: Option<Vec<PyBackedStr>>,
     disallowed_special: Option<Vec<PyBackedStr>>,
 ) -> PyResult<usize> {
     let policy = core.policy(allowed_special, disallowed_special);
+    let chars = text.len()?;
+    let mut k = limit
+        .saturating_add(1)
+        .saturating_mul(8)
+        .max(HEAD_MIN_CHARS);
+    while k < chars {
+        let head: Text = text
+            .get_item(PySlice::new(py, 0, k as isize, 1))?
+            .extract()?;
+        if py
+            .detach(|| core.inner.count_head_over(&head, &policy, limit))
+            .map_err(to_py)?
+        {
+            return Ok(limit + 1);
+        }
+        k = k.saturating_mul(4);
+    }
+    let text: Text = text.extract()?;
     py.detach(|| core.inner.count_until(&text, &policy, limit))
         .map_err(to_py)
 }
@@ -177,18 +207,26 @@ fn truncate_at(
     .map_err(to_py)
 }
 
-/// [`truncate_at`] on the bytes `lo..hi` of the text (char boundaries), for
-/// callers that walk one long text (chunking) without slicing it in Python:
-/// `(cut, chars)` where `cut` is the byte offset of the cut (the end of the
-/// kept prefix, or the start of the kept suffix) and `chars` the kept part's
-/// length in characters.
+/// [`truncate_at`] on the bytes `lo..hi` of the text, for callers that walk
+/// one long text (chunking) without slicing it in Python: `(cut, chars)`
+/// where `cut` is the byte offset of the cut (the end of the kept prefix, or
+/// the start of the kept suffix) and `chars` the kept part's length in
+/// characters. `lo` must be a char boundary; `hi` is clamped to the text and
+/// moved back to one.
+///
+/// The text is taken as CPython's own UTF-8 form of the `str`, which CPython
+/// builds on the first call and keeps with the string: a walk makes one call
+/// per chunk on the same text, and each call then costs only the part it
+/// reads. (A [`Text`] converted here is kept between calls only up to
+/// `KEEP_MAX` bytes; past that every call would convert the whole text
+/// again, quadratic over a walk.)
 #[pyfunction]
 #[pyo3(signature = (core, text, lo, hi, max_tokens, from_start, allowed_special=None, disallowed_special=None))]
 #[allow(clippy::too_many_arguments)]
 fn truncate_span(
     py: Python<'_>,
     core: &PyCoreBpe,
-    text: Text,
+    text: PyBackedStr,
     lo: usize,
     hi: usize,
     max_tokens: usize,
@@ -197,6 +235,10 @@ fn truncate_span(
     disallowed_special: Option<Vec<PyBackedStr>>,
 ) -> PyResult<(usize, usize)> {
     let t: &str = &text;
+    let mut hi = hi.min(t.len());
+    while hi > lo && !t.is_char_boundary(hi) {
+        hi -= 1;
+    }
     let Some(part) = t.get(lo..hi) else {
         return Err(PyValueError::new_err(format!(
             "bytes {lo}..{hi} are not a span of whole characters of the text ({} bytes)",

@@ -19,6 +19,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // whether a non-ASCII str is converted to UTF-8 by bytepair (py/text.rs)
     m.add("_utf8_vector", crate::utf8::vector_available())?;
+    // the most threads a call runs on (more are clamped; src/parallel.rs)
+    m.add("MAX_THREADS", crate::parallel::max_threads())?;
     pretok::register(m)?;
     encoding::register(m)?;
     dataset::register(m)?;

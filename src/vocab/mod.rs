@@ -422,11 +422,24 @@ impl Vocab {
     /// all-cores pool ([`crate::parallel`]).
     fn build_pairs(&self) -> (FlatTable, Box<[u64]>) {
         let n = self.len();
+        // only cuts whose two sides have lengths some token has can give a
+        // pair: each probe hashes a side, so trying every cut of a token of
+        // length m costs O(m^2) (a 262 KB token, one trained on a run of one
+        // letter, took 30 s); with the distinct lengths (at most the longest
+        // token's, a few dozen for such tokens) it is O(m x lengths)
+        let mut is_len = vec![false; self.tokens().map(<[u8]>::len).max().unwrap_or(0) + 1];
+        for t in self.tokens() {
+            is_len[t.len()] = true;
+        }
+        let lengths: Vec<usize> = (1..is_len.len()).filter(|&l| is_len[l]).collect();
         let scan = |&(lo, hi): &(usize, usize)| -> Vec<(u64, Rank)> {
             let mut out = Vec::new();
             for r in lo..hi {
                 let t = self.bytes_of(r as Rank);
-                for i in 1..t.len() {
+                for &i in lengths.iter().take_while(|&&i| i < t.len()) {
+                    if !is_len[t.len() - i] {
+                        continue;
+                    }
                     if let (Some(a), Some(b)) = (self.rank(&t[..i]), self.rank(&t[i..])) {
                         out.push((pair_key(a, b), r as Rank));
                     }

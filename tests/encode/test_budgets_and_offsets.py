@@ -206,6 +206,30 @@ def test_chunks_tile_the_text(name, boundary, overlap):
         assert ends_at_break >= len(spans) // 2
 
 
+@pytest.mark.parametrize("max_tokens", [1, 3, 16])
+def test_chunks_with_allowed_specials_are_the_longest(max_tokens):
+    # the core reads a window of max_tokens x the longest token per chunk;
+    # each chunk must still be the longest prefix that fits from its start
+    enc = bytepair.get_encoding("cl100k_base")
+    eot, fim = "<|endoftext|>", "<|fim_prefix|>"
+    text = f"ab{eot}{eot} cd ef{fim}gh {eot}\n\nij" * 5
+    spans = budget.chunk_spans(enc, text, max_tokens, allowed_special="all")
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (a, b), (c, _) in itertools.pairwise(spans):
+        assert b == c
+        assert b - a == longest_prefix(enc, text[a:], max_tokens, allowed_special="all")
+
+
+def test_chunk_finds_a_disallowed_special_anywhere():
+    # the first call checks the whole text; later calls disallow nothing
+    enc = bytepair.get_encoding("o200k_base")
+    text = "word " * 5000 + "<|endoftext|>" + " word" * 10
+    with pytest.raises(bytepair.errors.DisallowedSpecialError):
+        enc.chunk_text(text, 10)
+    assert enc.chunk_text(text, 10, overlap=2, disallowed_special=())[-1].endswith(" word")
+    assert enc.chunk_text(text, 10, allowed_special={"<|endoftext|>"})
+
+
 def test_chunk_paragraphs_preferred():
     enc = bytepair.get_encoding("cl100k_base")
     paras = [f"Paragraph {i} has some words in it." for i in range(6)]

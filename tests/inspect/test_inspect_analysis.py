@@ -75,7 +75,7 @@ def test_trace_stops_early_and_drops_token_lists_for_long_text(corpora):
 
 
 def test_trace_rejects_bad_merge_count():
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="num_merges must be between 0 and"):
         bi.trace("abc", -1)
 
 

@@ -45,6 +45,8 @@ STREAM_BLOCK = 4096
 
 
 def cmd_pieces(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 0:
+        raise UsageError(f"--limit must be at least 0 (0 shows every token), got {args.limit}")
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
     allowed = allowed_special(args)

@@ -11,6 +11,9 @@ from ..registry import get_encoding, list_encoding_names, tiktoken_encoding
 from ..render import format_table
 from .common import DEFAULT_ENCODING, UsageError, add_command, emit, emit_json, positive_int, read_texts, sample_path
 
+#: The most runs per engine --repeat takes.
+MAX_REPEAT = 1000
+
 
 def cmd_bench(args: argparse.Namespace) -> int:
     name = args.encoding
@@ -32,12 +35,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         pass
     else:
         engines.append((f"tiktoken {tiktoken.__version__}", tiktoken_encoding(name).encode_ordinary))
+    if not 1 <= args.repeat <= MAX_REPEAT:
+        raise UsageError(f"--repeat must be between 1 and {MAX_REPEAT}, got {args.repeat}")
     rows: list[dict[str, Any]] = []
     reference_ids: list[int] | None = None
     for label_e, fn in engines:
         best = float("inf")
         ids: list[int] = []
-        for _ in range(max(1, args.repeat)):
+        for _ in range(args.repeat):
             t0 = time.perf_counter()
             ids = fn(text)
             best = min(best, max(time.perf_counter() - t0, 1e-9))  # never 0 s on a coarse clock

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ArgumentError
 from ..render.text import Plain, TableResult, plain, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
 from .common import (
@@ -221,8 +222,10 @@ def pieces(tokenizer: TokenizerSpec, text: str, *, allowed_special: str | Iterab
     tok = resolve_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"pieces takes str, got {type(text).__name__}")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)):
         raise TypeError(f"limit must be an int >= 0 or None, got {limit!r}")
+    if limit is not None and limit < 0:
+        raise ArgumentError(f"limit must be an int >= 0 or None, got {limit!r}", name="limit", low=0)
     ids, special_ids, chars = piece_ids(tok, text, allowed_special)
     shown = ids if limit is None else ids[:limit]
     return Pieces(tokenizer_name(tok), text, describe_pieces(tok, shown, special_ids, chars), total=len(ids))

@@ -19,6 +19,8 @@ from typing import Any
 
 from .. import patterns as _patterns
 from .. import reference
+from ..checks import MAX_VOCAB, check_range
+from ..errors import ArgumentError
 from ..registry import list_encoding_names
 from ..render.text import PerToken as _PerToken
 from ..render.text import Plain, TableResult, bytes_json, show_bytes, show_token, visible
@@ -130,8 +132,7 @@ def trace(text: TextSource, num_merges: int, pattern: str | None = None) -> Trac
     >>> [(show_bytes(s.token), s.count, s.num_tokens) for s in t.steps]
     [('an', 4, 10), ('ban', 2, 8), ('ana', 2, 6)]
     """
-    if not isinstance(num_merges, int) or isinstance(num_merges, bool) or num_merges < 0:
-        raise ValueError(f"num_merges must be a non-negative int, got {num_merges!r}")
+    check_range("num_merges", num_merges, 0, MAX_VOCAB - 256)
     docs = read_documents(text)
     pat = _patterns.resolve(pattern)
     with warnings.catch_warnings():
@@ -270,7 +271,7 @@ def sweep(
         raise ValueError("no sizes to sweep")
     for v in wanted:
         if v < 256 + n_special:
-            raise ValueError(f"vocab size {v!r} is below 256 + {n_special} special token{'' if n_special == 1 else 's'}")
+            raise ArgumentError(f"vocab size {v!r} is below 256 + {n_special} special token{'' if n_special == 1 else 's'}")
     if tok_given:
         base: Any = source
         if eval_text is None:
@@ -283,7 +284,8 @@ def sweep(
         docs = read_documents(source)  # type: ignore[arg-type]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a small corpus stops early; sizes are clipped below
-            base = train(docs, max(wanted), pattern=pattern, special_tokens=special_tokens)
+            # sizes past the corpus are clipped below, as are those past 32-bit ids
+            base = train(docs, min(max(wanted), MAX_VOCAB), pattern=pattern, special_tokens=special_tokens)
         if eval_text is None:
             eval_text = docs
     texts = read_documents(eval_text)

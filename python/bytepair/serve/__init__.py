@@ -92,7 +92,8 @@ class Server:
     def __init__(self, tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port: int = 0) -> None:
         self.sock = bind(host, port)
         self.url = url_of(self.sock, host)
-        self._server = _uvicorn_server(make_app(tokenizers, host=host))
+        self._app = make_app(tokenizers, host=host)
+        self._server = _uvicorn_server(self._app)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def start(self) -> Server:
@@ -107,6 +108,7 @@ class Server:
         self._server.should_exit = True
         self._thread.join(10)
         self.sock.close()
+        self._app.state.workers.close()
 
     def __enter__(self) -> Server:
         return self.start()
@@ -126,7 +128,8 @@ def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port
     say = announce if announce is not None else _print_line
     sock = bind(host, port)
     url = url_of(sock, host)
-    server = _uvicorn_server(make_app(tokenizers, host=host))
+    app = make_app(tokenizers, host=host)
+    server = _uvicorn_server(app)
     where = "" if loopback(host) else f"; listening on {host} port {sock.getsockname()[1]}: open to the network"
     say(f"bytepair serve: {url}  ({', '.join(tokenizers)}{where}; Ctrl-C stops)")
     if open_browser:
@@ -135,6 +138,7 @@ def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port
         server.run(sockets=[sock])
     finally:
         sock.close()
+        app.state.workers.close()
 
 
 __all__ = ["LIMITS", "PATTERNS", "ApiError", "PortInUseError", "Server", "bind", "loopback", "make_app", "serve"]

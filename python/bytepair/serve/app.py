@@ -14,11 +14,24 @@ never a traceback):
 
 The page is three files shipped in ``bytepair/serve/static`` and read once at
 start; no other file is ever served, and tokenizers are the ones given at start.
+
+The work of every API request (encoding, traces, training, comparisons) runs in
+a pool of :data:`WORKERS` worker processes, at most one request per worker at a
+time, so it never holds the server's GIL: the event loop only reads requests and
+writes answers, and ``/api/info`` or the page answer at once while a training
+run is in flight. At most ``LIMITS["queued"]`` requests wait for a worker; more
+get a 503. The cost of a trace or a training run is bounded by the longest
+pre-token chunk's bytes times the merges (``LIMITS["trace_work"]``, under every
+pattern: a long run of letters is one chunk under the named patterns too).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
+import multiprocessing
+import os
 import warnings
 from collections.abc import Mapping
 from importlib import resources
@@ -49,11 +62,16 @@ LIMITS: dict[str, int] = {
     "trace_text": 256 * 1024,
     "trace_view": TRACE_TOKENS_LIMIT,  # texts up to this size show the text after every merge
     "merges": 2000,
-    # with pattern "none" the whole text is one chunk, replayed merge by merge: bytes x merges bounds the work
-    "trace_work_unsplit": 16_000_000,
+    # every distinct chunk is merged as a unit: the longest chunk's bytes x merges bounds a trace or training run
+    # (with pattern "none" the whole text is one chunk)
+    "trace_work": 16_000_000,
     "compare_texts": 16,
     "compare_text": 64 * 1024,
+    "queued": 8,  # requests waiting for a worker process; more get a 503
 }
+
+#: Worker processes that run the API's work (see the module notes).
+WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 #: Pre-tokenization patterns the Train tab offers (named ones only: no user regex).
 PATTERNS = ("none", "gpt2", "cl100k", "o200k")
@@ -166,6 +184,104 @@ def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
     return v
 
 
+# ---------------------------------------------------------------- the work, in worker processes
+
+#: The tokenizers of this worker process (set once as it starts).
+_TOKENIZERS: dict[str, Any] = {}
+
+
+def _start_worker(tokenizers: dict[str, Any]) -> None:
+    _TOKENIZERS.update(tokenizers)
+
+
+def _encode_job(text: str, names: list[str]) -> dict[str, Any]:
+    n_bytes, n_chars = len(text.encode("utf-8")), len(text)
+    results = []
+    for name in names:
+        p = pieces(_TOKENIZERS[name], text)
+        toks = [{"id": x.id, "hex": x.bytes.hex(), "complete": x.complete} for x in p.pieces]
+        count = len(toks)
+        results.append({"tokenizer": name, "count": count, "partial": sum(not t["complete"] for t in toks),
+                        "bytes_per_token": n_bytes / count if count else 0.0,
+                        "chars_per_token": n_chars / count if count else 0.0, "tokens": toks})
+    return {"bytes": n_bytes, "chars": n_chars, "results": results}
+
+
+def _trace_job(text: str, merges: int, pattern: str | None) -> dict[str, Any]:
+    t = trace(text, merges, pattern=pattern)
+    out = t.to_dict()
+    out["pattern"] = pattern or "none"
+    for s in out["steps"]:
+        s.pop("tokens", None)  # the cuts below say the same in a few bytes per merge
+    out.pop("start_tokens", None)
+    removed: list[int | None] | None = None
+    if t.start_tokens is not None:
+        n = t.num_bytes
+        alive = _cuts(t.start_tokens)
+        removed = [None] * max(0, n - 1)
+        for s in t.steps:
+            now = _cuts(s.tokens or [])
+            for c in alive - now:
+                removed[c - 1] = s.merge
+            alive = now
+    out["removed"] = removed
+    out["view_limit"] = LIMITS["trace_view"]
+    return out
+
+
+def _train_job(text: str, merges: int, pattern: str | None) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fewer merges than asked: the trace shows it
+        tok = train(text, 256 + merges, pattern=pattern, name="trained in bytepair serve", progress=False)
+    return (json.dumps(to_dict(tok), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def _compare_job(texts: dict[str, str], names: list[str]) -> dict[str, Any]:
+    return compare(texts, {n: _TOKENIZERS[n] for n in names}).to_dict()  # type: ignore[no-any-return]
+
+
+class _Workers:
+    """The worker processes (started on first use, fresh interpreters: the
+    server runs threads, which a fork would copy half-way) and the queue in
+    front of them: at most :data:`WORKERS` requests run at once."""
+
+    def __init__(self, tokenizers: Mapping[str, Any]) -> None:
+        self._tokenizers = dict(tokenizers)
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self.waiting = 0  # requests running or waiting for a worker
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                WORKERS, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
+                initargs=(self._tokenizers,))
+        return self._pool
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)`` in a worker process; a 503 when too many requests wait."""
+        if self.waiting >= WORKERS + LIMITS["queued"]:
+            raise ApiError(503, f"the server is busy ({self.waiting} requests running or waiting); try again shortly")
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(WORKERS)
+        self.waiting += 1
+        try:
+            async with self._slots:
+                try:
+                    return await asyncio.get_running_loop().run_in_executor(self._executor(), fn, *args)
+                except concurrent.futures.process.BrokenProcessPool:
+                    self.close()
+                    raise ApiError(500, "a worker process stopped (out of memory?); try a smaller request") from None
+        finally:
+            self.waiting -= 1
+
+    def close(self) -> None:
+        """Stops the worker processes (the next request starts new ones)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
 class App:
     """The endpoints over a fixed set of tokenizers (name -> tokenizer)."""
 
@@ -174,6 +290,7 @@ class App:
             raise ValueError("bytepair serve needs at least one tokenizer")
         self.tokenizers = dict(tokenizers)
         self.assets = _load_assets()
+        self.workers = _Workers(self.tokenizers)
 
     def _tokenizer_names(self, data: Mapping[str, Any]) -> list[str]:
         names = data.get("tokenizers")
@@ -213,24 +330,10 @@ class App:
                              "limits": LIMITS})
 
     async def encode(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         data = await _json_body(request)
         text = _text(data, "text", LIMITS["encode_text"])
         names = self._tokenizer_names(data)
-        return JSONResponse(await run_in_threadpool(self._encode, text, names))
-
-    def _encode(self, text: str, names: list[str]) -> dict[str, Any]:
-        n_bytes, n_chars = len(text.encode("utf-8")), len(text)
-        results = []
-        for name in names:
-            p = pieces(self.tokenizers[name], text)
-            toks = [{"id": x.id, "hex": x.bytes.hex(), "complete": x.complete} for x in p.pieces]
-            count = len(toks)
-            results.append({"tokenizer": name, "count": count, "partial": sum(not t["complete"] for t in toks),
-                            "bytes_per_token": n_bytes / count if count else 0.0,
-                            "chars_per_token": n_chars / count if count else 0.0, "tokens": toks})
-        return {"bytes": n_bytes, "chars": n_chars, "results": results}
+        return JSONResponse(await self.workers.run(_encode_job, text, names))
 
     def _trace_args(self, data: Mapping[str, Any]) -> tuple[str, int, str | None]:
         text = _text(data, "text", LIMITS["trace_text"], allow_empty=False)
@@ -238,59 +341,26 @@ class App:
         pattern = data.get("pattern", "none")
         if pattern not in PATTERNS:
             raise ApiError(422, f"'pattern' must be one of {', '.join(PATTERNS)}, got {pattern!r}")
-        if pattern == "none":
-            work = len(text.encode("utf-8")) * merges
-            if work > LIMITS["trace_work_unsplit"]:
-                raise ApiError(413, f"with pattern none the text is one chunk: bytes x merges is {work:,}, over the "
-                                    f"limit of {LIMITS['trace_work_unsplit']:,}; pick a pattern or fewer merges")
-            return text, merges, None
-        return text, merges, pattern
+        pat = None if pattern == "none" else pattern
+        longest = patterns.longest_chunk(pat, text)
+        work = longest * merges
+        if work > LIMITS["trace_work"]:
+            what = "the text is one chunk" if pat is None else f"its longest chunk under {pattern} is {longest:,} bytes"
+            raise ApiError(413, f"{what}: bytes x merges is {work:,}, over the limit of {LIMITS['trace_work']:,}; "
+                                f"split the text (spaces, a pattern) or ask for fewer merges")
+        return text, merges, pat
 
     async def trace(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         text, merges, pattern = self._trace_args(await _json_body(request))
-        return JSONResponse(await run_in_threadpool(self._trace, text, merges, pattern))
-
-    def _trace(self, text: str, merges: int, pattern: str | None) -> dict[str, Any]:
-        t = trace(text, merges, pattern=pattern)
-        out = t.to_dict()
-        out["pattern"] = pattern or "none"
-        for s in out["steps"]:
-            s.pop("tokens", None)  # the cuts below say the same in a few bytes per merge
-        out.pop("start_tokens", None)
-        removed: list[int | None] | None = None
-        if t.start_tokens is not None:
-            n = t.num_bytes
-            alive = _cuts(t.start_tokens)
-            removed = [None] * max(0, n - 1)
-            for s in t.steps:
-                now = _cuts(s.tokens or [])
-                for c in alive - now:
-                    removed[c - 1] = s.merge
-                alive = now
-        out["removed"] = removed
-        out["view_limit"] = LIMITS["trace_view"]
-        return out
+        return JSONResponse(await self.workers.run(_trace_job, text, merges, pattern))
 
     async def train(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         text, merges, pattern = self._trace_args(await _json_body(request))
-
-        def work() -> bytes:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # fewer merges than asked: the trace shows it
-                tok = train(text, 256 + merges, pattern=pattern, name="trained in bytepair serve", progress=False)
-            return (json.dumps(to_dict(tok), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-
-        body = await run_in_threadpool(work)
+        body = await self.workers.run(_train_job, text, merges, pattern)
         return Response(body, media_type="application/json",
                         headers={"Content-Disposition": 'attachment; filename="tokenizer.bytepair.json"'})
 
     async def compare(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         data = await _json_body(request)
         items = data.get("texts")
         if not isinstance(items, list) or not items:
@@ -309,8 +379,7 @@ class App:
                 label += "'"
             texts[label] = text
         names = self._tokenizer_names(data)
-        result = await run_in_threadpool(compare, texts, {n: self.tokenizers[n] for n in names})
-        return JSONResponse(result.to_dict())
+        return JSONResponse(await self.workers.run(_compare_job, texts, names))
 
 
 def _cuts(tokens: list[bytes]) -> set[int]:
@@ -364,7 +433,9 @@ def make_app(tokenizers: Mapping[str, TokenizerLike], *, host: str = "127.0.0.1"
     middleware = [Middleware(_Headers), Middleware(TrustedHostMiddleware, allowed_hosts=allowed)]
     handlers: dict[Any, Any] = {ApiError: _api_error, HTTPException: _http_error, ValueError: _value_error,
                                 Exception: _internal_error}
-    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+    star = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+    star.state.workers = app.workers  # closed by whoever runs the app (Server.stop, serve)
+    return star
 
 
 __all__ = ["LIMITS", "PATTERNS", "ApiError", "make_app"]

@@ -28,6 +28,7 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import _core
+from ..checks import check_threads
 from .readers import check_input_format, iter_documents, normalize_paths, shard_format
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,6 +109,7 @@ def run(
     ``on_done(index, documents, tokens, ids, offsets, error)`` per shard, in
     input order. Returns the collected ids and offsets (numpy arrays over the core's vectors)."""
     jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
+    num_threads = check_threads(num_threads)
     return _core.encode_shards(
         tok.core,
         jobs,

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from ..errors import EngineError
-from .base import Engine, Outcome, TaskFn, call_task, in_order, task_threads
+from .base import Engine, Outcome, TaskFn, call_task, check_workers, in_order, task_threads
 from .local import LocalEngine, shared_local_engine
 from .ray import RayEngine, import_ray
 
@@ -63,9 +63,8 @@ def get_engine(
     """
     if isinstance(engine, Engine):
         return engine
+    workers = check_workers(workers)
     if engine == "local":
-        if workers is not None and (not isinstance(workers, int) or workers < 1):
-            raise EngineError(f"workers must be a positive int, got {workers!r}")
         return shared_local_engine(workers, max_retries)
     if engine == "ray":
         if workers is not None:

@@ -7,7 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
-from ..errors import BytepairError
+from ... import _core
+from ..errors import BytepairError, EngineError
+
+#: The most reruns of one task an engine accepts.
+MAX_RETRIES = 1000
 
 TaskFn = Callable[..., Any]
 
@@ -96,3 +100,19 @@ def call_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...], threads: int = 1) 
     finally:
         _task_threads = before
 
+
+def check_workers(workers: object) -> int | None:
+    """``workers`` when None or an int >= 1, clamped to 4 per core (more
+    processes than that only take turns); else an EngineError."""
+    if workers is None:
+        return None
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise EngineError(f"workers must be a positive int, got {workers!r}")
+    return min(workers, _core.MAX_THREADS)
+
+
+def check_retries(max_retries: object) -> int:
+    """``max_retries`` when an int in ``[0, MAX_RETRIES]``; else an EngineError."""
+    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or not 0 <= max_retries <= MAX_RETRIES:
+        raise EngineError(f"max_retries must be between 0 and {MAX_RETRIES}, got {max_retries!r}")
+    return max_retries

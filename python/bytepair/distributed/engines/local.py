@@ -15,8 +15,16 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..errors import EngineError
-from .base import Engine, Outcome, TaskFn, call_task, describe_error, in_order
+from .base import (
+    Engine,
+    Outcome,
+    TaskFn,
+    call_task,
+    check_retries,
+    check_workers,
+    describe_error,
+    in_order,
+)
 
 
 def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker process
@@ -127,10 +135,8 @@ class LocalEngine(Engine):
     name = "local"
 
     def __init__(self, workers: Optional[int] = None, *, max_retries: int = 3) -> None:
-        if workers is not None and (not isinstance(workers, int) or workers < 1):
-            raise EngineError(f"workers must be a positive int, got {workers!r}")
-        self.workers = workers or os.cpu_count() or 1
-        self.max_retries = max_retries
+        self.workers = check_workers(workers) or os.cpu_count() or 1
+        self.max_retries = check_retries(max_retries)
         self._idle: List[_Slot] = []  # warm workers kept between runs
         self._idle_hide = True
 
@@ -240,7 +246,8 @@ _local_engines: Dict[Tuple[int, int], LocalEngine] = {}
 
 
 def shared_local_engine(workers: Optional[int], max_retries: int) -> LocalEngine:
-    key = (workers or os.cpu_count() or 1, max_retries)
+    workers = check_workers(workers)
+    key = (workers or os.cpu_count() or 1, check_retries(max_retries))
     eng = _local_engines.get(key)
     if eng is None:
         eng = _local_engines[key] = LocalEngine(workers, max_retries=max_retries)

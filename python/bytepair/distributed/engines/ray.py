@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 from ..errors import EngineError, EngineUnavailableError
-from .base import Engine, Outcome, TaskFn, call_task
+from .base import Engine, Outcome, TaskFn, call_task, check_retries
 
 
 def import_ray() -> Any:
@@ -36,6 +36,7 @@ class RayEngine(Engine):
     def __init__(
         self, address: Optional[str] = None, *, max_retries: int = 3, **init_kwargs: Any
     ) -> None:
+        max_retries = check_retries(max_retries)
         ray = import_ray()
         if not ray.is_initialized():
             init_kwargs.setdefault("include_dashboard", False)
