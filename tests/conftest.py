@@ -4,7 +4,9 @@ encodings built from the rank files bundled in bytepair (no network)."""
 from __future__ import annotations
 
 import importlib
+import io
 import os
+import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -69,3 +71,17 @@ def no_panic(fn, *args, **kwargs):
 set_hypothesis_home_dir(tempfile.mkdtemp(prefix="bytepair-hypothesis-"))
 settings.register_profile("bytepair", database=None, derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("bytepair")
+
+
+def run_cli(capsys, *argv, stdin=None, monkeypatch=None):
+    """Runs the ``bytepair`` command in this process; returns (exit status,
+    stdout, stderr). ``stdin`` (str or bytes) needs ``monkeypatch``."""
+    from bytepair import cli
+
+    if stdin is not None:
+        assert monkeypatch is not None
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -13,18 +13,7 @@ import bytepair
 from bytepair import cli
 from bytepair.cli import encode as cli_encode
 from conftest import DATA, optional, tiktoken_encoding
-
-
-def run(capsys, *argv, stdin=None, monkeypatch=None):
-    """Runs the CLI; returns (exit status, stdout, stderr)."""
-    if stdin is not None:
-        assert monkeypatch is not None
-        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
+from conftest import run_cli as run
 
 # ---------------------------------------------------------------- encode / decode / count
 

@@ -17,18 +17,7 @@ from bytepair import cli
 from bytepair.counts import ChunkCounts, input_size
 from bytepair.errors import FormatError, TrainingError
 from conftest import DATA, optional
-
-
-def run(capsys, *argv, stdin=None, monkeypatch=None):
-    """Runs the CLI; returns (exit status, stdout, stderr)."""
-    if stdin is not None:
-        assert monkeypatch is not None
-        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
+from conftest import run_cli as run
 
 EN = str(DATA / "en_kjv.txt")
 

@@ -5,14 +5,8 @@ from __future__ import annotations
 import json
 
 from bytepair import Tokenizer, get_encoding
-from bytepair.cli import main
 from conftest import DATA
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from conftest import run_cli as run
 
 
 def test_diff_bundled_with_text(capsys):

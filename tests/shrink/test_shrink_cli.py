@@ -12,12 +12,7 @@ import bytepair
 from bytepair.cli import main
 from bytepair.shrink import shrink, token_use
 from conftest import DATA
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from conftest import run_cli as run
 
 
 @pytest.fixture()
