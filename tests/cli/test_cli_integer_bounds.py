@@ -42,8 +42,8 @@ CASES = [
     ("chunk --max-tokens 10 --overlap {V} t.txt", True),
     ("pieces --limit {V} t.txt", False),
     ("trace --merges {V} --text abcabc", True),
-    ("sweep -t tok.json --sizes {V} t.txt", False),
-    ("sweep -t tok.json --merges {V} t.txt", False),
+    ("sweep -t tok.json --sizes {V} t.txt", True),  # a size above n_vocab is refused
+    ("sweep -t tok.json --merges {V} t.txt", True),
     ("diff gpt2 tok.json --text t.txt --limit {V}", False),
     ("audit -t tok.json --limit {V}", False),
     ("convert tok.json hf --to transformers --model-max-length {V}", False),
