@@ -3,7 +3,7 @@ and rustbpe, one fresh process per (peer, corpus, vocab) under ``/usr/bin/time -
 (wall time and peak RSS), each at the sizes where it finishes within the timeout.
 
     python benches/train_scale_corpus.py                       # the corpora (Debian packages)
-    python benches/bench_train_scale.py [--peers-python /work/benchvenv/bin/python]
+    python benches/bench_train_scale.py [--peers-python PEERS_VENV/bin/python]
         [--sizes 100,300,1200] [--vocabs 32768,131072] [--peers bytepair,gigatoken,gigabpe,hf,rustbpe]
         [--timeout 600] [--pattern gpt2]
 
@@ -11,8 +11,8 @@ Corpora: ``linux_1g.txt`` (the Linux 6.1 source tree, ~1.2 GB) cut to the first
 N MB at a line end (``--sizes``), and ``multi_cjk.txt`` (LibreOffice help text in
 ten languages plus Thai and Arabic word lists). bytepair runs from this checkout
 (``python/`` on ``PYTHONPATH``) with ``--bytepair-python`` (default: this Python);
-the peers with ``--peers-python`` (a separate venv:
-``python3 -m venv /work/benchvenv && /work/benchvenv/bin/pip install gigatoken==0.10.0
+the peers with ``--peers-python`` (default: this Python; or a separate venv:
+``python3 -m venv peers && peers/bin/pip install gigatoken==0.10.0
 gigabpe==0.1.0 tokenizers rustbpe==0.1.0``). The peers do not share bytepair's
 document rules (HF and gigabpe read lines; gigatoken and rustbpe take the GPT-2
 pattern), so merges are compared only between bytepair runs.
@@ -122,7 +122,8 @@ def run(python: str, peer: str, corpus: Path, vocab: int, pattern: str, timeout:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bytepair-python", default=sys.executable)
-    ap.add_argument("--peers-python", default="/work/benchvenv/bin/python")
+    ap.add_argument("--peers-python", default=sys.executable,
+                    help="the Python with the peers installed (default: this one)")
     ap.add_argument("--sizes", default="100,300,1200", help="MB of the Linux corpus")
     ap.add_argument("--vocabs", default="32768,131072")
     ap.add_argument("--peers", default="bytepair,gigatoken,gigabpe,hf,rustbpe")
