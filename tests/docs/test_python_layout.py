@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +27,8 @@ TOOLS = ("inspect", "render", "cli", "serve", "distributed")
 #: modules that exist on some platforms only (``resource``: Unix).
 OPTIONAL = {"numpy", "matplotlib", "pyarrow", "ray", "starlette", "uvicorn", "rich", "tqdm", "tiktoken",
             "tokenizers", "transformers", "resource"}
+#: Modules of bytepair's own that need an optional extra as soon as they are imported.
+NEEDS_EXTRA = {"bytepair.serve", "bytepair.serve.app"}
 MAX_PY_LINES = 600
 MAX_RS_LINES = 700
 
@@ -148,7 +152,7 @@ def test_the_library_never_imports_a_tool():
 
 def test_imports_inside_functions_are_optional_dependencies_only():
     bad = [f"{MODULES[m].relative_to(ROOT)}:{line}: {t}" for m in MODULES
-           for t, line, inside in imports(m) if inside and t.split(".")[0] not in OPTIONAL]
+           for t, line, inside in imports(m) if inside and t.split(".")[0] not in OPTIONAL and t not in NEEDS_EXTRA]
     assert bad == []
 
 
@@ -177,3 +181,17 @@ def test_old_module_paths_import_with_a_deprecation_warning():
         with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
             module = importlib.import_module(old)
         assert module is importlib.import_module(new)
+
+
+def test_the_package_and_its_tools_import_without_any_extra():
+    """A plain ``pip install .`` has none of the optional dependencies: every
+    module but those that need an extra must still import (the CLI included)."""
+    blocked = sorted(OPTIONAL - {"resource"})
+    needed = sorted(m for m in MODULES if m not in NEEDS_EXTRA and not m.endswith("__main__"))
+    code = (f"import sys\nfor name in {blocked!r}:\n    sys.modules[name] = None\n"
+            f"import importlib\nfor m in {needed!r}:\n    importlib.import_module(m)\n"
+            "from bytepair.cli import main\nassert main(['serve']) == 2\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(PKG.parent)})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "bytepair serve needs the serve extra" in r.stderr

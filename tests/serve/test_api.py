@@ -248,7 +248,7 @@ def test_cli_tokenizers_loaded_at_start(monkeypatch, tmp_path, capsys):
     def fake_serve(toks, host, port, open_browser=False):
         seen.update(toks=dict(toks), host=host, port=port, open=open_browser)
 
-    monkeypatch.setattr("bytepair.cli.serve.serve", fake_serve)  # the name the command calls
+    monkeypatch.setattr("bytepair.serve.serve", fake_serve)  # the command looks it up when it runs
     assert main(["serve", "--port", "0", "-t", str(path)]) == 0
     assert list(seen["toks"]) == [*NAMES, "mine.json"] and seen["host"] == "127.0.0.1"
     assert main(["serve", "--port", "0", "-e", "gpt2", "-t", str(path), "--open"]) == 0

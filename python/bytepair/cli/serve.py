@@ -7,7 +7,6 @@ import warnings
 from typing import Any
 
 from ..registry import list_encoding_names
-from ..serve import bind, loopback, serve
 from .common import BUNDLED, Busy, UsageError, add_command, check_file_options, load_tokenizer
 
 
@@ -18,13 +17,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise UsageError(f"bytepair serve needs the serve extra ({e.name} is missing): "
                          "pip install 'bytepair[serve]'") from None
+    from .. import serve as web  # needs the serve extra (starlette, uvicorn)
 
     specs = list(getattr(args, "tokenizers", None) or [])
     check_file_options(args, specs)
     if not any(k == "e" for k, _ in specs):
         specs = [("e", name) for name in BUNDLED] + specs  # -t alone adds files to the bundled encodings
-    bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
-    if not loopback(args.host):
+    web.bind(args.host, args.port).close()  # a taken port fails before the tokenizers load
+    if not web.loopback(args.host):
         warnings.warn(f"--host {args.host} opens the page to every machine that can reach this one "
                       "(no password); use the default 127.0.0.1 to keep it on this machine", stacklevel=1)
     toks: dict[str, Any] = {}
@@ -34,7 +34,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         while name in toks:
             name += "'"
         toks[name] = tok
-    serve(toks, args.host, args.port, open_browser=args.open)
+    web.serve(toks, args.host, args.port, open_browser=args.open)
     return 0
 
 
