@@ -191,7 +191,10 @@ def test_the_package_and_its_tools_import_without_any_extra():
     code = (f"import sys\nfor name in {blocked!r}:\n    sys.modules[name] = None\n"
             f"import importlib\nfor m in {needed!r}:\n    importlib.import_module(m)\n"
             "from bytepair.cli import main\nassert main(['serve']) == 2\n")
+    import bytepair  # the installed package (with its compiled core), wherever it is
+
+    where = str(Path(bytepair.__file__).resolve().parents[1])
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env={**os.environ, "PYTHONPATH": str(PKG.parent)})
+                       env={**os.environ, "PYTHONPATH": where})
     assert r.returncode == 0, r.stderr[-3000:]
     assert "bytepair serve needs the serve extra" in r.stderr
