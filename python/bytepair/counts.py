@@ -215,7 +215,7 @@ def utf8_len(text: str) -> int:
 
 
 def input_size(data: object) -> Optional[int]:
-    """Bytes to count when known up front (a str or paths), for the progress bar."""
+    """Bytes to count when known up front (a str or paths), for the progress line."""
     if isinstance(data, str):
         return utf8_len(data)
     if isinstance(data, os.PathLike):

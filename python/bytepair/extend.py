@@ -150,7 +150,7 @@ def extend(
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     cut = list(tok.special_tokens) + specials
-    bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
+    status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
         if counts is not None:
             if not isinstance(counts, ChunkCounts):
@@ -161,13 +161,14 @@ def extend(
         else:
             assert data is not None  # checked above: exactly one of data / counts
             table = count(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
-                          documents=documents, progress=bars).table
+                          documents=documents, progress=status).table
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,
-                                         bars.merging(num_merges))
+                                         status.merging(num_merges))
+        status.merged(len(new_merges))
     finally:
-        bars.close()
+        status.close()
     if len(new_merges) < num_merges:
         warnings.warn(
             f"the corpus supports only {len(new_merges)} new merges (min_frequency={min_frequency}); the vocab"

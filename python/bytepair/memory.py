@@ -1,5 +1,6 @@
-"""Memory limits for training: parsing a size, the default limit, and what
-the merge loop needs.
+"""Memory limits for training: parsing a size, the default limit, what the
+merge loop needs; and the process's resident memory (now and at its peak),
+for the progress line and the CLI's summary.
 
 ``train(..., memory_limit="2GB")`` / ``bytepair train --memory 2GB`` bound
 the trainer's own data (not the interpreter). Counting keeps one table per
@@ -27,7 +28,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional, Union
+import sys
+from typing import Optional, Tuple, Union
+
+try:
+    import resource  # Unix only: the peak resident memory
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
 
 from .errors import TrainingError
 
@@ -87,3 +94,39 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int) -> int:
     loop = 24 * chunk_bytes + 8 * chunks
     pairs = 64 * (65_536 + 16 * merges)
     return table + loop + pairs
+
+
+def current_rss() -> Optional[int]:
+    """This process's resident memory now, in bytes: the second field of
+    ``/proc/self/statm`` (pages) on Linux; None elsewhere."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            pages = int(f.read().split()[1])
+        return pages * int(os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def peak_rss() -> Optional[int]:
+    """This process's peak resident memory so far, in bytes (``getrusage``;
+    None where unknown, as on Windows)."""
+    if resource is None:  # pragma: no cover - Windows
+        return None
+    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ru if sys.platform == "darwin" else ru * 1024  # macOS: bytes; Linux, BSD: KiB
+
+
+def rss_figure() -> Optional[Tuple[str, int]]:
+    """The memory figure a progress line shows: ``("RSS", now)`` where the
+    current resident memory is known (Linux), else ``("peak RSS", peak)``,
+    else None.
+
+    >>> label, n = rss_figure()
+    >>> label in ("RSS", "peak RSS") and n > 0
+    True
+    """
+    now = current_rss()
+    if now is not None:
+        return "RSS", now
+    peak = peak_rss()
+    return None if peak is None else ("peak RSS", peak)

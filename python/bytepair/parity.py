@@ -105,12 +105,12 @@ def learn_parity(
     global_merges = check_int("global_merges", global_merges, minimum=0) or 0
     pat = _patterns.resolve(pattern)
     total = sum(input_size(d) or 0 for d in languages.values())
-    bars = TrainProgress(enabled(progress), total or None)
+    status = TrainProgress(enabled(progress), total or None)
     kw: Dict[str, Any] = dict(pattern=pat, special_tokens=specials, num_threads=num_threads, documents=documents)
     try:
         tables, dev_tables, sizes = [], [], []
         for lang in languages:
-            c = count(languages[lang], progress=bars, **kw)
+            c = count(languages[lang], progress=status, **kw)
             if len(c.table) == 0:
                 raise TrainingError(f"the training text of language {lang!r} is empty")
             tables.append(c.table)
@@ -121,9 +121,10 @@ def learn_parity(
             sizes.append(_size(d, unit))
         num_merges = vocab_size - 256 - len(specials)
         merges, chooser = _core.parity_merges(tables, dev_tables, sizes, num_merges, min_frequency, max_len,
-                                              bars.merging(num_merges), global_merges)
+                                              status.merging(num_merges), global_merges)
+        status.merged(len(merges))
     finally:
-        bars.close()
+        status.close()
     if len(merges) < num_merges:
         warnings.warn(
             f"the corpora support only {len(merges)} merges; the vocab size is"

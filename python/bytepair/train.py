@@ -115,8 +115,9 @@ def train(
         documents: a separator (e.g. ``"\\n\\n"``): each document is further
             split at it and the separator dropped, so with ``pattern=None`` each
             such document is its own chunk.
-        progress: show progress bars (bytes counted, merges, ETA); default: only
-            when stderr is a terminal.
+        progress: show a progress line on stderr (bytes counted, then merges:
+            rate, resident memory, time left; see :mod:`bytepair.progress`);
+            default: only when stderr is a terminal.
         objective: ``"frequency"`` (standard BPE: the most frequent pair of the
             whole corpus) or ``"parity"`` (parity-aware BPE: the language whose
             dev text is currently most expensive chooses each merge; see
@@ -196,7 +197,7 @@ def train(
     num_merges = vocab_size - 256 - len(specials)
     if counts is not None:
         _check_merge_memory(counts.table, num_merges, limit)
-    bars = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
+    status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
         if counts is not None:
             pat = counts.pattern
@@ -205,18 +206,18 @@ def train(
             assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
             table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
-                          documents=documents, progress=bars, text_column=text_column,
+                          documents=documents, progress=status, text_column=text_column,
                           text_field=text_field, memory_limit=counting_share(limit, num_threads),
                           cache_dir=cache_dir).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
         _check_merge_memory(table, num_merges, limit)
         # a table counted here is freed once the merge loop is built (never the caller's counts)
-        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, bars.merging(num_merges),
+        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, status.merging(num_merges),
                                     consume=counts is None)
-        bars.merged(len(merges))
+        status.merged(len(merges))
     finally:
-        bars.close()
+        status.close()
     if len(merges) < num_merges:
         warnings.warn(
             f"the corpus supports only {len(merges)} merges (min_frequency={min_frequency}"

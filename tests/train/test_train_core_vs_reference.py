@@ -277,12 +277,6 @@ def test_iterator_error_propagates(tmp_path):
     assert bytepair.train("abab", 257, pattern=None).merges == [(97, 98)]
 
 
-def test_progress_callback_and_off(capsys):
-    tok = bytepair.train("hello world " * 1000, 263, pattern="gpt2", progress=False)
-    assert tok.n_vocab == 263
-    assert capsys.readouterr().err == ""
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("phase,at", [("count", 1 / 3), ("merge", 1 / 2)], ids=["count", "merge"])
 def test_keyboard_interrupt_stops_training_early(phase, at):
@@ -328,17 +322,3 @@ def test_keyboard_interrupt_stops_training_early(phase, at):
     assert elapsed < (at + 0.3) * full, (
         f"stopped at {elapsed:.2f} s; interrupt at {at * full:.2f} s, full run {full:.2f} s")
     assert bytepair.train("abab", 257, pattern=None).merges == [(97, 98)]
-
-
-def test_progress_bars_forced_on(capsys):
-    from bytepair.progress import TrainProgress
-
-    bars = TrainProgress(True, total_bytes=100)
-    bars.counting()(50, 0)
-    bars.counted(100)
-    bars.merging(10)(0, 5)
-    bars.close()
-    err = capsys.readouterr().err
-    assert "counting" in err and "merging" in err
-    tok = bytepair.train("hello world " * 100, 260, pattern="gpt2", progress=True)
-    assert tok.n_vocab == 260

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -58,16 +57,6 @@ def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
     return data, ", ".join(dict.fromkeys(names))
 
 
-def _peak_rss_bytes() -> int:
-    """This process's peak resident memory so far, in bytes (0 where unknown)."""
-    try:
-        import resource  # Unix only
-    except ImportError:  # pragma: no cover - Windows
-        return 0
-    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return ru if sys.platform == "darwin" else ru * 1024
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     if not args.parity:
         given = [flag for flag, v in (("--dev", args.dev), ("--parity-global", args.parity_global),
@@ -80,7 +69,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
     specials = args.special or ["<|endoftext|>"]
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
-    # train() draws its own progress bar unless told not to
+    # train() shows its own progress line (merging) unless told not to
     kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None,
                 "memory_limit": args.memory}
     t0 = time.perf_counter()
@@ -104,14 +93,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
-        bars = TrainProgress(enabled(kw["progress"]), input_size(data))
+        status = TrainProgress(enabled(kw["progress"]), input_size(data))
         try:
             limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
             counts = count(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
-                           progress=bars, text_column=args.text_column, text_field=args.text_field,
+                           progress=status, text_column=args.text_column, text_field=args.text_field,
                            memory_limit=counting_share(limit, args.threads), cache_dir=args.cache)
+            status.end_counting()
         finally:
-            bars.close()
+            status.close()
     tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
     secs = time.perf_counter() - t0
     # the summary from the counts (each distinct chunk encoded once), never the corpus again
@@ -119,7 +109,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     n_bytes = sum(len(c.encode("utf-8")) * n for c, n in chunks)
     lengths = tok.encode_ordinary_batch([c for c, _ in chunks], num_threads=args.threads)
     n_tokens = sum(len(ids) * n for ids, (_, n) in zip(lengths, chunks))
-    peak = _peak_rss_bytes()
+    peak = memory.peak_rss()
     tok.save(out)
     first_bytes = [tok.decode_single_token_bytes(256 + k) for k in range(min(10, len(tok.merges)))]
     first = [show_bytes(b) for b in first_bytes]
@@ -130,7 +120,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                    "peak_memory_bytes": peak})
         return 0
     n_special = len(specials)
-    emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s, peak memory {peak / 1e6:,.0f} MB")
+    shown_peak = "" if peak is None else f", peak memory {peak / 1e6:,.0f} MB"
+    emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s{shown_peak}")
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
     emit(f"bytes per token on the training text: {n_bytes / max(n_tokens, 1):.2f}")
@@ -167,7 +158,7 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--cache", metavar="DIR", default=None,
                    help="save each file's counts here as it is counted and reuse them: a run stopped with "
                         "Ctrl-C resumes where it stopped")
-    t.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
 
     add_train_options(t)
