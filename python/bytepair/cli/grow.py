@@ -14,6 +14,7 @@ from typing import Any
 from .. import load
 from ..extend import extend
 from ..inspect import parity
+from ..memory import peak_rss
 from ..parity import learn_parity
 from ..render import show_bytes, show_token
 from ..render.plot import plot_parity
@@ -167,6 +168,7 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     secs = time.perf_counter() - t0
     out = Path(args.output)
     tok.save(out)
+    peak = peak_rss()
     per_lang = {g: chosen.count(g) for g in langs}
     if args.parity_global:
         per_lang = {"all pooled": chosen.count("*"), **per_lang}
@@ -174,9 +176,10 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"languages": {g: str(p) for g, p in langs.items()}, "seconds": secs, "n_vocab": tok.n_vocab,
                    "merges": len(tok.merges), "merges_chosen_by": per_lang, "report": report.to_dict(),
-                   "output": str(out)})
+                   "output": str(out), "peak_memory_bytes": peak})
         return 0
-    emit(f"trained parity-aware on {', '.join(f'{g}={p}' for g, p in langs.items())} in {secs:.2f} s")
+    emit(f"trained parity-aware on {', '.join(f'{g}={p}' for g, p in langs.items())} in {secs:.2f} s"
+         + ("" if peak is None else f", peak memory {peak / 1e6:,.0f} MB"))
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {len(specials)} special")
     emit("merges chosen by: " + ", ".join(f"{g} {n:,}" for g, n in per_lang.items()))
     emit(f"on the {'dev' if dev else 'training'} texts:")
@@ -214,7 +217,7 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("--max-token-length", type=int, default=None, help="longest new token in bytes")
     e.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores)")
-    e.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    e.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     e.add_argument("-o", "--output", default="extended.bytepair.json", help="where to write the tokenizer")
 
     p = add_command(subparsers, "parity", cmd_parity, "tokens per language and the Gini coefficient",
