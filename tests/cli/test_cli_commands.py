@@ -347,7 +347,6 @@ def test_split_blocks_on_hostile_whitespace():
 
 
 def test_long_input_in_a_terminal_shows_progress_and_same_ids(capsys, monkeypatch):
-    optional("tqdm")
     text = (DATA / "en_pydocs.txt").read_text(encoding="utf-8")
     monkeypatch.setattr(cli_encode, "BLOCK_CHARS", 4000)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)

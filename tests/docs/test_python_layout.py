@@ -25,7 +25,7 @@ ROOT = PKG.parents[1]
 TOOLS = ("inspect", "render", "cli", "serve", "distributed")
 #: What may be imported inside a function: the optional extras, and standard
 #: modules that exist on some platforms only (``resource``: Unix).
-OPTIONAL = {"numpy", "matplotlib", "pyarrow", "ray", "starlette", "uvicorn", "rich", "tqdm", "tiktoken",
+OPTIONAL = {"numpy", "matplotlib", "pyarrow", "ray", "starlette", "uvicorn", "rich", "tiktoken",
             "tokenizers", "transformers", "resource"}
 #: Modules of bytepair's own that need an optional extra as soon as they are imported.
 NEEDS_EXTRA = {"bytepair.serve", "bytepair.serve.app"}

@@ -57,7 +57,7 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
         help="force the input format (default: from each file name)",
     )
     p.add_argument(
-        "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
+        "--no-progress", dest="progress", action="store_false", default=None, help="no progress line"
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import json_error_text
 from ..inspect import TokenizerLike, count_tokens
+from ..progress import ProgressLine, enabled
 from ..render import Plain, format_table
 from ..tokenizer import Tokenizer
 from .common import (
@@ -74,7 +75,7 @@ def _encode_text(tok: TokenizerLike, text: str, allow_special: bool, args: argpa
     return tok.encode_ordinary(text)
 
 
-#: Inputs longer than this many characters get a progress bar in a terminal.
+#: Inputs longer than this many characters get a progress line in a terminal.
 BLOCK_CHARS = 1 << 20
 _SPLITTABLE = ("gpt2", "cl100k", "o200k")
 
@@ -106,23 +107,25 @@ def split_blocks(text: str, size: int) -> list[str]:
 
 
 def _blocks_with_progress(tok: Tokenizer, text: str, args: argparse.Namespace | None) -> Iterable[str] | None:
-    """Blocks of a long text wrapped in a progress bar, when one would be shown;
-    None otherwise (the text is then encoded whole)."""
+    """Blocks of a long text with a progress line on a terminal's stderr
+    (cleared at the end), when one would be shown; None otherwise (the text is
+    then encoded whole)."""
     if args is None or len(text) <= BLOCK_CHARS or tok.pattern_name not in _SPLITTABLE:
         return None
-    if getattr(args, "json", False) or not getattr(sys.stderr, "isatty", lambda: False)():
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
+    if getattr(args, "json", False) or not enabled(None):
         return None
     blocks = split_blocks(text, BLOCK_CHARS)
 
     def gen() -> Iterable[str]:
-        with tqdm(total=len(text), unit="char", unit_scale=True, leave=False, desc="encoding") as bar:
+        line = ProgressLine("encoding", len(text), "chars")
+        done = 0
+        try:
             for b in blocks:
                 yield b
-                bar.update(len(b))
+                done += len(b)
+                line.update(done)
+        finally:
+            line.clear()
 
     return gen()
 

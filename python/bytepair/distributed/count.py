@@ -97,7 +97,7 @@ def count_chunks(
             Ray started here.
         address: Ray cluster address (default: ``RAY_ADDRESS`` or a local Ray).
         max_retries: reruns of a task whose worker process died.
-        progress: show a progress bar over shards (default: if stderr is a tty).
+        progress: show a progress line over shards on stderr (default: if stderr is a terminal).
         reduce: where partial tables are merged: ``"driver"`` (in input order as
             they arrive) or ``"tree"`` (Ray only: by Ray tasks, ``TREE_FAN_IN``
             adjacent tables per task, so the driver receives only the final

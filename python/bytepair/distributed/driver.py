@@ -1,40 +1,36 @@
 """Driver-side helpers shared by counting and encoding: argument checks, the
-progress bar over shards, and the per-task worker setup."""
+progress line over shards, and the per-task worker setup."""
 
 from __future__ import annotations
 
 import os
-import sys
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Callable, Iterable, Optional, Union
+
+from ..progress import ProgressLine
+from ..progress import enabled as progress_enabled
 
 PathLike = Union[str, "os.PathLike[str]"]
 Reader = Callable[[str], Iterable[str]]
 
 
 class Progress:
-    """A progress bar over shards: tqdm when installed and wanted, else silent.
+    """A progress line over shards on stderr (:class:`bytepair.progress.ProgressLine`:
+    shards done, shards/s, the driver's memory, time left).
 
     ``enabled=None`` shows it when stderr is a terminal.
     """
 
     def __init__(self, total: int, desc: str, enabled: Optional[bool]) -> None:
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        self._bar: Any = None
-        if enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError:  # tqdm is optional
-                tqdm = None
-            if tqdm is not None:
-                self._bar = tqdm(total=total, desc=desc, unit="shard")
+        self._line = ProgressLine(desc, total, "shards") if progress_enabled(enabled) else None
+        self._n = 0
 
-    def update(self, n: int = 1, **postfix: Any) -> None:
-        if self._bar is not None:
-            self._bar.update(n)
-            if postfix:
-                self._bar.set_postfix(postfix, refresh=False)
+    def update(self, n: int = 1) -> None:
+        self._n += n
+        if self._line is not None:
+            self._line.update(self._n)
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        """Writes the final line (where it stands: all shards, or where an error stopped)."""
+        if self._line is not None:
+            self._line.finish()
+            self._line = None
