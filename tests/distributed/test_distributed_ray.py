@@ -25,6 +25,7 @@ from test_distributed_local import (
     read_bin,
     reads,
 )
+from test_distributed_memory import LIMIT, many_word_shards, spills_alone
 
 import bytepair
 import bytepair.distributed.count
@@ -80,6 +81,20 @@ def test_ray_count_equals_one_machine_and_trains_the_same(engine, tmp_path, monk
     tok = bytepair.train(counts=got, vocab_size=275, special_tokens=SPECIALS)
     one = bytepair.train(docs, vocab_size=275, pattern="o200k", special_tokens=SPECIALS)
     assert tok == one and tok.merges == one.merges
+
+
+def test_ray_count_under_a_memory_limit_trains_the_same(engine, tmp_path):
+    paths, docs = many_word_shards(tmp_path, 8675309)
+    # a Ray task counts on one thread: under this limit one shard alone spills
+    assert spills_alone(list(iter_documents(paths[0])), threads=1) > 0
+    want = ChunkCounts.from_texts(docs, pattern="o200k", special_tokens=SPECIALS)
+    for reduce in ("tree", "driver"):
+        got = count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce=reduce, memory_limit=LIMIT)
+        assert list(got.items()) == list(want.items()), reduce
+    free = count_chunks(paths, special_tokens=SPECIALS, engine=engine)
+    assert list(free.items()) == list(want.items())
+    tok = bytepair.train(counts=got, vocab_size=400, special_tokens=SPECIALS)
+    assert tok.merges == bytepair.train(counts=free, vocab_size=400, special_tokens=SPECIALS).merges
 
 
 @pytest.mark.parametrize("fmt", ["bin", "parquet"])

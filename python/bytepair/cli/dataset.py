@@ -1,7 +1,7 @@
 """The scale-out commands (:mod:`bytepair.distributed`):
 
-* ``bytepair count-chunks SHARDS... -o counts.bpc [--engine ray]``: the chunk
-  table for ``bytepair train --counts counts.bpc``;
+* ``bytepair count-chunks SHARDS... -o counts.bpc [--engine ray] [--memory 2GB]``:
+  the chunk table for ``bytepair train --counts counts.bpc``;
 * ``bytepair encode-dataset SHARDS... -o OUT_DIR (-e NAME | -t FILE)
   [--engine ray] [--format bin|npy|parquet]``.
 
@@ -90,6 +90,7 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
         address=args.address,
         max_retries=args.max_retries,
         progress=args.progress,
+        memory_limit=args.memory,
     )
     secs = time.perf_counter() - t0
     counts.save(args.output)
@@ -148,6 +149,9 @@ def add_parsers(subparsers: Any) -> None:
         action="append",
         help="special-token text cut out before counting (repeatable; default <|endoftext|>)",
     )
+    c.add_argument("--memory", metavar="SIZE", default=None,
+                   help="memory limit of each task's counting, e.g. 2GB or 512MiB (default: none); a task "
+                        "spills to disk past it with identical counts")
     _engine_args(c)
     c.set_defaults(func=cmd_count_chunks)
 

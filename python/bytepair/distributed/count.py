@@ -19,6 +19,12 @@ Where the merge happens (``reduce=``):
   grouping of *adjacent* tables gives the same result); the driver receives only
   the final table. This spreads the merge work over the cluster; the final
   table still has to fit in one process, as it must for training.
+
+``memory_limit`` bounds each task's counting as ``train(memory_limit=...)``
+bounds one machine's: past it the task spills its tables to sorted runs in
+its temporary directory and merges them exactly, so the counts are the same.
+The limit is per task (a worker runs one task at a time): a machine running
+``w`` workers needs about ``w`` times the limit.
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..counts import ChunkCounts
+from ..counts import ChunkCounts, count
+from ..memory import parse_size
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, normalize_paths
+from ..train import counting_share
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, RayEngine, get_engine, in_order, task_threads
 from .errors import ShardsFailedError
@@ -39,8 +47,9 @@ TREE_FAN_IN = 8
 
 def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
     """Task body: the chunk table of one shard (it pickles compactly), counted
-    on the threads the engine gives this task."""
-    pattern, specials, text_column, input_format, reader = shared
+    on the threads the engine gives this task, under the memory limit when
+    there is one (the tables' share of it, as in :func:`bytepair.train`)."""
+    pattern, specials, text_column, input_format, reader, limit = shared
     if reader is not None:
         docs = reader(path)
     else:
@@ -52,7 +61,9 @@ def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
                 raise TypeError(f"{path}: the reader yielded a {type(d).__name__}, not str")
             yield d
 
-    return ChunkCounts.from_texts(checked(), pattern=pattern, special_tokens=specials, num_threads=task_threads())
+    threads = task_threads()
+    share = None if limit is None else counting_share(limit, threads)
+    return count(checked(), pattern=pattern, special_tokens=specials, num_threads=threads, memory_limit=share)
 
 
 def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:
@@ -78,6 +89,7 @@ def count_chunks(
     max_retries: int = 3,
     progress: Optional[bool] = None,
     reduce: str = "auto",
+    memory_limit: Union[int, str, None] = None,
 ) -> ChunkCounts:
     """Counts the pre-token chunks of many shards in parallel.
 
@@ -102,6 +114,10 @@ def count_chunks(
             they arrive) or ``"tree"`` (Ray only: by Ray tasks, ``TREE_FAN_IN``
             adjacent tables per task, so the driver receives only the final
             table). ``"auto"``: tree on Ray, driver otherwise.
+        memory_limit: a size (``"2GB"``, ``"512MiB"``) or bytes bounding each
+            task's counting, parsed as by :func:`bytepair.memory.parse_size`;
+            a task spills to disk past it, with identical counts (default: no
+            limit). Not the driver's: the merged table is held whole.
 
     Returns:
         The merged :class:`~bytepair.counts.ChunkCounts`, equal to
@@ -121,11 +137,12 @@ def count_chunks(
     """
     shards = normalize_paths(paths)
     check_input_format(input_format)
+    limit = None if memory_limit is None else parse_size(memory_limit)
     pat = _resolve_pattern(pattern)
     _core.pretokenize(pat, "")  # an invalid regex fails here, once, not as every shard's failure
     specials = list(special_tokens)
     eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
-    shared = (pat, specials, text_column, input_format, reader)
+    shared = (pat, specials, text_column, input_format, reader, limit)
 
     arglist = [(p,) for p in shards]
     if reduce not in ("auto", "driver", "tree"):
