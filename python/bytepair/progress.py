@@ -1,4 +1,5 @@
-"""Progress for training: one status line on stderr, with no dependency.
+"""Progress on stderr: one status line per phase of work, with no dependency
+(training here; the shard engines and ``bytepair encode`` use the same line).
 
 Training shows two phases, each on its own line: counting (bytes counted out of
 the total when it is known up front, MB/s) and merging (merges made out of the
@@ -18,7 +19,7 @@ turns it off and ``progress=True`` forces it on.
 >>> line.update(250)  # 2 s in: before the first log interval, nothing is printed
 >>> line.finish(1000)
 >>> print(out.getvalue(), end="")
-merging 1,000/1,000 merges 100% | 250 merges/s | RSS 250 MB | elapsed 4.0 s
+merging 1,000/1,000 100% | 250 merges/s | RSS 250 MB | elapsed 4.0 s
 """
 
 from __future__ import annotations
@@ -103,9 +104,8 @@ def format_status(label: str, done: int, total: Optional[int], unit: str, elapse
         total = None
     if unit == "B":
         amount = format_bytes(done) if total is None else f"{format_bytes(done)}/{format_bytes(total)}"
-    else:
+    else:  # the unit is named once, in the rate, so that the line fits 80 columns
         amount = f"{done:,}" if total is None else f"{done:,}/{total:,}"
-        amount += f" {unit}"
     parts = [f"{label} {amount}" + (f" {100 * done // total}%" if total else "")]
     if elapsed > 0:
         rate = done / elapsed

@@ -58,11 +58,11 @@ def test_counting_line_rate_memory_and_eta():
 def test_merging_line_rate_memory_and_eta():
     line = format_status("merging", 1_500, 32_000, "merges", 2.5, ("peak RSS", 1_230_000_000))
     # 600 merges/s; 30,500 left -> 50.8 s -> "51 s"
-    assert line == "merging 1,500/32,000 merges 4% | 600 merges/s | peak RSS 1.23 GB | ETA 51 s"
+    assert line == "merging 1,500/32,000 4% | 600 merges/s | peak RSS 1.23 GB | ETA 51 s"
     late = format_status("merging", 20_000, 32_000, "merges", 1_000.0, None)
     assert late.endswith("| 20 merges/s | ETA 10:00")
     final = format_status("merging", 32_000, 32_000, "merges", 64.0, None, final=True)
-    assert final == "merging 32,000/32,000 merges 100% | 500 merges/s | elapsed 1:04"
+    assert final == "merging 32,000/32,000 100% | 500 merges/s | elapsed 1:04"
     # nothing done yet: no rate to tell the time left from
     assert format_status("merging", 0, 10, "merges", 0.5, None).endswith("| 0 merges/s | elapsed 0.5 s")
 
@@ -94,9 +94,9 @@ def test_log_gets_a_line_per_interval_and_a_final_line():
     lines = out.getvalue().splitlines()
     # at 5, 10, 15 and 20 s (LOG_INTERVAL), then the final line
     assert LOG_INTERVAL == 5.0 and len(lines) == 5, lines
-    assert lines[0] == "merging 2,000/8,000 merges 25% | 400 merges/s | RSS 123 MB | ETA 15 s"
-    assert lines[3].startswith("merging 8,000/8,000 merges 100% | 400 merges/s")
-    assert lines[-1] == "merging 8,000/8,000 merges 100% | 400 merges/s | RSS 123 MB | elapsed 20 s"
+    assert lines[0] == "merging 2,000/8,000 25% | 400 merges/s | RSS 123 MB | ETA 15 s"
+    assert lines[3].startswith("merging 8,000/8,000 100% | 400 merges/s")
+    assert lines[-1] == "merging 8,000/8,000 100% | 400 merges/s | RSS 123 MB | elapsed 20 s"
     assert "\r" not in out.getvalue()
 
 
@@ -115,7 +115,7 @@ def test_short_work_in_a_log_prints_only_the_final_line():
     p.close()
     assert out.getvalue().splitlines() == [
         "counting 1.2 kB/1.2 kB 100% | 3 kB/s | RSS 123 MB | elapsed 0.4 s",
-        "merging 70/70 merges 100% | 140 merges/s | RSS 123 MB | elapsed 0.5 s",
+        "merging 70/70 100% | 140 merges/s | RSS 123 MB | elapsed 0.5 s",
     ]
 
 
@@ -149,7 +149,7 @@ def test_terminal_line_pads_a_shorter_line_and_fits_the_width():
     clock.now += 1
     line.update(6)
     second = out.getvalue()[len(first):]
-    assert second.startswith("\rshort 6 shards") and len(second) == 80  # blanks over the longer line
+    assert second.startswith("\rshort 6 | ") and len(second) == 80  # blanks over the longer line
     line.clear()
     assert out.getvalue()[len(first) + len(second):] == "\r" + " " * len(second[1:].rstrip()) + "\r"
 
@@ -194,7 +194,7 @@ def test_train_with_progress_shows_rate_memory_and_time(capsys):
     counting = [ln for ln in lines if ln.startswith("counting ")]
     n = len(tok.merges)
     assert counting and merging, err
-    assert re.fullmatch(rf"merging {n:,}/{n:,} merges 100% \| [\d,]+ merges/s \| RSS [\d.]+ [kMG]B \| "
+    assert re.fullmatch(rf"merging {n:,}/{n:,} 100% \| [\d,]+ merges/s \| RSS [\d.]+ [kMG]B \| "
                         r"elapsed [\d.:]+( s)?", merging[-1]), merging[-1]
     size = len(text.encode("utf-8"))
     assert re.fullmatch(rf"counting {re.escape(bytepair.progress.format_bytes(size))}/\S+ \S+ 100% \| "
