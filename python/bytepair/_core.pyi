@@ -248,6 +248,9 @@ class ChunkTable:
     def count_of(self, chunk: bytes) -> int: ...  # 0 when absent
     @property
     def arena_len(self) -> int: ...  # bytes of the distinct chunks
+    # The merge loop training from this table takes: "compact" or "positions".
+    @property
+    def merge_loop(self) -> str: ...
     def total(self) -> int: ...
     def __len__(self) -> int: ...
     # NotImplemented (so False) for anything but a ChunkTable.
@@ -299,6 +302,7 @@ def learn_merges(
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
     consume: bool = False,
+    merge_loop: str = "auto",  # "auto", "compact" (short chunks only) or "positions"
 ) -> List[Tuple[int, int]]: ...
 def extend_merges(
     base: CoreBPE,

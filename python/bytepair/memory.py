@@ -7,15 +7,19 @@ the trainer's own data (not the interpreter). Counting keeps one table per
 thread; when they would pass the limit they are spilled to disk as sorted
 runs and merged exactly at the end (first-seen order kept: each chunk keeps
 its first position), so the merges are identical to an unbounded run. The
-merge loop cannot spill: it needs, for ``n`` distinct chunks holding ``b``
-bytes (:func:`merge_loop_bytes`),
+merge loop cannot spill. For ``n`` distinct chunks holding ``b`` bytes and
+``m`` merges it needs about (:func:`merge_loop_bytes`):
 
-* the chunk table: ``b`` + 48 bytes per chunk (bytes, entry, index);
-* the loop: 24 bytes per chunk byte (a 16-byte node per byte, 4-byte
-  occurrence entries for the pairs starting there and for the pairs merges
-  create) + 8 bytes per chunk (its frequency);
-* the pairs: about 64 bytes per pair (its count, occurrence list header,
-  index entry and heap entries): the 65,536 byte pairs plus about 16 per merge.
+* while it is built, the chunk table beside it: ``b`` + 48 bytes per chunk
+  (bytes, entry, index), freed before the pairs are counted;
+* with the compact loop (every named pattern on real text: chunks are short),
+  2 bytes per chunk byte (4 when ``m`` > 65,280), 16 bytes per chunk, 4 bytes
+  per (pair, chunk) occurrence and about 60 bytes per pair; the pairs are
+  the 65,536 byte pairs, plus about 28 per merge for the first 32,768 merges
+  and 4 per merge after (measured on source code and on CJK text);
+* with the position loop (long chunks: no pattern, or hostile input), 24
+  bytes per chunk byte (a 16-byte node, 4-byte occurrences) + 8 per chunk,
+  the table alongside, and about 64 bytes per pair (16 per merge).
 
 When that exceeds the limit, training stops before merging with an error
 saying how much it needs.
@@ -83,17 +87,24 @@ def default_limit() -> int:
     return max(MIN_LIMIT, int(total * DEFAULT_FRACTION)) if total else 4 * 10**9
 
 
-def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int) -> int:
+def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool = True) -> int:
     """What training from a table of ``chunks`` distinct chunks holding
-    ``chunk_bytes`` bytes needs for ``merges`` merges (see the module docstring).
+    ``chunk_bytes`` bytes needs for ``merges`` merges with the compact loop
+    (or the position loop: ``compact=False``; see the module docstring and
+    ``ChunkTable.merge_loop``).
 
-    >>> merge_loop_bytes(770_000, 7_000_000, 32_768) // 10**6
-    255
+    >>> merge_loop_bytes(758_334, 6_872_375, 32_512) // 10**6
+    119
+    >>> merge_loop_bytes(758_334, 6_872_375, 32_512, compact=False) // 10**6
+    251
     """
     table = chunk_bytes + 48 * chunks
-    loop = 24 * chunk_bytes + 8 * chunks
-    pairs = 64 * (65_536 + 16 * merges)
-    return table + loop + pairs
+    if not compact:
+        return table + 24 * chunk_bytes + 8 * chunks + 64 * (65_536 + 16 * merges)
+    symbols = (2 if merges <= 65_280 else 4) * chunk_bytes + 16 * chunks
+    pairs = 65_536 + 28 * min(merges, 32_768) + 4 * max(0, merges - 32_768)
+    occurrences = chunk_bytes + 2 * pairs
+    return max(table + symbols, symbols + 4 * occurrences + 60 * pairs)
 
 
 def current_rss() -> Optional[int]:

@@ -21,7 +21,8 @@ use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
 use crate::train::{
-    learn_merges, learn_merges_owned, ChunkCounter, ChunkTable, Control, MergeOptions,
+    compact, learn_merges_owned_with, learn_merges_with, ChunkCounter, ChunkTable, Control,
+    MergeLoop, MergeOptions,
 };
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
@@ -141,6 +142,13 @@ impl PyChunkTable {
     #[getter]
     fn arena_len(&self) -> usize {
         self.inner.arena_len()
+    }
+
+    /// The merge loop training from this table takes: "compact" (short
+    /// chunks) or "positions".
+    #[getter]
+    fn merge_loop(&self) -> &'static str {
+        loop_name(MergeLoop::for_table(&self.inner))
     }
 
     /// Sum of all counts.
@@ -321,7 +329,8 @@ impl PyChunkCounter {
 /// Learns merges from a table (see `bytepair.reference.train_from_counts`).
 /// With `consume`, the table is emptied and freed once the loop is built.
 #[pyfunction]
-#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None, consume=false))]
+#[pyo3(name = "learn_merges", signature = (table, num_merges, min_frequency=1, max_token_length=None, progress=None, consume=false, merge_loop="auto"))]
+#[allow(clippy::too_many_arguments)]
 fn learn_merges_py(
     py: Python<'_>,
     mut table: PyRefMut<'_, PyChunkTable>,
@@ -330,21 +339,46 @@ fn learn_merges_py(
     max_token_length: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
     consume: bool,
+    merge_loop: &str,
 ) -> PyResult<Vec<(u32, u32)>> {
     let opts = MergeOptions {
         num_merges,
         min_frequency,
         max_token_length,
     };
+    let which = match merge_loop {
+        "auto" => MergeLoop::for_table(&table.inner),
+        "compact" if compact::fits(&table.inner) => MergeLoop::Compact,
+        "positions" => MergeLoop::Positions,
+        "compact" => {
+            return Err(PyValueError::new_err(
+                "merge_loop='compact' needs short chunks (see ChunkTable.merge_loop)",
+            ))
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "merge_loop must be 'auto', 'compact' or 'positions', got {other:?}"
+            )))
+        }
+    };
     let ctl = Control::default();
     if consume {
         let t = std::mem::take(&mut table.inner);
         return run_interruptible(py, &ctl, progress.as_ref(), || {
-            learn_merges_owned(t, &opts, &ctl)
+            learn_merges_owned_with(t, &opts, &ctl, which)
         });
     }
     let t = &table.inner;
-    run_interruptible(py, &ctl, progress.as_ref(), || learn_merges(t, &opts, &ctl))
+    run_interruptible(py, &ctl, progress.as_ref(), || {
+        learn_merges_with(t, &opts, &ctl, which)
+    })
+}
+
+fn loop_name(which: MergeLoop) -> &'static str {
+    match which {
+        MergeLoop::Compact => "compact",
+        MergeLoop::Positions => "positions",
+    }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

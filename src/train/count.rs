@@ -179,11 +179,17 @@ impl ChunkCounter {
                 for t in &self.tallies {
                     s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
                 }
-                return s.merge();
+                let table = s.merge();
+                drop(self);
+                super::return_free_memory();
+                return table;
             }
         }
         let t = std::mem::take(self.merged()?);
-        t.into_table()
+        let table = t.into_table();
+        drop(self);
+        super::return_free_memory();
+        table
     }
 
     /// Bytes held by the tallies (for memory accounting).

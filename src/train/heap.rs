@@ -30,6 +30,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
+use super::compact::{self, TableRef};
 use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
@@ -55,11 +56,12 @@ struct State {
 
 /// Learns up to `opts.num_merges` merges from `table`, exactly as
 /// `bytepair.reference.train_from_counts` does (same merges, same order).
-/// Merge `k` creates token id `256 + k`.
+/// Merge `k` creates token id `256 + k`. Tables of short chunks (see
+/// [`compact::fits`]) go to the compact loop, the others to the position loop
+/// of this module; both learn the same merges.
 ///
 /// Checks `ctl.cancel` at every merge and reports progress in
-/// `ctl.merges_done`. Memory: about 12 bytes per arena byte plus 4 bytes per
-/// pair occurrence.
+/// `ctl.merges_done`.
 ///
 /// Errors: [`Error::Interrupted`] when cancelled; [`Error::InvalidTraining`] when
 /// the table is too large for 32-bit positions or its total count overflows.
@@ -68,8 +70,7 @@ pub fn learn_merges(
     opts: &MergeOptions,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
-    let built = build(table, opts)?;
-    run(built, opts, ctl)
+    learn_merges_with(table, opts, ctl, MergeLoop::for_table(table))
 }
 
 /// [`learn_merges`] on a table it owns: the table is freed once the loop's
@@ -80,9 +81,59 @@ pub fn learn_merges_owned(
     opts: &MergeOptions,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
-    let built = build(&table, opts)?;
-    drop(table);
-    run(built, opts, ctl)
+    let which = MergeLoop::for_table(&table);
+    learn_merges_owned_with(table, opts, ctl, which)
+}
+
+/// The two merge loops (they learn the same merges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeLoop {
+    /// Chunk-id occurrences over a flat symbol array ([`compact`]).
+    Compact,
+    /// Byte-position occurrences over linked nodes (this module).
+    Positions,
+}
+
+impl MergeLoop {
+    /// The loop [`learn_merges`] takes for `table`.
+    pub fn for_table(table: &ChunkTable) -> Self {
+        if compact::fits(table) {
+            MergeLoop::Compact
+        } else {
+            MergeLoop::Positions
+        }
+    }
+}
+
+/// [`learn_merges`] with a chosen loop (tests run both on the same tables).
+pub fn learn_merges_with(
+    table: &ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+    which: MergeLoop,
+) -> Result<Vec<(Rank, Rank)>> {
+    match which {
+        MergeLoop::Compact => compact::learn(TableRef::Borrowed(table), opts, ctl),
+        MergeLoop::Positions => run(build(table, opts)?, opts, ctl),
+    }
+}
+
+/// [`learn_merges_owned`] with a chosen loop.
+pub fn learn_merges_owned_with(
+    table: ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+    which: MergeLoop,
+) -> Result<Vec<(Rank, Rank)>> {
+    match which {
+        MergeLoop::Compact => compact::learn(TableRef::Owned(table), opts, ctl),
+        MergeLoop::Positions => {
+            let built = build(&table, opts)?;
+            drop(table);
+            super::return_free_memory();
+            run(built, opts, ctl)
+        }
+    }
 }
 
 type Heap = BinaryHeap<(i64, Reverse<u32>, u32)>;
@@ -238,13 +289,77 @@ mod tests {
         t
     }
 
+    /// Both loops, checked to agree.
+    fn both(t: &ChunkTable, o: &MergeOptions) -> Vec<(u32, u32)> {
+        let ctl = Control::default();
+        let c = learn_merges_with(t, o, &ctl, MergeLoop::Compact).unwrap();
+        let p = learn_merges_with(t, o, &ctl, MergeLoop::Positions).unwrap();
+        assert_eq!(c, p, "the compact and position loops disagree");
+        c
+    }
+
     fn learn(t: &ChunkTable, k: usize) -> Vec<(u32, u32)> {
         let o = MergeOptions {
             num_merges: k,
             min_frequency: 1,
             max_token_length: None,
         };
-        learn_merges(t, &o, &Control::default()).unwrap()
+        both(t, &o)
+    }
+
+    #[test]
+    fn loops_agree_on_pseudo_random_tables() {
+        // few symbols, many ties and overlapping runs; some chunks repeat
+        // counts so that first-seen order decides
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..60 {
+            let mut t = ChunkTable::new();
+            for _ in 0..(1 + next() % 40) {
+                let len = 1 + (next() % 12) as usize;
+                let chunk: Vec<u8> = (0..len).map(|_| b"aab c"[(next() % 5) as usize]).collect();
+                t.add(&chunk, 1 + next() % 3).unwrap();
+            }
+            let o = MergeOptions {
+                num_merges: 5 + round,
+                min_frequency: 1 + (round as u64 % 3),
+                max_token_length: if round % 4 == 0 { Some(3) } else { None },
+            };
+            both(&t, &o);
+        }
+    }
+
+    #[test]
+    fn long_chunks_take_the_position_loop() {
+        let short = table(&[(b"ab ab", 1), (b"abc", 2)]);
+        assert_eq!(MergeLoop::for_table(&short), MergeLoop::Compact);
+        let long = vec![b'a'; 4096];
+        let t = table(&[(&long, 1), (b"ab", 1)]);
+        assert_eq!(MergeLoop::for_table(&t), MergeLoop::Positions);
+        assert_eq!(learn(&t, 3), vec![(97, 97), (256, 256), (257, 257)]);
+    }
+
+    #[test]
+    fn wide_symbols_past_65536_tokens() {
+        // 70,000 merges need 32-bit symbols; both loops still agree
+        let mut t = ChunkTable::new();
+        let mut x: u32 = 12345;
+        for _ in 0..30_000 {
+            let chunk: Vec<u8> = (0..8)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (x >> 16) as u8
+                })
+                .collect();
+            t.add(&chunk, 1).unwrap();
+        }
+        let m = learn(&t, 70_000);
+        assert!(m.len() > 65_280, "{} merges", m.len());
     }
 
     #[test]
@@ -281,15 +396,13 @@ mod tests {
             min_frequency: 1,
             max_token_length: Some(2),
         };
-        let m = learn_merges(&t, &o, &Control::default()).unwrap();
+        let m = both(&t, &o);
         assert!(m.len() == 1 && m[0] == (97, 98));
         let o = MergeOptions {
             num_merges: 10,
             min_frequency: 7,
             max_token_length: None,
         };
-        assert!(learn_merges(&t, &o, &Control::default())
-            .unwrap()
-            .is_empty());
+        assert!(both(&t, &o).is_empty());
     }
 }

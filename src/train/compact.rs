@@ -1,0 +1,493 @@
+//! The compact merge loop: the same merges as [`super::heap`] in about a third
+//! of its memory, for tables whose chunks are short (every named pattern on
+//! real text).
+//!
+//! Representation. Every chunk's tokens sit in one flat array of symbols
+//! (`u16` while the vocabulary fits, else `u32`), chunk after chunk in
+//! first-seen order, with a start, a length and a frequency per chunk. A merge
+//! rewrites the affected chunks in place (a chunk only shrinks, so starts
+//! never move). A pair's occurrences are the ids of the chunks holding it
+//! (ascending, each once, possibly stale), not positions.
+//!
+//! Tie-break. The key of a pair is its first occurrence in the tie-break
+//! order: `(chunk id << 32) | byte offset inside the chunk`. A byte offset,
+//! unlike a token index, never moves when tokens on its left merge, so a
+//! pair's key only grows (its occurrences only disappear once it exists) and
+//! the lazy heap of [`super::heap`] works unchanged: an entry never ranks a
+//! pair below its true rank; a popped entry with a stale count or key is
+//! pushed back with the true values.
+//!
+//! Cost. A merge rewrites each affected chunk whole, so a chunk of `L` bytes
+//! costs at most `L` per merge that touches it and at most `L - 1` merges
+//! touch it (each removes a token): at most `L²` over the whole run.
+//! [`fits`] takes this loop when the sum of `L²` is at most [`WORK_PER_BYTE`]
+//! times the chunk bytes, which keeps the work linear; long chunks (no
+//! pattern, hostile input) go to the position loop of [`super::heap`], whose
+//! cost per merge is the number of occurrences whatever the chunk lengths.
+//!
+//! Memory (`bytepair.memory.merge_loop_bytes` states it for Python): 2
+//! bytes per chunk byte (4 past 65,536 tokens), 16 per chunk, 4 per (pair,
+//! chunk) occurrence and about 60 per pair (pair, count, occurrence slice,
+//! stale mark, index entry). Only pairs that could still win sit in the heap
+//! (see `floor` in [`run`]), so it stays small. The chunk table is freed
+//! before the pairs are counted when the loop owns it.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+
+use rustc_hash::FxHashMap;
+
+use super::{ChunkTable, Control, MergeOptions};
+use crate::error::{Error, Result};
+use crate::Rank;
+
+/// Most token visits per chunk byte (bound of the sum of squared chunk
+/// lengths over the chunk bytes) for which the compact loop is taken.
+pub const WORK_PER_BYTE: u64 = 256;
+
+/// A token id as stored in the symbol array.
+trait Sym: Copy + Eq {
+    fn get(self) -> u32;
+    fn make(v: u32) -> Self;
+}
+
+impl Sym for u16 {
+    #[inline(always)]
+    fn get(self) -> u32 {
+        u32::from(self)
+    }
+    #[inline(always)]
+    fn make(v: u32) -> Self {
+        v as u16
+    }
+}
+
+impl Sym for u32 {
+    #[inline(always)]
+    fn get(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn make(v: u32) -> Self {
+        v
+    }
+}
+
+/// Whether `table` goes to this loop (see the module docs).
+pub fn fits(table: &ChunkTable) -> bool {
+    let n = table.arena_len();
+    if n >= (u32::MAX - 1) as usize {
+        return false;
+    }
+    let squares: u128 = table.iter().map(|(c, _)| (c.len() as u128).pow(2)).sum();
+    squares <= u128::from(WORK_PER_BYTE) * n as u128
+}
+
+/// Whether merge ids fit 16-bit symbols.
+fn narrow(num_merges: usize) -> bool {
+    256 + num_merges <= 1 << 16
+}
+
+type Heap = BinaryHeap<(i64, Reverse<u64>, u32)>;
+
+fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
+    opts.max_token_length
+        .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
+}
+
+/// Counts and occurrences of every pair seen so far. A pair's occurrence
+/// list is final once the merge step that creates it ends (no new occurrence
+/// of an existing pair ever appears: a pair holds the newest of its two
+/// tokens, made in one step), so each list is an exact boxed slice, filled
+/// from the step's staging area.
+struct PairSet {
+    ab: Vec<(u32, u32)>,
+    counts: Vec<i64>,
+    occ: Vec<Box<[u32]>>,
+    /// Occurrences before this index are known to be stale.
+    head: Vec<u32>,
+    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
+    index: FxHashMap<u64, u32>,
+    /// The first pair made by the current step.
+    step_first: u32,
+    /// (pair, chunk) occurrences made by the current step, and the last chunk
+    /// staged per new pair.
+    staging: Vec<(u32, u32)>,
+    staged_last: Vec<u32>,
+}
+
+impl PairSet {
+    fn with_byte_pairs() -> Self {
+        PairSet {
+            ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
+            counts: vec![0; 65536],
+            occ: vec![Box::default(); 65536],
+            head: vec![0; 65536],
+            index: FxHashMap::default(),
+            step_first: 65536,
+            staging: Vec::new(),
+            staged_last: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
+        if a < 256 && b < 256 {
+            Some(a * 256 + b)
+        } else {
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
+        }
+    }
+
+    /// Takes `w` from the count of (a, b) (present: every adjacent pair was
+    /// counted when it appeared).
+    #[inline]
+    fn dec(&mut self, a: u32, b: u32, w: i64) {
+        if let Some(i) = self.lookup(a, b) {
+            self.counts[i as usize] -= w;
+        }
+    }
+
+    /// Adds `w` to the count of (a, b), a pair holding this step's new token,
+    /// occurring in `chunk`; returns its index and whether it is new.
+    #[inline]
+    fn add(&mut self, a: u32, b: u32, w: i64, chunk: u32) -> (u32, bool) {
+        let (i, new) = match self.lookup(a, b) {
+            Some(i) => (i, false),
+            None => {
+                let i = self.ab.len() as u32;
+                self.ab.push((a, b));
+                self.counts.push(0);
+                self.occ.push(Box::default());
+                self.head.push(0);
+                self.staged_last.push(u32::MAX);
+                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
+                (i, true)
+            }
+        };
+        self.counts[i as usize] += w;
+        let last = &mut self.staged_last[(i - self.step_first) as usize];
+        if *last != chunk {
+            *last = chunk;
+            self.staging.push((i, chunk));
+        }
+        (i, new)
+    }
+
+    /// Starts a merge step (pairs made from here on are this step's).
+    fn begin_step(&mut self) {
+        self.step_first = self.ab.len() as u32;
+        self.staged_last.clear();
+        self.staging.clear();
+    }
+
+    /// Ends a merge step: each new pair gets its exact occurrence list.
+    fn end_step(&mut self) {
+        let first = self.step_first as usize;
+        let mut sizes = vec![0u32; self.ab.len() - first];
+        for &(i, _) in &self.staging {
+            sizes[i as usize - first] += 1;
+        }
+        let mut lists: Vec<Vec<u32>> = sizes
+            .iter()
+            .map(|&k| Vec::with_capacity(k as usize))
+            .collect();
+        for &(i, c) in &self.staging {
+            lists[i as usize - first].push(c);
+        }
+        for (k, list) in lists.into_iter().enumerate() {
+            self.occ[first + k] = list.into_boxed_slice();
+        }
+        self.staging.clear();
+        if self.staging.capacity() > STAGING_KEEP {
+            self.staging.shrink_to(STAGING_KEEP);
+        }
+    }
+}
+
+/// Staging entries kept between steps (the first merges stage millions).
+const STAGING_KEEP: usize = 1 << 16;
+
+#[inline]
+fn key(chunk: u32, offset: u32) -> u64 {
+    u64::from(chunk) << 32 | u64::from(offset)
+}
+
+struct State<S> {
+    syms: Vec<S>,
+    start: Vec<u32>,
+    len: Vec<u32>,
+    freq: Vec<i64>,
+    pairs: PairSet,
+    /// Byte length of every token.
+    tok_len: Vec<u32>,
+}
+
+/// Learns merges from `table` with the compact loop (exactly the merges of
+/// [`super::heap::learn_merges`]); `owned` tables are freed once the symbols
+/// are laid out. The caller checked [`fits`].
+pub fn learn(table: TableRef<'_>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
+    if narrow(opts.num_merges) {
+        run(build::<u16>(table)?, opts, ctl)
+    } else {
+        run(build::<u32>(table)?, opts, ctl)
+    }
+}
+
+/// A table lent to the loop, or given to it (then freed early).
+pub enum TableRef<'a> {
+    Borrowed(&'a ChunkTable),
+    Owned(ChunkTable),
+}
+
+fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
+    let t: &ChunkTable = match &table {
+        TableRef::Borrowed(t) => t,
+        TableRef::Owned(t) => t,
+    };
+    let n = t.arena_len();
+    let mut st = State {
+        syms: Vec::with_capacity(n),
+        start: Vec::with_capacity(t.len()),
+        len: Vec::with_capacity(t.len()),
+        freq: Vec::with_capacity(t.len()),
+        pairs: PairSet::with_byte_pairs(),
+        tok_len: vec![1; 256],
+    };
+    let mut total: i64 = 0;
+    for (chunk, c) in t.iter() {
+        let w = i64::try_from(c)
+            .ok()
+            .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
+        let w = w.ok_or_else(|| Error::training("chunk counts add up to more than 2^61"))?;
+        total += w;
+        st.start.push(st.syms.len() as u32);
+        st.len.push(chunk.len() as u32);
+        st.freq.push(w);
+        st.syms.extend(chunk.iter().map(|&b| S::make(u32::from(b))));
+    }
+    drop(table);
+    super::return_free_memory();
+    // Occurrence lists of the byte pairs, sized exactly in a first pass.
+    let mut last = vec![u32::MAX; 65536];
+    let mut sizes = vec![0u32; 65536];
+    for c in 0..st.start.len() {
+        for w in st.chunk(c).windows(2) {
+            let i = (w[0].get() << 8 | w[1].get()) as usize;
+            if last[i] != c as u32 {
+                last[i] = c as u32;
+                sizes[i] += 1;
+            }
+        }
+    }
+    let mut lists: Vec<Vec<u32>> = sizes
+        .iter()
+        .map(|&k| Vec::with_capacity(k as usize))
+        .collect();
+    for c in 0..st.start.len() {
+        let f = st.freq[c];
+        let (s, e) = st.bounds(c);
+        for j in s..e.saturating_sub(1) {
+            let i = (st.syms[j].get() << 8 | st.syms[j + 1].get()) as usize;
+            st.pairs.counts[i] += f;
+            if lists[i].last() != Some(&(c as u32)) {
+                lists[i].push(c as u32);
+            }
+        }
+    }
+    for (i, list) in lists.into_iter().enumerate() {
+        st.pairs.occ[i] = list.into_boxed_slice();
+    }
+    Ok(st)
+}
+
+impl<S: Sym> State<S> {
+    #[inline]
+    fn bounds(&self, c: usize) -> (usize, usize) {
+        let s = self.start[c] as usize;
+        (s, s + self.len[c] as usize)
+    }
+
+    #[inline]
+    fn chunk(&self, c: usize) -> &[S] {
+        let (s, e) = self.bounds(c);
+        &self.syms[s..e]
+    }
+
+    /// Byte offset of the first (a, b) in chunk `c`, if any.
+    fn find(&self, c: u32, a: u32, b: u32) -> Option<u32> {
+        let toks = self.chunk(c as usize);
+        let mut off = 0u32;
+        for w in toks.windows(2) {
+            if w[0].get() == a && w[1].get() == b {
+                return Some(off);
+            }
+            off += self.tok_len[w[0].get() as usize];
+        }
+        None
+    }
+
+    /// The key of pair `i`'s first occurrence, dropping stale chunks before it.
+    fn first_key(&mut self, i: u32) -> Option<u64> {
+        let (a, b) = self.pairs.ab[i as usize];
+        let mut h = self.pairs.head[i as usize] as usize;
+        let found = loop {
+            let &c = self.pairs.occ[i as usize].get(h)?;
+            if let Some(off) = self.find(c, a, b) {
+                break key(c, off);
+            }
+            h += 1;
+        };
+        self.pairs.head[i as usize] = h as u32;
+        Some(found)
+    }
+
+    /// Lowers the floor from `old` to `new`: pushes every made pair counted
+    /// in `[new, old)` (byte pairs are all in the heap from the start).
+    /// Returns `new`.
+    fn refill(&mut self, heap: &mut Heap, opts: &MergeOptions, old: i64, new: i64) -> i64 {
+        for i in 65536..self.pairs.ab.len() as u32 {
+            let cnt = self.pairs.counts[i as usize];
+            let (x, y) = self.pairs.ab[i as usize];
+            if (new..old).contains(&cnt) && !too_long(opts, &self.tok_len, x, y) {
+                if let Some(k) = self.first_key(i) {
+                    heap.push((cnt, Reverse(k), i));
+                }
+            }
+        }
+        new
+    }
+
+    /// Merges every occurrence of pair `best` = (a, b) into `n`, chunk by
+    /// chunk, moving the neighbours' counts from the old tokens to the new
+    /// one; `created` receives each pair made here with the key of its first
+    /// occurrence so far.
+    fn merge(&mut self, best: u32, n: u32, created: &mut Vec<(u32, u64)>) {
+        let (a, b) = self.pairs.ab[best as usize];
+        let list = std::mem::take(&mut self.pairs.occ[best as usize]);
+        self.pairs.begin_step();
+        let from = (self.pairs.head[best as usize] as usize).min(list.len());
+        let (sa, sb, sn) = (S::make(a), S::make(b), S::make(n));
+        for &c in &list[from..] {
+            let (s, e) = self.bounds(c as usize);
+            let f = self.freq[c as usize];
+            let l = e - s;
+            let (mut r, mut w) = (s, s);
+            let mut off = 0u32;
+            while r < e {
+                if r + 1 < e && self.syms[r] == sa && self.syms[r + 1] == sb {
+                    if w > s {
+                        let x = self.syms[w - 1].get();
+                        self.pairs.dec(x, a, f);
+                        let left = off - self.tok_len[x as usize];
+                        let (i, new) = self.pairs.add(x, n, f, c);
+                        if new {
+                            created.push((i, key(c, left)));
+                        }
+                    }
+                    self.pairs.counts[best as usize] -= f;
+                    if r + 2 < e {
+                        let y = self.syms[r + 2].get();
+                        self.pairs.dec(b, y, f);
+                        let (i, new) = self.pairs.add(n, y, f, c);
+                        if new {
+                            created.push((i, key(c, off)));
+                        }
+                    }
+                    self.syms[w] = sn;
+                    off += self.tok_len[n as usize];
+                    r += 2;
+                } else {
+                    let t = self.syms[r];
+                    self.syms[w] = t;
+                    off += self.tok_len[t.get() as usize];
+                    r += 1;
+                }
+                w += 1;
+            }
+            debug_assert!(w - s <= l);
+            self.len[c as usize] = (w - s) as u32;
+        }
+        self.pairs.head[best as usize] = 0;
+        self.pairs.end_step();
+    }
+}
+
+fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
+    let mut heap: Heap = BinaryHeap::new();
+    for i in 0..65536u32 {
+        if st.pairs.counts[i as usize] > 0 && !too_long(opts, &st.tok_len, i >> 8, i & 255) {
+            if let Some(k) = st.first_key(i) {
+                heap.push((st.pairs.counts[i as usize], Reverse(k), i));
+            }
+        }
+    }
+    let mut merges: Vec<(Rank, Rank)> = Vec::new();
+    let mut created: Vec<(u32, u64)> = Vec::new();
+    let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
+    // Pairs made with a count below `floor` wait outside the heap (most pairs
+    // never come near the top); when the best exact entry falls below the
+    // floor, the floor falls and the pairs counted between the two floors are
+    // pushed, so every pair that could win is in the heap when one is chosen.
+    let lowest = min_freq.max(1);
+    let mut floor = heap.peek().map_or(lowest, |e| (e.0 / 2).max(lowest));
+    while merges.len() < opts.num_merges {
+        ctl.check()?;
+        // Pop until an entry with exact values comes up.
+        let best = loop {
+            let Some((c, Reverse(k), i)) = heap.pop() else {
+                if floor > lowest {
+                    floor = st.refill(&mut heap, opts, floor, lowest);
+                    continue;
+                }
+                break None;
+            };
+            let cur = st.pairs.counts[i as usize];
+            if cur <= 0 {
+                continue;
+            }
+            if cur != c {
+                heap.push((cur, Reverse(k), i));
+                continue;
+            }
+            let Some(first) = st.first_key(i) else {
+                continue;
+            };
+            if first != k {
+                heap.push((cur, Reverse(first), i));
+                continue;
+            }
+            if cur < floor && floor > lowest {
+                heap.push((cur, Reverse(first), i));
+                floor = st.refill(&mut heap, opts, floor, cur.min(floor / 2).max(lowest));
+                continue;
+            }
+            break Some((i, cur));
+        };
+        let Some((best, count)) = best else { break };
+        if count < min_freq {
+            break;
+        }
+        let (a, b) = st.pairs.ab[best as usize];
+        let n = (256 + merges.len()) as u32;
+        merges.push((a, b));
+        st.tok_len
+            .push(st.tok_len[a as usize] + st.tok_len[b as usize]);
+        created.clear();
+        st.merge(best, n, &mut created);
+        debug_assert_eq!(st.pairs.counts[best as usize], 0);
+        for &(t, k) in &created {
+            let (x, y) = st.pairs.ab[t as usize];
+            let cnt = st.pairs.counts[t as usize];
+            if cnt >= floor && !too_long(opts, &st.tok_len, x, y) {
+                heap.push((cnt, Reverse(k), t));
+            }
+        }
+        ctl.merges_done
+            .store(merges.len() as u64, Ordering::Relaxed);
+    }
+    Ok(merges)
+}
