@@ -5,11 +5,14 @@ and rustbpe, one fresh process per (peer, corpus, vocab) under ``/usr/bin/time -
     python benches/train_scale_corpus.py                       # the corpora (Debian packages)
     python benches/bench_train_scale.py [--peers-python PEERS_VENV/bin/python]
         [--sizes 100,300,1200] [--vocabs 32768,131072] [--peers bytepair,gigatoken,gigabpe,hf,rustbpe]
-        [--timeout 600] [--pattern gpt2]
+        [--timeout 600] [--pattern gpt2] [--multi] [--large] [--memory 128MB] [--one-thread]
 
 Corpora: ``linux_1g.txt`` (the Linux 6.1 source tree, ~1.2 GB) cut to the first
-N MB at a line end (``--sizes``), and ``multi_cjk.txt`` (LibreOffice help text in
-ten languages plus Thai and Arabic word lists). bytepair runs from this checkout
+N MB at a line end (``--sizes``), ``multi_cjk.txt`` (LibreOffice help text in
+ten languages plus Thai and Arabic word lists; ``--multi``) and ``large_3g.txt``
+(3.4 GB of sources and docs of 14 projects; ``--large``). ``--memory`` adds a
+bytepair run with that ``memory_limit``, ``--one-thread`` one with
+``num_threads=1``. bytepair runs from this checkout
 (``python/`` on ``PYTHONPATH``) with ``--bytepair-python`` (default: this Python);
 the peers with ``--peers-python`` (default: this Python; or a separate venv:
 ``python3 -m venv peers && peers/bin/pip install gigatoken==0.10.0
@@ -37,7 +40,10 @@ DATA = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache/bytepair-data"
 RUNNERS = {
     "bytepair": """
 import sys, pathlib, bytepair
-kw = {"memory_limit": sys.argv[4]} if len(sys.argv) > 4 else {}
+# extra arguments: memory_limit=SIZE, num_threads=N
+kw = dict(a.split("=", 1) for a in sys.argv[4:])
+if "num_threads" in kw:
+    kw["num_threads"] = int(kw["num_threads"])
 tok = bytepair.train([pathlib.Path(sys.argv[1])], int(sys.argv[2]), pattern=sys.argv[3], progress=False, **kw)
 print("merges", len(tok.merges), "digest", hash(tuple(map(tuple, tok.merges))))
 """,
@@ -128,13 +134,17 @@ def main() -> None:
     ap.add_argument("--vocabs", default="32768,131072")
     ap.add_argument("--peers", default="bytepair,gigatoken,gigabpe,hf,rustbpe")
     ap.add_argument("--multi", action="store_true", help="also the multilingual corpus")
+    ap.add_argument("--large", action="store_true", help="also the 3.4 GB corpus (train_scale_corpus.py --large)")
     ap.add_argument("--memory", default=None, help="also bytepair with this memory_limit")
+    ap.add_argument("--one-thread", action="store_true", help="also bytepair on one thread (same merges)")
     ap.add_argument("--pattern", default="gpt2")
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args()
     corpora = [prefix(int(s)) for s in a.sizes.split(",")]
     if a.multi:
         corpora.append(DATA / "multi_cjk.txt")
+    if a.large:
+        corpora.append(DATA / "large_3g.txt")
     print(f"load before: {os.getloadavg()[0]:.2f}", flush=True)
     print("| corpus | MB | vocab | peer | wall s | peak RSS MB | result |", flush=True)
     print("|---|---:|---:|---|---:|---:|---|", flush=True)
@@ -143,15 +153,17 @@ def main() -> None:
         for corpus in corpora:
             jobs = [(p, []) for p in a.peers.split(",")]
             if a.memory:
-                jobs.append(("bytepair", [a.memory]))
+                jobs.append(("bytepair", [f"memory_limit={a.memory}"]))
+            if a.one_thread:
+                jobs.append(("bytepair", ["num_threads=1"]))
             for peer, extra in jobs:
-                if (peer, vocab) in too_slow and corpus.name != "multi_cjk.txt":
+                if (peer, vocab) in too_slow and corpus.name.startswith("linux"):
                     continue
                 python = a.bytepair_python if peer == "bytepair" else a.peers_python
                 r = run(python, peer, corpus, vocab, a.pattern, a.timeout, extra)
                 if r["status"].startswith(">"):
                     too_slow.add((peer, vocab))
-                name = peer + (f" memory_limit={extra[0]}" if extra else "")
+                name = " ".join([peer, *extra])
                 mb = corpus.stat().st_size / 1e6
                 if r["status"] == "ok":
                     print(f"| {corpus.name} | {mb:,.0f} | {vocab:,} | {name} | {r['wall']:.1f} | {r['rss_mb']:,.0f} "

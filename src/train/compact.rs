@@ -91,6 +91,20 @@ fn narrow(num_merges: usize) -> bool {
 
 type Heap = BinaryHeap<(i64, Reverse<u64>, u32)>;
 
+#[inline(always)]
+#[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint with no effect on memory contents; the
+    // address comes from a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
     opts.max_token_length
         .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
@@ -216,11 +230,17 @@ fn key(chunk: u32, offset: u32) -> u64 {
     u64::from(chunk) << 32 | u64::from(offset)
 }
 
+#[derive(Clone, Copy)]
+struct Chunk {
+    start: u32,
+    len: u32,
+    freq: i64,
+}
+
 struct State<S> {
     syms: Vec<S>,
-    start: Vec<u32>,
-    len: Vec<u32>,
-    freq: Vec<i64>,
+    /// Per chunk, together (visiting a chunk costs one cache miss for them).
+    chunks: Vec<Chunk>,
     pairs: PairSet,
     /// Byte length of every token.
     tok_len: Vec<u32>,
@@ -251,9 +271,7 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
     let n = t.arena_len();
     let mut st = State {
         syms: Vec::with_capacity(n),
-        start: Vec::with_capacity(t.len()),
-        len: Vec::with_capacity(t.len()),
-        freq: Vec::with_capacity(t.len()),
+        chunks: Vec::with_capacity(t.len()),
         pairs: PairSet::with_byte_pairs(),
         tok_len: vec![1; 256],
     };
@@ -264,9 +282,11 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
             .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4));
         let w = w.ok_or_else(|| Error::training("chunk counts add up to more than 2^61"))?;
         total += w;
-        st.start.push(st.syms.len() as u32);
-        st.len.push(chunk.len() as u32);
-        st.freq.push(w);
+        st.chunks.push(Chunk {
+            start: st.syms.len() as u32,
+            len: chunk.len() as u32,
+            freq: w,
+        });
         st.syms.extend(chunk.iter().map(|&b| S::make(u32::from(b))));
     }
     drop(table);
@@ -274,7 +294,7 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
     // Occurrence lists of the byte pairs, sized exactly in a first pass.
     let mut last = vec![u32::MAX; 65536];
     let mut sizes = vec![0u32; 65536];
-    for c in 0..st.start.len() {
+    for c in 0..st.chunks.len() {
         for w in st.chunk(c).windows(2) {
             let i = (w[0].get() << 8 | w[1].get()) as usize;
             if last[i] != c as u32 {
@@ -287,8 +307,8 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
         .iter()
         .map(|&k| Vec::with_capacity(k as usize))
         .collect();
-    for c in 0..st.start.len() {
-        let f = st.freq[c];
+    for c in 0..st.chunks.len() {
+        let f = st.chunks[c].freq;
         let (s, e) = st.bounds(c);
         for j in s..e.saturating_sub(1) {
             let i = (st.syms[j].get() << 8 | st.syms[j + 1].get()) as usize;
@@ -307,8 +327,8 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
 impl<S: Sym> State<S> {
     #[inline]
     fn bounds(&self, c: usize) -> (usize, usize) {
-        let s = self.start[c] as usize;
-        (s, s + self.len[c] as usize)
+        let k = &self.chunks[c];
+        (k.start as usize, k.start as usize + k.len as usize)
     }
 
     #[inline]
@@ -317,17 +337,23 @@ impl<S: Sym> State<S> {
         &self.syms[s..e]
     }
 
+    /// Byte offset of symbol `j` in the chunk starting at `s` (its new
+    /// tokens up to `j` are written).
+    fn offset(&self, s: usize, j: usize) -> u32 {
+        self.syms[s..j]
+            .iter()
+            .map(|t| self.tok_len[t.get() as usize])
+            .sum()
+    }
+
     /// Byte offset of the first (a, b) in chunk `c`, if any.
     fn find(&self, c: u32, a: u32, b: u32) -> Option<u32> {
-        let toks = self.chunk(c as usize);
-        let mut off = 0u32;
-        for w in toks.windows(2) {
-            if w[0].get() == a && w[1].get() == b {
-                return Some(off);
-            }
-            off += self.tok_len[w[0].get() as usize];
-        }
-        None
+        let (s, e) = self.bounds(c as usize);
+        let (sa, sb) = (S::make(a), S::make(b));
+        let at = self.syms[s..e]
+            .windows(2)
+            .position(|p| p[0] == sa && p[1] == sb)?;
+        Some(self.offset(s, s + at))
     }
 
     /// The key of pair `i`'s first occurrence, dropping stale chunks before it.
@@ -371,21 +397,36 @@ impl<S: Sym> State<S> {
         self.pairs.begin_step();
         let from = (self.pairs.head[best as usize] as usize).min(list.len());
         let (sa, sb, sn) = (S::make(a), S::make(b), S::make(n));
-        for &c in &list[from..] {
+        let todo = &list[from..];
+        for (k, &c) in todo.iter().enumerate() {
+            // the chunks ahead: their entries, then their symbols
+            if let Some(&d) = todo.get(k + 16) {
+                prefetch(&self.chunks[d as usize]);
+            }
+            if let Some(&d) = todo.get(k + 8) {
+                if let Some(x) = self.syms.get(self.chunks[d as usize].start as usize) {
+                    prefetch(x);
+                }
+            }
             let (s, e) = self.bounds(c as usize);
-            let f = self.freq[c as usize];
-            let l = e - s;
-            let (mut r, mut w) = (s, s);
-            let mut off = 0u32;
+            // a read-only look first: the chunk may no longer hold the pair,
+            // and the tokens before its first occurrence stay as they are
+            let Some(at) = self.syms[s..e]
+                .windows(2)
+                .position(|p| p[0] == sa && p[1] == sb)
+            else {
+                continue;
+            };
+            let f = self.chunks[c as usize].freq;
+            let (mut r, mut w) = (s + at, s + at);
             while r < e {
                 if r + 1 < e && self.syms[r] == sa && self.syms[r + 1] == sb {
                     if w > s {
                         let x = self.syms[w - 1].get();
                         self.pairs.dec(x, a, f);
-                        let left = off - self.tok_len[x as usize];
                         let (i, new) = self.pairs.add(x, n, f, c);
                         if new {
-                            created.push((i, key(c, left)));
+                            created.push((i, key(c, self.offset(s, w - 1))));
                         }
                     }
                     self.pairs.counts[best as usize] -= f;
@@ -394,22 +435,18 @@ impl<S: Sym> State<S> {
                         self.pairs.dec(b, y, f);
                         let (i, new) = self.pairs.add(n, y, f, c);
                         if new {
-                            created.push((i, key(c, off)));
+                            created.push((i, key(c, self.offset(s, w))));
                         }
                     }
                     self.syms[w] = sn;
-                    off += self.tok_len[n as usize];
                     r += 2;
                 } else {
-                    let t = self.syms[r];
-                    self.syms[w] = t;
-                    off += self.tok_len[t.get() as usize];
+                    self.syms[w] = self.syms[r];
                     r += 1;
                 }
                 w += 1;
             }
-            debug_assert!(w - s <= l);
-            self.len[c as usize] = (w - s) as u32;
+            self.chunks[c as usize].len = (w - s) as u32;
         }
         self.pairs.head[best as usize] = 0;
         self.pairs.end_step();
