@@ -12,7 +12,7 @@ merge loop cannot spill. For ``n`` distinct chunks holding ``b`` bytes and
 
 * while it is built, the chunk table beside it: ``b`` + 48 bytes per chunk
   (bytes, entry, index), freed before the pairs are counted;
-* with the compact loop (every named pattern on real text: chunks are short),
+* with the compact loop (any pattern on real text: chunks are short),
   2 bytes per chunk byte (4 when ``m`` > 65,280), 16 bytes per chunk, 4 bytes
   per (pair, chunk) occurrence and about 60 bytes per pair; the pairs are
   the 65,536 byte pairs, plus about 28 per merge for the first 32,768 merges
@@ -91,7 +91,7 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool =
     """What training from a table of ``chunks`` distinct chunks holding
     ``chunk_bytes`` bytes needs for ``merges`` merges with the compact loop
     (or the position loop: ``compact=False``; see the module docstring and
-    ``ChunkTable.merge_loop``).
+    ``ChunkTable.merge_loop()``).
 
     >>> merge_loop_bytes(758_334, 6_872_375, 32_512) // 10**6
     119

@@ -63,7 +63,7 @@ def counting_share(limit: int, num_threads: Optional[int]) -> int:
 
 def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> None:
     need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges,
-                                    compact=table.merge_loop == "compact")
+                                    compact=table.merge_loop(num_merges) == "compact")
     if need > limit:
         raise TrainingError(
             f"the merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct chunks "

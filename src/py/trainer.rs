@@ -144,11 +144,10 @@ impl PyChunkTable {
         self.inner.arena_len()
     }
 
-    /// The merge loop training from this table takes: "compact" (short
-    /// chunks) or "positions".
-    #[getter]
-    fn merge_loop(&self) -> &'static str {
-        loop_name(MergeLoop::for_table(&self.inner))
+    /// The merge loop training `num_merges` merges from this table takes:
+    /// "compact" (short chunks) or "positions".
+    fn merge_loop(&self, num_merges: usize) -> &'static str {
+        loop_name(MergeLoop::for_table(&self.inner, num_merges))
     }
 
     /// Sum of all counts.
@@ -347,12 +346,12 @@ fn learn_merges_py(
         max_token_length,
     };
     let which = match merge_loop {
-        "auto" => MergeLoop::for_table(&table.inner),
-        "compact" if compact::fits(&table.inner) => MergeLoop::Compact,
+        "auto" => MergeLoop::for_table(&table.inner, num_merges),
+        "compact" if compact::fits(&table.inner, num_merges) => MergeLoop::Compact,
         "positions" => MergeLoop::Positions,
         "compact" => {
             return Err(PyValueError::new_err(
-                "merge_loop='compact' needs short chunks (see ChunkTable.merge_loop)",
+                "merge_loop='compact' needs short chunks (see ChunkTable.merge_loop())",
             ))
         }
         other => {

@@ -17,13 +17,18 @@
 //! pair below its true rank; a popped entry with a stale count or key is
 //! pushed back with the true values.
 //!
-//! Cost. A merge rewrites each affected chunk whole, so a chunk of `L` bytes
-//! costs at most `L` per merge that touches it and at most `L - 1` merges
-//! touch it (each removes a token): at most `L²` over the whole run.
-//! [`fits`] takes this loop when the sum of `L²` is at most [`WORK_PER_BYTE`]
-//! times the chunk bytes, which keeps the work linear; long chunks (no
-//! pattern, hostile input) go to the position loop of [`super::heap`], whose
-//! cost per merge is the number of occurrences whatever the chunk lengths.
+//! Cost. A merge scans each chunk that held the pair (and rewrites it from
+//! the first occurrence), so a chunk of `L` bytes costs at most `L` per merge
+//! that touches it, and at most `min(L - 1, merges)` merges touch it (each
+//! removes a token): at most `L * min(L, merges)` over the whole run. [`fits`]
+//! takes this loop when that bound, summed over the chunks, is at most
+//! [`WORK_PER_BYTE`] symbol visits per chunk byte, which keeps the work
+//! linear; other tables (no pattern, hostile input) go to the position loop
+//! of [`super::heap`], whose cost per merge is the number of occurrences
+//! whatever the chunk lengths. Real text stays far below the bound: the 3.4
+//! GB corpus of `benches/bench_train_scale.py` (a 400 KB run of `x`, 100,000
+//! digits of pi and of e) bounds at 527-2,889 visits per byte for 32,768 to
+//! 262,144 merges, and trains faster here than in the position loop.
 //!
 //! Memory (`bytepair.memory.merge_loop_bytes` states it for Python): 2
 //! bytes per chunk byte (4 past 65,536 tokens), 16 per chunk, 4 per (pair,
@@ -44,7 +49,7 @@ use crate::Rank;
 
 /// Most token visits per chunk byte (bound of the sum of squared chunk
 /// lengths over the chunk bytes) for which the compact loop is taken.
-pub const WORK_PER_BYTE: u64 = 256;
+pub const WORK_PER_BYTE: u64 = 4096;
 
 /// A token id as stored in the symbol array.
 trait Sym: Copy + Eq {
@@ -74,14 +79,20 @@ impl Sym for u32 {
     }
 }
 
-/// Whether `table` goes to this loop (see the module docs).
-pub fn fits(table: &ChunkTable) -> bool {
+/// Whether `table` goes to this loop for `merges` merges (see the module
+/// docs): the bound of its work, the sum over chunks of `L * min(L,
+/// merges)`, is at most [`WORK_PER_BYTE`] times the chunk bytes.
+pub fn fits(table: &ChunkTable, merges: usize) -> bool {
     let n = table.arena_len();
     if n >= (u32::MAX - 1) as usize {
         return false;
     }
-    let squares: u128 = table.iter().map(|(c, _)| (c.len() as u128).pow(2)).sum();
-    squares <= u128::from(WORK_PER_BYTE) * n as u128
+    let m = merges as u128;
+    let work: u128 = table
+        .iter()
+        .map(|(c, _)| c.len() as u128 * (c.len() as u128).min(m))
+        .sum();
+    work <= u128::from(WORK_PER_BYTE) * n as u128
 }
 
 /// Whether merge ids fit 16-bit symbols.
@@ -248,7 +259,7 @@ struct State<S> {
 
 /// Learns merges from `table` with the compact loop (exactly the merges of
 /// [`super::heap::learn_merges`]); `owned` tables are freed once the symbols
-/// are laid out. The caller checked [`fits`].
+/// are laid out. The caller checked [`fits`] (or tests force this loop).
 pub fn learn(table: TableRef<'_>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
     if narrow(opts.num_merges) {
         run(build::<u16>(table)?, opts, ctl)

@@ -70,7 +70,12 @@ pub fn learn_merges(
     opts: &MergeOptions,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
-    learn_merges_with(table, opts, ctl, MergeLoop::for_table(table))
+    learn_merges_with(
+        table,
+        opts,
+        ctl,
+        MergeLoop::for_table(table, opts.num_merges),
+    )
 }
 
 /// [`learn_merges`] on a table it owns: the table is freed once the loop's
@@ -81,7 +86,7 @@ pub fn learn_merges_owned(
     opts: &MergeOptions,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
-    let which = MergeLoop::for_table(&table);
+    let which = MergeLoop::for_table(&table, opts.num_merges);
     learn_merges_owned_with(table, opts, ctl, which)
 }
 
@@ -95,9 +100,9 @@ pub enum MergeLoop {
 }
 
 impl MergeLoop {
-    /// The loop [`learn_merges`] takes for `table`.
-    pub fn for_table(table: &ChunkTable) -> Self {
-        if compact::fits(table) {
+    /// The loop [`learn_merges`] takes for `merges` merges from `table`.
+    pub fn for_table(table: &ChunkTable, merges: usize) -> Self {
+        if compact::fits(table, merges) {
             MergeLoop::Compact
         } else {
             MergeLoop::Positions
@@ -337,10 +342,12 @@ mod tests {
     #[test]
     fn long_chunks_take_the_position_loop() {
         let short = table(&[(b"ab ab", 1), (b"abc", 2)]);
-        assert_eq!(MergeLoop::for_table(&short), MergeLoop::Compact);
-        let long = vec![b'a'; 4096];
+        assert_eq!(MergeLoop::for_table(&short, 3), MergeLoop::Compact);
+        let long = vec![b'a'; 5000];
         let t = table(&[(&long, 1), (b"ab", 1)]);
-        assert_eq!(MergeLoop::for_table(&t), MergeLoop::Positions);
+        // bounded by the merges: 5000 * 3 visits per byte is within the bound
+        assert_eq!(MergeLoop::for_table(&t, 3), MergeLoop::Compact);
+        assert_eq!(MergeLoop::for_table(&t, 4500), MergeLoop::Positions);
         assert_eq!(learn(&t, 3), vec![(97, 97), (256, 256), (257, 257)]);
     }
 

@@ -59,15 +59,17 @@ def test_both_loops_equal_reference_on_ties(texts, pattern, k, min_frequency, ma
 
 
 def test_short_chunks_take_the_compact_loop_and_long_ones_the_position_loop():
-    assert table_of(["the cat sat on the mat"], "gpt2").merge_loop == "compact"
+    assert table_of(["the cat sat on the mat"], "gpt2").merge_loop(1000) == "compact"
     long = table_of(["ab" * 5000], None)
-    assert long.merge_loop == "positions"
+    # the bound of the compact loop's work is L * min(L, merges) per chunk
+    assert long.merge_loop(4000) == "compact"
+    assert long.merge_loop(5000) == "positions"
     with pytest.raises(ValueError, match="short chunks"):
-        _core.learn_merges(long, 3, merge_loop="compact")
+        _core.learn_merges(long, 5000, merge_loop="compact")
     with pytest.raises(ValueError, match="'auto', 'compact' or 'positions'"):
         _core.learn_merges(long, 3, merge_loop="fast")
     # the long chunk still trains, through the position loop
-    assert core(long, 3, "auto") == ref(["ab" * 5000], None, 3)
+    assert core(long, 5000, "auto") == ref(["ab" * 5000], None, 5000)
 
 
 def test_more_merges_than_sixteen_bit_symbols_hold():
@@ -75,10 +77,10 @@ def test_more_merges_than_sixteen_bit_symbols_hold():
     text = bytes(range(256)).decode("latin-1") * 3
     words = [text[i:i + 9] for i in range(0, len(text) - 9)] * 2
     table = ChunkCounts.from_texts([" ".join(f"{w}{i}" for i, w in enumerate(words * 60))], pattern=None).table
-    assert table.merge_loop == "positions"  # a single long chunk
+    assert table.merge_loop(70_000) == "positions"  # a single long chunk
     docs = [f"{w}{i}" for i, w in enumerate(words * 60)]
     table = ChunkCounts.from_texts(docs, pattern=None).table
-    assert table.merge_loop == "compact"
+    assert table.merge_loop(70_000) == "compact"
     a = core(table, 70_000, "compact")
     assert len(a) > 65_280
     assert a == core(table, 70_000, "positions")
@@ -89,11 +91,12 @@ def test_memory_estimate_follows_the_loop():
     # smallest limit, the position loop's would not
     words = [f"w{i}" for i in range(150_000)]
     table = table_of([" ".join(words)], "gpt2")
-    assert table.merge_loop == "compact"
+    assert table.merge_loop(300) == "compact"
     args = (len(table), table.arena_len, 300)
     assert _memory.merge_loop_bytes(*args) <= _memory.MIN_LIMIT < _memory.merge_loop_bytes(*args, compact=False)
     tok = bytepair.train([" ".join(words)], 556, pattern="gpt2", memory_limit=_memory.MIN_LIMIT, progress=False)
     assert len(tok.merges) == 300
-    # one long chunk of as many bytes takes the position loop and is refused under that limit
+    # one long chunk of as many bytes, with enough merges to pass the work bound,
+    # takes the position loop and is refused under that limit
     with pytest.raises(TrainingError, match="the merge loop needs about"):
-        bytepair.train(["ab" * 500_000], 556, pattern=None, memory_limit=_memory.MIN_LIMIT, progress=False)
+        bytepair.train(["ab" * 500_000], 5256, pattern=None, memory_limit=_memory.MIN_LIMIT, progress=False)
