@@ -140,7 +140,21 @@ struct PairSet {
     /// staged per new pair.
     staging: Vec<(u32, u32)>,
     staged_last: Vec<u32>,
+    /// Per token and role in a step (left neighbour's old pair, its new pair,
+    /// right neighbour's old pair, its new pair), the pair index found this
+    /// step: the index is searched once per neighbour token, not once per
+    /// occurrence. Entries of other steps are stale.
+    near: [Vec<(u32, u32)>; 4],
+    step: u32,
 }
+
+/// Roles of [`PairSet::near`].
+const OLD_LEFT: usize = 0;
+const NEW_LEFT: usize = 1;
+const OLD_RIGHT: usize = 2;
+const NEW_RIGHT: usize = 3;
+/// No pair.
+const ABSENT: u32 = u32::MAX;
 
 impl PairSet {
     fn with_byte_pairs() -> Self {
@@ -153,6 +167,8 @@ impl PairSet {
             step_first: 65536,
             staging: Vec::new(),
             staged_last: Vec::new(),
+            near: Default::default(),
+            step: 0,
         }
     }
 
@@ -164,15 +180,6 @@ impl PairSet {
             self.index
                 .get(&(u64::from(a) << 32 | u64::from(b)))
                 .copied()
-        }
-    }
-
-    /// Takes `w` from the count of (a, b) (present: every adjacent pair was
-    /// counted when it appeared).
-    #[inline]
-    fn dec(&mut self, a: u32, b: u32, w: i64) {
-        if let Some(i) = self.lookup(a, b) {
-            self.counts[i as usize] -= w;
         }
     }
 
@@ -202,8 +209,49 @@ impl PairSet {
         (i, new)
     }
 
-    /// Starts a merge step (pairs made from here on are this step's).
-    fn begin_step(&mut self) {
+    /// Takes `w` from the count of (a, b), the pair of neighbour token `t`
+    /// in `role` (every adjacent pair was counted when it appeared, so
+    /// absent pairs do not occur).
+    #[inline]
+    fn dec_near(&mut self, role: usize, t: u32, a: u32, b: u32, w: i64) {
+        let (step, i) = self.near[role][t as usize];
+        let i = if step == self.step {
+            i
+        } else {
+            let i = self.lookup(a, b).unwrap_or(ABSENT);
+            self.near[role][t as usize] = (self.step, i);
+            i
+        };
+        if i != ABSENT {
+            self.counts[i as usize] -= w;
+        }
+    }
+
+    /// [`Self::add`] for the pair (a, b) of neighbour token `t` in `role`.
+    #[inline]
+    fn add_near(&mut self, role: usize, t: u32, a: u32, b: u32, w: i64, chunk: u32) -> (u32, bool) {
+        let (step, i) = self.near[role][t as usize];
+        if step != self.step {
+            let (i, new) = self.add(a, b, w, chunk);
+            self.near[role][t as usize] = (self.step, i);
+            return (i, new);
+        }
+        self.counts[i as usize] += w;
+        let last = &mut self.staged_last[(i - self.step_first) as usize];
+        if *last != chunk {
+            *last = chunk;
+            self.staging.push((i, chunk));
+        }
+        (i, false)
+    }
+
+    /// Starts a merge step (pairs made from here on are this step's) with
+    /// `tokens` tokens in the vocabulary.
+    fn begin_step(&mut self, tokens: usize) {
+        self.step += 1;
+        for v in &mut self.near {
+            v.resize(tokens, (0, 0));
+        }
         self.step_first = self.ab.len() as u32;
         self.staged_last.clear();
         self.staging.clear();
@@ -405,7 +453,7 @@ impl<S: Sym> State<S> {
     fn merge(&mut self, best: u32, n: u32, created: &mut Vec<(u32, u64)>) {
         let (a, b) = self.pairs.ab[best as usize];
         let list = std::mem::take(&mut self.pairs.occ[best as usize]);
-        self.pairs.begin_step();
+        self.pairs.begin_step(self.tok_len.len());
         let from = (self.pairs.head[best as usize] as usize).min(list.len());
         let (sa, sb, sn) = (S::make(a), S::make(b), S::make(n));
         let todo = &list[from..];
@@ -434,8 +482,8 @@ impl<S: Sym> State<S> {
                 if r + 1 < e && self.syms[r] == sa && self.syms[r + 1] == sb {
                     if w > s {
                         let x = self.syms[w - 1].get();
-                        self.pairs.dec(x, a, f);
-                        let (i, new) = self.pairs.add(x, n, f, c);
+                        self.pairs.dec_near(OLD_LEFT, x, x, a, f);
+                        let (i, new) = self.pairs.add_near(NEW_LEFT, x, x, n, f, c);
                         if new {
                             created.push((i, key(c, self.offset(s, w - 1))));
                         }
@@ -443,8 +491,8 @@ impl<S: Sym> State<S> {
                     self.pairs.counts[best as usize] -= f;
                     if r + 2 < e {
                         let y = self.syms[r + 2].get();
-                        self.pairs.dec(b, y, f);
-                        let (i, new) = self.pairs.add(n, y, f, c);
+                        self.pairs.dec_near(OLD_RIGHT, y, b, y, f);
+                        let (i, new) = self.pairs.add_near(NEW_RIGHT, y, n, y, f, c);
                         if new {
                             created.push((i, key(c, self.offset(s, w))));
                         }
