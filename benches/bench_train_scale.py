@@ -120,7 +120,9 @@ def run(python: str, peer: str, corpus: Path, vocab: int, pattern: str, timeout:
     r = subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr)
     if r.returncode != 0:
-        return {"status": f"failed: {r.stderr.strip().splitlines()[-1][:120] if r.stderr.strip() else r.returncode}"}
+        # the exception's line, not /usr/bin/time's report after it
+        lines = [ln for ln in r.stderr.splitlines() if "Error" in ln] or r.stderr.strip().splitlines() or [""]
+        return {"status": f"failed: {lines[-1][:200]}"}
     return {"status": "ok", "wall": wall, "rss_mb": int(rss.group(1)) / 1024 if rss else float("nan"),
             "out": r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""}
 
