@@ -199,7 +199,9 @@ def test_train_with_progress_shows_rate_memory_and_time(capsys):
     size = len(text.encode("utf-8"))
     assert re.fullmatch(rf"counting {re.escape(bytepair.progress.format_bytes(size))}/\S+ \S+ 100% \| "
                         r"[\d.]+ [kMG]?B/s \| RSS [\d.]+ [kMG]B \| elapsed [\d.:]+( s)?", counting[-1]), counting[-1]
-    rss = float(re.search(r"RSS ([\d.]+) MB", merging[-1]).group(1)) * 1e6
+    figure = re.search(r"RSS ([\d.]+) ([kMG])B", merging[-1])
+    assert figure, merging[-1]
+    rss = float(figure.group(1)) * {"k": 1e3, "M": 1e6, "G": 1e9}[figure.group(2)]
     assert 10e6 < rss < 2 * memory.peak_rss()
 
 
