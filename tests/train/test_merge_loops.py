@@ -75,7 +75,7 @@ def test_short_chunks_take_the_compact_loop_and_long_ones_the_position_loop():
 def test_more_merges_than_sixteen_bit_symbols_hold():
     # past 65,280 merges the compact loop stores 32-bit symbols
     text = bytes(range(256)).decode("latin-1") * 3
-    words = [text[i:i + 9] for i in range(0, len(text) - 9)] * 2
+    words = [text[i:i + 9] for i in range(len(text) - 9)] * 2
     table = ChunkCounts.from_texts([" ".join(f"{w}{i}" for i, w in enumerate(words * 60))], pattern=None).table
     assert table.merge_loop(70_000) == "positions"  # a single long chunk
     docs = [f"{w}{i}" for i, w in enumerate(words * 60)]
