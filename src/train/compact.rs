@@ -1,6 +1,6 @@
-//! The compact merge loop: the same merges as [`super::heap`] in about a third
-//! of its memory, for tables whose chunks are short (every named pattern on
-//! real text).
+//! The compact merge loop: the same merges as [`super::heap`] in less than
+//! half its memory, for tables whose chunks are short (any pattern on real
+//! text).
 //!
 //! Representation. Every chunk's tokens sit in one flat array of symbols
 //! (`u16` while the vocabulary fits, else `u32`), chunk after chunk in
@@ -18,7 +18,7 @@
 //! pushed back with the true values.
 //!
 //! Cost. A merge scans each chunk that held the pair (and rewrites it from
-//! the first occurrence), so a chunk of `L` bytes costs at most `L` per merge
+//! its first occurrence), so a chunk of `L` bytes costs at most `L` per merge
 //! that touches it, and at most `min(L - 1, merges)` merges touch it (each
 //! removes a token): at most `L * min(L, merges)` over the whole run. [`fits`]
 //! takes this loop when that bound, summed over the chunks, is at most
@@ -34,7 +34,7 @@
 //! bytes per chunk byte (4 past 65,536 tokens), 16 per chunk, 4 per (pair,
 //! chunk) occurrence and about 60 per pair (pair, count, occurrence slice,
 //! stale mark, index entry). Only pairs that could still win sit in the heap
-//! (see `floor` in [`run`]), so it stays small. The chunk table is freed
+//! (see `floor` in `run`), so it stays small. The chunk table is freed
 //! before the pairs are counted when the loop owns it.
 
 use std::cmp::Reverse;
@@ -47,8 +47,8 @@ use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
 use crate::Rank;
 
-/// Most token visits per chunk byte (bound of the sum of squared chunk
-/// lengths over the chunk bytes) for which the compact loop is taken.
+/// Most symbol visits per chunk byte (the bound of [`fits`]) for which the
+/// compact loop is taken.
 pub const WORK_PER_BYTE: u64 = 4096;
 
 /// A token id as stored in the symbol array.
