@@ -6,6 +6,7 @@ pub mod core_bpe;
 pub mod dataset;
 pub mod encode;
 pub mod error;
+pub mod hint;
 pub mod parallel;
 pub mod pretok;
 pub mod train;

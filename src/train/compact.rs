@@ -41,10 +41,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use rustc_hash::FxHashMap;
-
+use super::heap::too_long;
+use super::pairs::Pairs;
 use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
+use crate::hint::prefetch;
 use crate::Rank;
 
 /// Most symbol visits per chunk byte (the bound of [`fits`]) for which the
@@ -102,38 +103,14 @@ fn narrow(num_merges: usize) -> bool {
 
 type Heap = BinaryHeap<(i64, Reverse<u64>, u32)>;
 
-#[inline(always)]
-#[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint with no effect on memory contents; the
-    // address comes from a live reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
-    opts.max_token_length
-        .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
-}
-
 /// Counts and occurrences of every pair seen so far. A pair's occurrence
 /// list is final once the merge step that creates it ends (no new occurrence
 /// of an existing pair ever appears: a pair holds the newest of its two
 /// tokens, made in one step), so each list is an exact boxed slice, filled
 /// from the step's staging area.
 struct PairSet {
-    ab: Vec<(u32, u32)>,
-    counts: Vec<i64>,
-    occ: Vec<Box<[u32]>>,
-    /// Occurrences before this index are known to be stale.
-    head: Vec<u32>,
-    /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
-    index: FxHashMap<u64, u32>,
+    /// Pairs with their counts, exact occurrence lists and stale marks.
+    all: Pairs<Box<[u32]>>,
     /// The first pair made by the current step.
     step_first: u32,
     /// (pair, chunk) occurrences made by the current step, and the last chunk
@@ -159,11 +136,7 @@ const ABSENT: u32 = u32::MAX;
 impl PairSet {
     fn with_byte_pairs() -> Self {
         PairSet {
-            ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
-            counts: vec![0; 65536],
-            occ: vec![Box::default(); 65536],
-            head: vec![0; 65536],
-            index: FxHashMap::default(),
+            all: Pairs::with_byte_pairs(),
             step_first: 65536,
             staging: Vec::new(),
             staged_last: Vec::new(),
@@ -172,41 +145,28 @@ impl PairSet {
         }
     }
 
-    #[inline]
-    fn lookup(&self, a: u32, b: u32) -> Option<u32> {
-        if a < 256 && b < 256 {
-            Some(a * 256 + b)
-        } else {
-            self.index
-                .get(&(u64::from(a) << 32 | u64::from(b)))
-                .copied()
-        }
-    }
-
     /// Adds `w` to the count of (a, b), a pair holding this step's new token,
     /// occurring in `chunk`; returns its index and whether it is new.
     #[inline]
     fn add(&mut self, a: u32, b: u32, w: i64, chunk: u32) -> (u32, bool) {
-        let (i, new) = match self.lookup(a, b) {
-            Some(i) => (i, false),
-            None => {
-                let i = self.ab.len() as u32;
-                self.ab.push((a, b));
-                self.counts.push(0);
-                self.occ.push(Box::default());
-                self.head.push(0);
-                self.staged_last.push(u32::MAX);
-                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
-                (i, true)
-            }
-        };
-        self.counts[i as usize] += w;
+        let (i, new) = self.all.intern(a, b);
+        if new {
+            self.staged_last.push(u32::MAX);
+        }
+        self.count(i, w, chunk);
+        (i, new)
+    }
+
+    /// Adds `w` to the count of this step's pair `i` and stages `chunk` as
+    /// an occurrence (once).
+    #[inline]
+    fn count(&mut self, i: u32, w: i64, chunk: u32) {
+        self.all.counts[i as usize] += w;
         let last = &mut self.staged_last[(i - self.step_first) as usize];
         if *last != chunk {
             *last = chunk;
             self.staging.push((i, chunk));
         }
-        (i, new)
     }
 
     /// Takes `w` from the count of (a, b), the pair of neighbour token `t`
@@ -218,12 +178,12 @@ impl PairSet {
         let i = if step == self.step {
             i
         } else {
-            let i = self.lookup(a, b).unwrap_or(ABSENT);
+            let i = self.all.lookup(a, b).unwrap_or(ABSENT);
             self.near[role][t as usize] = (self.step, i);
             i
         };
         if i != ABSENT {
-            self.counts[i as usize] -= w;
+            self.all.counts[i as usize] -= w;
         }
     }
 
@@ -236,12 +196,7 @@ impl PairSet {
             self.near[role][t as usize] = (self.step, i);
             return (i, new);
         }
-        self.counts[i as usize] += w;
-        let last = &mut self.staged_last[(i - self.step_first) as usize];
-        if *last != chunk {
-            *last = chunk;
-            self.staging.push((i, chunk));
-        }
+        self.count(i, w, chunk);
         (i, false)
     }
 
@@ -252,7 +207,7 @@ impl PairSet {
         for v in &mut self.near {
             v.resize(tokens, (0, 0));
         }
-        self.step_first = self.ab.len() as u32;
+        self.step_first = self.all.pair_ab.len() as u32;
         self.staged_last.clear();
         self.staging.clear();
     }
@@ -260,7 +215,7 @@ impl PairSet {
     /// Ends a merge step: each new pair gets its exact occurrence list.
     fn end_step(&mut self) {
         let first = self.step_first as usize;
-        let mut sizes = vec![0u32; self.ab.len() - first];
+        let mut sizes = vec![0u32; self.all.pair_ab.len() - first];
         for &(i, _) in &self.staging {
             sizes[i as usize - first] += 1;
         }
@@ -272,7 +227,7 @@ impl PairSet {
             lists[i as usize - first].push(c);
         }
         for (k, list) in lists.into_iter().enumerate() {
-            self.occ[first + k] = list.into_boxed_slice();
+            self.all.occ[first + k] = list.into_boxed_slice();
         }
         self.staging.clear();
         if self.staging.capacity() > STAGING_KEEP {
@@ -371,14 +326,14 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
         let (s, e) = st.bounds(c);
         for j in s..e.saturating_sub(1) {
             let i = (st.syms[j].get() << 8 | st.syms[j + 1].get()) as usize;
-            st.pairs.counts[i] += f;
+            st.pairs.all.counts[i] += f;
             if lists[i].last() != Some(&(c as u32)) {
                 lists[i].push(c as u32);
             }
         }
     }
     for (i, list) in lists.into_iter().enumerate() {
-        st.pairs.occ[i] = list.into_boxed_slice();
+        st.pairs.all.occ[i] = list.into_boxed_slice();
     }
     Ok(st)
 }
@@ -417,16 +372,16 @@ impl<S: Sym> State<S> {
 
     /// The key of pair `i`'s first occurrence, dropping stale chunks before it.
     fn first_key(&mut self, i: u32) -> Option<u64> {
-        let (a, b) = self.pairs.ab[i as usize];
-        let mut h = self.pairs.head[i as usize] as usize;
+        let (a, b) = self.pairs.all.pair_ab[i as usize];
+        let mut h = self.pairs.all.head[i as usize] as usize;
         let found = loop {
-            let &c = self.pairs.occ[i as usize].get(h)?;
+            let &c = self.pairs.all.occ[i as usize].get(h)?;
             if let Some(off) = self.find(c, a, b) {
                 break key(c, off);
             }
             h += 1;
         };
-        self.pairs.head[i as usize] = h as u32;
+        self.pairs.all.head[i as usize] = h as u32;
         Some(found)
     }
 
@@ -434,9 +389,9 @@ impl<S: Sym> State<S> {
     /// in `[new, old)` (byte pairs are all in the heap from the start).
     /// Returns `new`.
     fn refill(&mut self, heap: &mut Heap, opts: &MergeOptions, old: i64, new: i64) -> i64 {
-        for i in 65536..self.pairs.ab.len() as u32 {
-            let cnt = self.pairs.counts[i as usize];
-            let (x, y) = self.pairs.ab[i as usize];
+        for i in 65536..self.pairs.all.pair_ab.len() as u32 {
+            let cnt = self.pairs.all.counts[i as usize];
+            let (x, y) = self.pairs.all.pair_ab[i as usize];
             if (new..old).contains(&cnt) && !too_long(opts, &self.tok_len, x, y) {
                 if let Some(k) = self.first_key(i) {
                     heap.push((cnt, Reverse(k), i));
@@ -451,10 +406,10 @@ impl<S: Sym> State<S> {
     /// one; `created` receives each pair made here with the key of its first
     /// occurrence so far.
     fn merge(&mut self, best: u32, n: u32, created: &mut Vec<(u32, u64)>) {
-        let (a, b) = self.pairs.ab[best as usize];
-        let list = std::mem::take(&mut self.pairs.occ[best as usize]);
+        let (a, b) = self.pairs.all.pair_ab[best as usize];
+        let list = std::mem::take(&mut self.pairs.all.occ[best as usize]);
         self.pairs.begin_step(self.tok_len.len());
-        let from = (self.pairs.head[best as usize] as usize).min(list.len());
+        let from = (self.pairs.all.head[best as usize] as usize).min(list.len());
         let (sa, sb, sn) = (S::make(a), S::make(b), S::make(n));
         let todo = &list[from..];
         for (k, &c) in todo.iter().enumerate() {
@@ -488,7 +443,7 @@ impl<S: Sym> State<S> {
                             created.push((i, key(c, self.offset(s, w - 1))));
                         }
                     }
-                    self.pairs.counts[best as usize] -= f;
+                    self.pairs.all.counts[best as usize] -= f;
                     if r + 2 < e {
                         let y = self.syms[r + 2].get();
                         self.pairs.dec_near(OLD_RIGHT, y, b, y, f);
@@ -507,7 +462,7 @@ impl<S: Sym> State<S> {
             }
             self.chunks[c as usize].len = (w - s) as u32;
         }
-        self.pairs.head[best as usize] = 0;
+        self.pairs.all.head[best as usize] = 0;
         self.pairs.end_step();
     }
 }
@@ -515,9 +470,9 @@ impl<S: Sym> State<S> {
 fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
     let mut heap: Heap = BinaryHeap::new();
     for i in 0..65536u32 {
-        if st.pairs.counts[i as usize] > 0 && !too_long(opts, &st.tok_len, i >> 8, i & 255) {
+        if st.pairs.all.counts[i as usize] > 0 && !too_long(opts, &st.tok_len, i >> 8, i & 255) {
             if let Some(k) = st.first_key(i) {
-                heap.push((st.pairs.counts[i as usize], Reverse(k), i));
+                heap.push((st.pairs.all.counts[i as usize], Reverse(k), i));
             }
         }
     }
@@ -541,7 +496,7 @@ fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<V
                 }
                 break None;
             };
-            let cur = st.pairs.counts[i as usize];
+            let cur = st.pairs.all.counts[i as usize];
             if cur <= 0 {
                 continue;
             }
@@ -567,17 +522,17 @@ fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<V
         if count < min_freq {
             break;
         }
-        let (a, b) = st.pairs.ab[best as usize];
+        let (a, b) = st.pairs.all.pair_ab[best as usize];
         let n = (256 + merges.len()) as u32;
         merges.push((a, b));
         st.tok_len
             .push(st.tok_len[a as usize] + st.tok_len[b as usize]);
         created.clear();
         st.merge(best, n, &mut created);
-        debug_assert_eq!(st.pairs.counts[best as usize], 0);
+        debug_assert_eq!(st.pairs.all.counts[best as usize], 0);
         for &(t, k) in &created {
-            let (x, y) = st.pairs.ab[t as usize];
-            let cnt = st.pairs.counts[t as usize];
+            let (x, y) = st.pairs.all.pair_ab[t as usize];
+            let cnt = st.pairs.all.counts[t as usize];
             if cnt >= floor && !too_long(opts, &st.tok_len, x, y) {
                 heap.push((cnt, Reverse(k), t));
             }

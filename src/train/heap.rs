@@ -143,7 +143,8 @@ pub fn learn_merges_owned_with(
 
 type Heap = BinaryHeap<(i64, Reverse<u32>, u32)>;
 
-fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
+/// Whether the token joining `a` and `b` would pass `max_token_length`.
+pub(super) fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
     opts.max_token_length
         .is_some_and(|m| (tok_len[a as usize] + tok_len[b as usize]) as usize > m)
 }

@@ -36,27 +36,67 @@ pub(super) fn valid(nodes: &[Node], p: u32, a: u32, b: u32) -> bool {
 }
 
 /// Counts and occurrences of every pair seen so far (see the module docs).
-pub(super) struct Pairs {
+/// `L` is a pair's occurrence list: a growable `Vec` here, an exact boxed
+/// slice in the compact loop.
+pub(super) struct Pairs<L = Vec<u32>> {
     pub pair_ab: Vec<(u32, u32)>,
     pub counts: Vec<i64>,
-    pub occ: Vec<Vec<u32>>,
+    pub occ: Vec<L>,
     pub head: Vec<u32>,
     /// Pairs with an id >= 256 (byte pairs are indexed `a * 256 + b`).
     pub index: FxHashMap<u64, u32>,
 }
 
-impl Pairs {
+impl<L: Default + Clone> Pairs<L> {
     /// The table with the 65,536 byte pairs at their fixed indices, all unseen.
     pub fn with_byte_pairs() -> Self {
         Pairs {
             pair_ab: (0..65536u32).map(|i| (i >> 8, i & 255)).collect(),
             counts: vec![0; 65536],
-            occ: vec![Vec::new(); 65536],
+            occ: vec![L::default(); 65536],
             head: vec![0; 65536],
             index: FxHashMap::default(),
         }
     }
 
+    #[inline]
+    pub fn lookup(&self, a: u32, b: u32) -> Option<u32> {
+        if a < 256 && b < 256 {
+            Some(a * 256 + b)
+        } else {
+            self.index
+                .get(&(u64::from(a) << 32 | u64::from(b)))
+                .copied()
+        }
+    }
+
+    /// The index of (a, b), appended with no count and no occurrences when
+    /// it is new; and whether it is new.
+    #[inline]
+    pub fn intern(&mut self, a: u32, b: u32) -> (u32, bool) {
+        if let Some(i) = self.lookup(a, b) {
+            return (i, false);
+        }
+        let i = self.pair_ab.len() as u32;
+        self.pair_ab.push((a, b));
+        self.counts.push(0);
+        self.occ.push(L::default());
+        self.head.push(0);
+        self.index.insert(u64::from(a) << 32 | u64::from(b), i);
+        (i, true)
+    }
+
+    /// Takes `w` from the count of (a, b).
+    #[inline]
+    pub fn dec(&mut self, a: u32, b: u32, w: i64) {
+        // Every adjacent pair was counted when it appeared, so it is present.
+        if let Some(i) = self.lookup(a, b) {
+            self.counts[i as usize] -= w;
+        }
+    }
+}
+
+impl Pairs {
     /// The first valid occurrence of pair `i`, dropping stale entries before it.
     pub fn first_valid(&mut self, nodes: &[Node], i: u32) -> Option<u32> {
         let (a, b) = self.pair_ab[i as usize];
@@ -72,42 +112,11 @@ impl Pairs {
         found
     }
 
-    #[inline]
-    pub fn lookup(&self, a: u32, b: u32) -> Option<u32> {
-        if a < 256 && b < 256 {
-            Some(a * 256 + b)
-        } else {
-            self.index
-                .get(&(u64::from(a) << 32 | u64::from(b)))
-                .copied()
-        }
-    }
-
-    /// Takes `w` from the count of (a, b).
-    #[inline]
-    pub fn dec(&mut self, a: u32, b: u32, w: i64) {
-        // Every adjacent pair was counted when it appeared, so it is present.
-        if let Some(i) = self.lookup(a, b) {
-            self.counts[i as usize] -= w;
-        }
-    }
-
     /// Adds `w` to the count of (a, b) with an occurrence at `pos`; returns the
     /// pair's index, whether the pair is new, and its count before.
     #[inline]
     pub fn add(&mut self, a: u32, b: u32, w: i64, pos: u32) -> (u32, bool, i64) {
-        let (i, new) = match self.lookup(a, b) {
-            Some(i) => (i, false),
-            None => {
-                let i = self.pair_ab.len() as u32;
-                self.pair_ab.push((a, b));
-                self.counts.push(0);
-                self.occ.push(Vec::new());
-                self.head.push(0);
-                self.index.insert(u64::from(a) << 32 | u64::from(b), i);
-                (i, true)
-            }
-        };
+        let (i, new) = self.intern(a, b);
         let before = self.counts[i as usize];
         self.counts[i as usize] += w;
         self.occ[i as usize].push(pos);

@@ -159,42 +159,32 @@ impl ChunkCounter {
             let n = Self::read_span(path, size, from, e + margin, buf)?;
             let buf = &buf[..n];
             let w = Window { buf, at: from };
-            let start = if s == 0 {
-                0
-            } else {
-                match self.range_cut(&w, s, from + buf.len() as u64 == size) {
-                    Cut::At(c) => c,
-                    Cut::More => {
-                        margin = margin.saturating_mul(2);
-                        continue;
-                    }
-                    Cut::Bad(p) => {
-                        return Err(Error::NotUtf8 {
-                            path: name(),
-                            offset: p,
-                        })
-                    }
-                }
+            let eof = from + buf.len() as u64 == size;
+            // Some(cut), or None when the window must grow to show it
+            let cut = |p: u64| match self.range_cut(&w, p, eof) {
+                Cut::At(c) => Ok(Some(c)),
+                Cut::More => Ok(None),
+                Cut::Bad(p) => Err(Error::NotUtf8 {
+                    path: name(),
+                    offset: p,
+                }),
+            };
+            let start = if s == 0 { Some(0) } else { cut(s)? };
+            let Some(start) = start else {
+                margin = margin.saturating_mul(2);
+                continue;
             };
             let end = if e == size {
-                size
+                Some(size)
             } else if start >= e {
                 // the next range's start cut is this one: nothing of this range is counted
                 return Ok(());
             } else {
-                match self.range_cut(&w, e, from + buf.len() as u64 == size) {
-                    Cut::At(c) => c,
-                    Cut::More => {
-                        margin = margin.saturating_mul(2);
-                        continue;
-                    }
-                    Cut::Bad(p) => {
-                        return Err(Error::NotUtf8 {
-                            path: name(),
-                            offset: p,
-                        })
-                    }
-                }
+                cut(e)?
+            };
+            let Some(end) = end else {
+                margin = margin.saturating_mul(2);
+                continue;
             };
             let bytes = &buf[(start - from) as usize..(end - from) as usize];
             let text = std::str::from_utf8(bytes).map_err(|err| Error::NotUtf8 {
@@ -305,11 +295,30 @@ mod tests {
     use super::*;
     use crate::pretok::Pretokenizer;
     use crate::train::count_documents;
+    use crate::train::ChunkTable;
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let p = std::env::temp_dir().join(format!("bytepair-ranges-{}-{name}", std::process::id()));
         std::fs::write(&p, bytes).unwrap();
         p
+    }
+
+    /// The file counted in ranges of `range` bytes on `threads` threads.
+    fn count_file(
+        path: &Path,
+        p: &Pretokenizer,
+        specials: &[String],
+        sep: Option<&str>,
+        threads: usize,
+        range: usize,
+    ) -> Result<ChunkTable> {
+        let pool = crate::parallel::pool(Some(threads)).unwrap();
+        pool.install(|| {
+            let mut c = ChunkCounter::new(p.clone(), specials, sep, 64).unwrap();
+            c.set_range_size(range);
+            c.feed_file(path, &Control::default())?;
+            c.finish()
+        })
     }
 
     #[test]
@@ -326,13 +335,7 @@ mod tests {
                         count_documents(p.clone(), &specials, sep, &[&text], Some(1), 1 << 20)
                             .unwrap();
                     for (threads, range) in [(1, 64), (2, 100), (2, 333), (2, 4096), (1, 1 << 20)] {
-                        let pool = crate::parallel::pool(Some(threads)).unwrap();
-                        let got = pool.install(|| {
-                            let mut c = ChunkCounter::new(p.clone(), &specials, sep, 64).unwrap();
-                            c.set_range_size(range);
-                            c.feed_file(&path, &Control::default()).unwrap();
-                            c.finish().unwrap()
-                        });
+                        let got = count_file(&path, &p, &specials, sep, threads, range).unwrap();
                         assert_eq!(got, want, "{name} {specials:?} {sep:?} {threads} {range}");
                     }
                 }
@@ -350,13 +353,7 @@ mod tests {
         let p = Pretokenizer::new(Some("gpt2")).unwrap();
         let want = count_documents(p.clone(), &[], None, &[&text], Some(1), 1 << 20).unwrap();
         for range in [4096, 9000, 30_000] {
-            let pool = crate::parallel::pool(Some(2)).unwrap();
-            let got = pool.install(|| {
-                let mut c = ChunkCounter::new(p.clone(), &[], None, 64).unwrap();
-                c.set_range_size(range);
-                c.feed_file(&path, &Control::default()).unwrap();
-                c.finish().unwrap()
-            });
+            let got = count_file(&path, &p, &[], None, 2, range).unwrap();
             assert_eq!(got, want, "{range}");
         }
         std::fs::remove_file(&path).unwrap();
@@ -368,15 +365,9 @@ mod tests {
         bytes[517] = 0xff;
         bytes[900] = 0xfe;
         let path = temp_file("bad", &bytes);
+        let p = Pretokenizer::new(Some("gpt2")).unwrap();
         for range in [64, 100, 5000] {
-            let pool = crate::parallel::pool(Some(2)).unwrap();
-            let err = pool.install(|| {
-                let mut c =
-                    ChunkCounter::new(Pretokenizer::new(Some("gpt2")).unwrap(), &[], None, 64)
-                        .unwrap();
-                c.set_range_size(range);
-                c.feed_file(&path, &Control::default()).unwrap_err()
-            });
+            let err = count_file(&path, &p, &[], None, 2, range).unwrap_err();
             assert!(err.to_string().contains("offset 517"), "{range}: {err}");
         }
         std::fs::remove_file(&path).unwrap();

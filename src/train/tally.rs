@@ -21,6 +21,7 @@
 
 use super::ChunkTable;
 use crate::error::{Error, Result};
+use crate::hint::prefetch;
 
 /// Top byte of `hi` for a chunk kept in the side arena.
 const LONG: u64 = 0xFF << 56;
@@ -132,20 +133,6 @@ impl Default for Batch {
             n: 0,
         }
     }
-}
-
-#[inline(always)]
-#[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
-fn prefetch(p: *const Slot) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint with no effect on memory contents, and it
-    // never faults, whatever the address (callers pass a slot of the live table).
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 impl Default for Tally {

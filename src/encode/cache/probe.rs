@@ -9,8 +9,9 @@
 //!
 //! Complexity: one probe per piece, O(1) expected; misses cost a merge.
 
-use super::table::{prefetch, View, INLINE, IN_ARENA, LINE};
+use super::table::{View, INLINE, IN_ARENA, LINE};
 use super::{PieceCache, Seed, BATCH};
+use crate::hint::prefetch;
 use crate::vocab::{key16, key16_window, Vocab, MID_MAX};
 use crate::Rank;
 use crate::SpanSink;
@@ -199,7 +200,7 @@ fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'
                 key16(text, p.start, p.end)
             };
             let off = t.home_offset(k0, k1, n);
-            prefetch(base.cast::<u8>().wrapping_add(off).cast());
+            prefetch(base.cast::<u8>().wrapping_add(off));
             (p.key, p.at) = ([k0, k1], (off + n) as u64);
         } else {
             p.at = 0;

@@ -357,18 +357,3 @@ impl Seed {
         self.table.bytes()
     }
 }
-
-#[inline(always)]
-#[allow(unsafe_code)] // a prefetch hint, see the SAFETY comment
-pub(super) fn prefetch(b: *const Bucket) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint with no effect on memory contents, and it
-    // never faults, whatever the address (callers pass a bucket of the live
-    // table).
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(b.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = b;
-}
