@@ -248,7 +248,8 @@ class ChunkTable:
     def count_of(self, chunk: bytes) -> int: ...  # 0 when absent
     @property
     def arena_len(self) -> int: ...  # bytes of the distinct chunks
-    # The merge loop training num_merges merges from this table takes: "compact" or "positions".
+    # The merge loop training num_merges merges from this table starts with: "compact" or
+    # "positions" (the compact loop hands over to the position loop past its work budget).
     def merge_loop(self, num_merges: int) -> str: ...
     def total(self) -> int: ...
     def __len__(self) -> int: ...
@@ -301,7 +302,9 @@ def learn_merges(
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
     consume: bool = False,
-    merge_loop: str = "auto",  # "auto", "compact" (short chunks only) or "positions"
+    # "auto" (compact, handing over to positions past its work budget),
+    # "compact" to the end (short chunks only) or "positions"
+    merge_loop: str = "auto",
 ) -> List[Tuple[int, int]]: ...
 def extend_merges(
     base: CoreBPE,

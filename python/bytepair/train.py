@@ -61,15 +61,23 @@ def counting_share(limit: int, num_threads: Optional[int]) -> int:
     return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
 
 
-def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> None:
-    need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges,
-                                    compact=table.merge_loop(num_merges) == "compact")
+def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> str:
+    """Refuses a merge loop that cannot fit ``limit``; returns the loop to
+    run: ``"auto"`` (the compact loop, which hands over to the position loop
+    when a long chunk makes its work pass its budget) when both loops fit,
+    ``"compact"`` to the end when only the compact one does."""
+    compact = table.merge_loop(num_merges) == "compact"
+    args = (len(table), table.arena_len, num_merges)
+    need = _memory.merge_loop_bytes(*args, compact=compact)
     if need > limit:
         raise TrainingError(
             f"the merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct chunks "
             f"({table.arena_len / 1e6:,.0f} MB of chunk bytes) and {num_merges:,} merges, more than "
             f"memory_limit ({limit / 1e6:,.0f} MB): raise the limit or train fewer merges"
         )
+    if compact and _memory.merge_loop_bytes(*args, compact=False) > limit:
+        return "compact"
+    return "auto"
 
 
 def train(
@@ -212,10 +220,10 @@ def train(
                           cache_dir=cache_dir).table
         if len(table) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
-        _check_merge_memory(table, num_merges, limit)
+        merge_loop = _check_merge_memory(table, num_merges, limit)
         # a table counted here is freed once the merge loop is built (never the caller's counts)
         merges = _core.learn_merges(table, num_merges, min_frequency, max_len, status.merging(num_merges),
-                                    consume=counts is None)
+                                    consume=counts is None, merge_loop=merge_loop)
         status.merged(len(merges))
     finally:
         status.close()

@@ -375,7 +375,7 @@ fn learn_merges_py(
 
 fn loop_name(which: MergeLoop) -> &'static str {
     match which {
-        MergeLoop::Compact => "compact",
+        MergeLoop::CompactFirst | MergeLoop::Compact => "compact",
         MergeLoop::Positions => "positions",
     }
 }

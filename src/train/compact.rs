@@ -23,12 +23,16 @@
 //! removes a token): at most `L * min(L, merges)` over the whole run. [`fits`]
 //! takes this loop when that bound, summed over the chunks, is at most
 //! [`WORK_PER_BYTE`] symbol visits per chunk byte, which keeps the work
-//! linear; other tables (no pattern, hostile input) go to the position loop
-//! of [`super::heap`], whose cost per merge is the number of occurrences
-//! whatever the chunk lengths. Real text stays far below the bound: the 3.4
-//! GB corpus of `benches/bench_train_scale.py` (a 400 KB run of `x`, 100,000
-//! digits of pi and of e) bounds at 527-2,889 visits per byte for 32,768 to
-//! 262,144 merges, and trains faster here than in the position loop.
+//! linear; other tables go to the position loop of [`super::heap`], whose
+//! cost per merge is the number of occurrences whatever the chunk lengths.
+//! That bound is loose for a few merges (with 1,000 merges one 5 MB chunk
+//! fits it, and may cost 1,000 scans of 5 MB), so by default a run also counts
+//! its symbol visits and gives up once they pass a budget
+//! ([`BUDGET_PER_BYTE`]): the caller then runs the position loop from the
+//! start, and the work lost is a fixed number of visits per byte. Real text
+//! stays well within the budget: its chunks are short, and the few long ones
+//! (the 3.4 GB corpus of `benches/bench_train_scale.py` holds a 400 KB run of
+//! `x` and 100,000 digits of pi and of e) are touched by few merges.
 //!
 //! Memory (`bytepair.memory.merge_loop_bytes` states it for Python): 2
 //! bytes per chunk byte (4 past 65,536 tokens), 16 per chunk, 4 per (pair,
@@ -51,6 +55,35 @@ use crate::Rank;
 /// Most symbol visits per chunk byte (the bound of [`fits`]) for which the
 /// compact loop is taken.
 pub const WORK_PER_BYTE: u64 = 4096;
+
+/// The budget of a run that may give up ([`Budget::GiveUp`]): symbol visits
+/// per chunk byte, plus visits per occurrence merged. Real text needs 9-40
+/// visits per byte and 13-55 per occurrence merged (the corpora of
+/// `benches/bench_train_scale.py`, 32,768 and 131,072 merges), so it stays
+/// well within; one long chunk that every merge touches passes it after
+/// about 64 scans of itself.
+pub const BUDGET_PER_BYTE: u64 = 64;
+/// See [`BUDGET_PER_BYTE`].
+pub const BUDGET_PER_MERGED: u64 = 16;
+
+/// Whether a run may give up when its work passes the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// Stop with [`Learned::OverBudget`] past the budget.
+    GiveUp,
+    /// Run to the end whatever the work (still bounded by [`fits`]).
+    Finish,
+}
+
+/// What a run of this loop ends with.
+pub enum Learned {
+    /// The merges learned.
+    Merges(Vec<(Rank, Rank)>),
+    /// The work passed the budget; an owned table comes back rebuilt from
+    /// the loop's symbols (the same chunks, counts and order), a borrowed one
+    /// as `None`.
+    OverBudget(Option<ChunkTable>),
+}
 
 /// A token id as stored in the symbol array.
 trait Sym: Copy + Eq {
@@ -258,16 +291,28 @@ struct State<S> {
     pairs: PairSet,
     /// Byte length of every token.
     tok_len: Vec<u32>,
+    /// Symbols scanned so far, and occurrences merged.
+    visits: u64,
+    merged: u64,
+    /// The key of each byte pair's first occurrence, found while counting
+    /// (emptied once the heap holds them).
+    byte_keys: Vec<u64>,
 }
 
 /// Learns merges from `table` with the compact loop (exactly the merges of
 /// [`super::heap::learn_merges`]); `owned` tables are freed once the symbols
 /// are laid out. The caller checked [`fits`] (or tests force this loop).
-pub fn learn(table: TableRef<'_>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
+pub fn learn(
+    table: TableRef<'_>,
+    opts: &MergeOptions,
+    ctl: &Control,
+    budget: Budget,
+) -> Result<Learned> {
+    let owned = matches!(table, TableRef::Owned(_));
     if narrow(opts.num_merges) {
-        run(build::<u16>(table)?, opts, ctl)
+        run(build::<u16>(table)?, opts, ctl, budget, owned)
     } else {
-        run(build::<u32>(table)?, opts, ctl)
+        run(build::<u32>(table)?, opts, ctl, budget, owned)
     }
 }
 
@@ -288,6 +333,9 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
         chunks: Vec::with_capacity(t.len()),
         pairs: PairSet::with_byte_pairs(),
         tok_len: vec![1; 256],
+        visits: 0,
+        merged: 0,
+        byte_keys: vec![u64::MAX; 65536],
     };
     let mut total: i64 = 0;
     for (chunk, c) in t.iter() {
@@ -328,6 +376,9 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
             let i = (st.syms[j].get() << 8 | st.syms[j + 1].get()) as usize;
             st.pairs.all.counts[i] += f;
             if lists[i].last() != Some(&(c as u32)) {
+                if lists[i].is_empty() {
+                    st.byte_keys[i] = key(c as u32, (j - s) as u32);
+                }
                 lists[i].push(c as u32);
             }
         }
@@ -361,13 +412,52 @@ impl<S: Sym> State<S> {
     }
 
     /// Byte offset of the first (a, b) in chunk `c`, if any.
-    fn find(&self, c: u32, a: u32, b: u32) -> Option<u32> {
+    fn find(&mut self, c: u32, a: u32, b: u32) -> Option<u32> {
         let (s, e) = self.bounds(c as usize);
         let (sa, sb) = (S::make(a), S::make(b));
-        let at = self.syms[s..e]
+        let Some(at) = self.syms[s..e]
             .windows(2)
-            .position(|p| p[0] == sa && p[1] == sb)?;
+            .position(|p| p[0] == sa && p[1] == sb)
+        else {
+            self.visits += (e - s) as u64;
+            return None;
+        };
+        self.visits += 2 * at as u64 + 1;
         Some(self.offset(s, s + at))
+    }
+
+    /// Whether the work so far passed the budget (see [`BUDGET_PER_BYTE`]).
+    fn over_budget(&self) -> bool {
+        self.visits > BUDGET_PER_BYTE * self.syms.len() as u64 + BUDGET_PER_MERGED * self.merged
+    }
+
+    /// The chunk table the loop started from: every chunk's tokens spelled
+    /// out in bytes, with its count, in the same order.
+    fn to_table(&self, merges: &[(Rank, Rank)]) -> Result<ChunkTable> {
+        // token t's bytes are spelled[ends[t - 1]..ends[t]]
+        let mut spelled: Vec<u8> = (0..=255).collect();
+        let mut ends: Vec<usize> = (1..=256).collect();
+        for t in 256..self.tok_len.len() {
+            let (a, b) = merges[t - 256];
+            for x in [a, b] {
+                let x = x as usize;
+                let from = if x == 0 { 0 } else { ends[x - 1] };
+                spelled.extend_from_within(from..ends[x]);
+            }
+            ends.push(spelled.len());
+        }
+        let mut table = ChunkTable::with_capacity(self.chunks.len(), self.syms.len());
+        let mut buf = Vec::new();
+        for c in 0..self.chunks.len() {
+            buf.clear();
+            for t in self.chunk(c) {
+                let t = t.get() as usize;
+                let from = if t == 0 { 0 } else { ends[t - 1] };
+                buf.extend_from_slice(&spelled[from..ends[t]]);
+            }
+            table.add(&buf, self.chunks[c].freq as u64)?;
+        }
+        Ok(table)
     }
 
     /// The key of pair `i`'s first occurrence, dropping stale chunks before it.
@@ -388,8 +478,18 @@ impl<S: Sym> State<S> {
     /// Lowers the floor from `old` to `new`: pushes every made pair counted
     /// in `[new, old)` (byte pairs are all in the heap from the start).
     /// Returns `new`.
-    fn refill(&mut self, heap: &mut Heap, opts: &MergeOptions, old: i64, new: i64) -> i64 {
+    fn refill(
+        &mut self,
+        heap: &mut Heap,
+        opts: &MergeOptions,
+        old: i64,
+        new: i64,
+        budget: Budget,
+    ) -> i64 {
         for i in 65536..self.pairs.all.pair_ab.len() as u32 {
+            if budget == Budget::GiveUp && self.over_budget() {
+                break; // the caller gives up too
+            }
             let cnt = self.pairs.all.counts[i as usize];
             let (x, y) = self.pairs.all.pair_ab[i as usize];
             if (new..old).contains(&cnt) && !too_long(opts, &self.tok_len, x, y) {
@@ -423,6 +523,7 @@ impl<S: Sym> State<S> {
                 }
             }
             let (s, e) = self.bounds(c as usize);
+            self.visits += (e - s) as u64;
             // a read-only look first: the chunk may no longer hold the pair,
             // and the tokens before its first occurrence stay as they are
             let Some(at) = self.syms[s..e]
@@ -433,6 +534,8 @@ impl<S: Sym> State<S> {
             };
             let f = self.chunks[c as usize].freq;
             let (mut r, mut w) = (s + at, s + at);
+            // the byte offset of symbol w, kept as w moves
+            let mut off = self.offset(s, w);
             while r < e {
                 if r + 1 < e && self.syms[r] == sa && self.syms[r + 1] == sb {
                     if w > s {
@@ -440,7 +543,7 @@ impl<S: Sym> State<S> {
                         self.pairs.dec_near(OLD_LEFT, x, x, a, f);
                         let (i, new) = self.pairs.add_near(NEW_LEFT, x, x, n, f, c);
                         if new {
-                            created.push((i, key(c, self.offset(s, w - 1))));
+                            created.push((i, key(c, off - self.tok_len[x as usize])));
                         }
                     }
                     self.pairs.all.counts[best as usize] -= f;
@@ -449,15 +552,17 @@ impl<S: Sym> State<S> {
                         self.pairs.dec_near(OLD_RIGHT, y, b, y, f);
                         let (i, new) = self.pairs.add_near(NEW_RIGHT, y, n, y, f, c);
                         if new {
-                            created.push((i, key(c, self.offset(s, w))));
+                            created.push((i, key(c, off)));
                         }
                     }
                     self.syms[w] = sn;
+                    self.merged += 1;
                     r += 2;
                 } else {
                     self.syms[w] = self.syms[r];
                     r += 1;
                 }
+                off += self.tok_len[self.syms[w].get() as usize];
                 w += 1;
             }
             self.chunks[c as usize].len = (w - s) as u32;
@@ -467,15 +572,29 @@ impl<S: Sym> State<S> {
     }
 }
 
-fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<Vec<(Rank, Rank)>> {
+fn run<S: Sym>(
+    mut st: State<S>,
+    opts: &MergeOptions,
+    ctl: &Control,
+    budget: Budget,
+    owned: bool,
+) -> Result<Learned> {
     let mut heap: Heap = BinaryHeap::new();
-    for i in 0..65536u32 {
-        if st.pairs.all.counts[i as usize] > 0 && !too_long(opts, &st.tok_len, i >> 8, i & 255) {
-            if let Some(k) = st.first_key(i) {
-                heap.push((st.pairs.all.counts[i as usize], Reverse(k), i));
-            }
+    for (i, k) in std::mem::take(&mut st.byte_keys).into_iter().enumerate() {
+        let cnt = st.pairs.all.counts[i];
+        if cnt > 0 && !too_long(opts, &st.tok_len, i as u32 >> 8, i as u32 & 255) {
+            heap.push((cnt, Reverse(k), i as u32));
         }
     }
+    let give_up = |st: &State<S>, merges: &[(Rank, Rank)]| -> Result<Option<Learned>> {
+        if budget == Budget::GiveUp && st.over_budget() {
+            Ok(Some(Learned::OverBudget(
+                owned.then(|| st.to_table(merges)).transpose()?,
+            )))
+        } else {
+            Ok(None)
+        }
+    };
     let mut merges: Vec<(Rank, Rank)> = Vec::new();
     let mut created: Vec<(u32, u64)> = Vec::new();
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
@@ -489,9 +608,12 @@ fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<V
         ctl.check()?;
         // Pop until an entry with exact values comes up.
         let best = loop {
+            if let Some(out) = give_up(&st, &merges)? {
+                return Ok(out);
+            }
             let Some((c, Reverse(k), i)) = heap.pop() else {
                 if floor > lowest {
-                    floor = st.refill(&mut heap, opts, floor, lowest);
+                    floor = st.refill(&mut heap, opts, floor, lowest, budget);
                     continue;
                 }
                 break None;
@@ -513,7 +635,13 @@ fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<V
             }
             if cur < floor && floor > lowest {
                 heap.push((cur, Reverse(first), i));
-                floor = st.refill(&mut heap, opts, floor, cur.min(floor / 2).max(lowest));
+                floor = st.refill(
+                    &mut heap,
+                    opts,
+                    floor,
+                    cur.min(floor / 2).max(lowest),
+                    budget,
+                );
                 continue;
             }
             break Some((i, cur));
@@ -540,5 +668,5 @@ fn run<S: Sym>(mut st: State<S>, opts: &MergeOptions, ctl: &Control) -> Result<V
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
     }
-    Ok(merges)
+    Ok(Learned::Merges(merges))
 }

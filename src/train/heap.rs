@@ -30,7 +30,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use super::compact::{self, TableRef};
+use super::compact::{self, Budget, Learned, TableRef};
 use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
@@ -90,10 +90,13 @@ pub fn learn_merges_owned(
     learn_merges_owned_with(table, opts, ctl, which)
 }
 
-/// The two merge loops (they learn the same merges).
+/// The merge loops (they learn the same merges).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MergeLoop {
-    /// Chunk-id occurrences over a flat symbol array ([`compact`]).
+    /// The compact loop while its work stays within its budget
+    /// ([`compact::BUDGET_PER_BYTE`]), then the position loop from the start.
+    CompactFirst,
+    /// Chunk-id occurrences over a flat symbol array ([`compact`]), to the end.
     Compact,
     /// Byte-position occurrences over linked nodes (this module).
     Positions,
@@ -103,7 +106,7 @@ impl MergeLoop {
     /// The loop [`learn_merges`] takes for `merges` merges from `table`.
     pub fn for_table(table: &ChunkTable, merges: usize) -> Self {
         if compact::fits(table, merges) {
-            MergeLoop::Compact
+            MergeLoop::CompactFirst
         } else {
             MergeLoop::Positions
         }
@@ -117,9 +120,14 @@ pub fn learn_merges_with(
     ctl: &Control,
     which: MergeLoop,
 ) -> Result<Vec<(Rank, Rank)>> {
-    match which {
-        MergeLoop::Compact => compact::learn(TableRef::Borrowed(table), opts, ctl),
-        MergeLoop::Positions => run(build(table, opts)?, opts, ctl),
+    let budget = match which {
+        MergeLoop::Positions => return run(build(table, opts)?, opts, ctl),
+        MergeLoop::Compact => Budget::Finish,
+        MergeLoop::CompactFirst => Budget::GiveUp,
+    };
+    match compact::learn(TableRef::Borrowed(table), opts, ctl, budget)? {
+        Learned::Merges(merges) => Ok(merges),
+        Learned::OverBudget(_) => run(build(table, opts)?, opts, ctl),
     }
 }
 
@@ -130,15 +138,28 @@ pub fn learn_merges_owned_with(
     ctl: &Control,
     which: MergeLoop,
 ) -> Result<Vec<(Rank, Rank)>> {
-    match which {
-        MergeLoop::Compact => compact::learn(TableRef::Owned(table), opts, ctl),
-        MergeLoop::Positions => {
-            let built = build(&table, opts)?;
-            drop(table);
-            super::return_free_memory();
-            run(built, opts, ctl)
-        }
+    let budget = match which {
+        MergeLoop::Positions => return learn_positions_owned(table, opts, ctl),
+        MergeLoop::Compact => Budget::Finish,
+        MergeLoop::CompactFirst => Budget::GiveUp,
+    };
+    match compact::learn(TableRef::Owned(table), opts, ctl, budget)? {
+        Learned::Merges(merges) => Ok(merges),
+        Learned::OverBudget(Some(table)) => learn_positions_owned(table, opts, ctl),
+        Learned::OverBudget(None) => Err(Error::training("the merge loop lost its table")),
     }
+}
+
+/// The position loop on a table it frees once its nodes are built.
+fn learn_positions_owned(
+    table: ChunkTable,
+    opts: &MergeOptions,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    let built = build(&table, opts)?;
+    drop(table);
+    super::return_free_memory();
+    run(built, opts, ctl)
 }
 
 type Heap = BinaryHeap<(i64, Reverse<u32>, u32)>;
@@ -301,7 +322,67 @@ mod tests {
         let c = learn_merges_with(t, o, &ctl, MergeLoop::Compact).unwrap();
         let p = learn_merges_with(t, o, &ctl, MergeLoop::Positions).unwrap();
         assert_eq!(c, p, "the compact and position loops disagree");
+        let f = learn_merges_with(t, o, &ctl, MergeLoop::CompactFirst).unwrap();
+        assert_eq!(f, p, "the budgeted compact loop disagrees");
         c
+    }
+
+    fn opts(k: usize) -> MergeOptions {
+        MergeOptions {
+            num_merges: k,
+            min_frequency: 1,
+            max_token_length: None,
+        }
+    }
+
+    /// `n` pseudo-random bytes drawn from `alphabet`.
+    fn drawn(n: usize, alphabet: &[u8], seed: u32) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                alphabet[(x >> 16) as usize % alphabet.len()]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_chunk_every_merge_touches_runs_out_the_budget() {
+        let digits = drawn(20_000, b"0123456789", 7);
+        let t = table(&[(b"12 34", 3), (&digits, 1), (b"5 6", 2)]);
+        let o = opts(300);
+        assert_eq!(MergeLoop::for_table(&t, 300), MergeLoop::CompactFirst);
+        let ctl = Control::default();
+        // the loop gives up and gives back the very table it started from
+        let copy = table(&[(b"12 34", 3), (&digits, 1), (b"5 6", 2)]);
+        match compact::learn(TableRef::Owned(copy), &o, &ctl, Budget::GiveUp).unwrap() {
+            Learned::OverBudget(Some(back)) => assert!(back == t, "the rebuilt table differs"),
+            _ => panic!("the budget did not run out"),
+        }
+        // then the position loop learns the merges, borrowed or owned
+        let p = learn_merges_with(&t, &o, &ctl, MergeLoop::Positions).unwrap();
+        assert_eq!(
+            learn_merges_with(&t, &o, &ctl, MergeLoop::CompactFirst).unwrap(),
+            p
+        );
+        let copy = table(&[(b"12 34", 3), (&digits, 1), (b"5 6", 2)]);
+        assert_eq!(
+            learn_merges_owned_with(copy, &o, &ctl, MergeLoop::CompactFirst).unwrap(),
+            p
+        );
+    }
+
+    #[test]
+    fn short_chunks_stay_within_the_budget() {
+        let mut t = ChunkTable::new();
+        for i in 0..5_000u32 {
+            let word = drawn(2 + (i % 9) as usize, b"etaoinshrdlu", i);
+            t.add(&word, 1 + u64::from(i % 7)).unwrap();
+        }
+        let ctl = Control::default();
+        let got =
+            compact::learn(TableRef::Borrowed(&t), &opts(2_000), &ctl, Budget::GiveUp).unwrap();
+        assert!(matches!(got, Learned::Merges(m) if m.len() == 2_000));
     }
 
     fn learn(t: &ChunkTable, k: usize) -> Vec<(u32, u32)> {
@@ -343,11 +424,11 @@ mod tests {
     #[test]
     fn long_chunks_take_the_position_loop() {
         let short = table(&[(b"ab ab", 1), (b"abc", 2)]);
-        assert_eq!(MergeLoop::for_table(&short, 3), MergeLoop::Compact);
+        assert_eq!(MergeLoop::for_table(&short, 3), MergeLoop::CompactFirst);
         let long = vec![b'a'; 5000];
         let t = table(&[(&long, 1), (b"ab", 1)]);
         // bounded by the merges: 5000 * 3 visits per byte is within the bound
-        assert_eq!(MergeLoop::for_table(&t, 3), MergeLoop::Compact);
+        assert_eq!(MergeLoop::for_table(&t, 3), MergeLoop::CompactFirst);
         assert_eq!(MergeLoop::for_table(&t, 4500), MergeLoop::Positions);
         assert_eq!(learn(&t, 3), vec![(97, 97), (256, 256), (257, 257)]);
     }

@@ -6,6 +6,8 @@ that follows the choice."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -100,3 +102,26 @@ def test_memory_estimate_follows_the_loop():
     # takes the position loop and is refused under that limit
     with pytest.raises(TrainingError, match="the merge loop needs about"):
         bytepair.train(["ab" * 500_000], 5256, pattern=None, memory_limit=_memory.MIN_LIMIT, progress=False)
+
+
+def test_under_a_limit_only_the_compact_loop_fits_it_runs_to_the_end(monkeypatch):
+    # one long chunk of digits: by default the compact loop would hand over
+    # to the position loop, which needs more than the limit; training keeps
+    # the compact loop to the end and learns the same merges
+    rng = random.Random(3)
+    digits = "".join(rng.choice("0123456789") for _ in range(1_200_000))
+    table = table_of([digits], None)
+    args = (len(table), table.arena_len, 200)
+    assert _memory.merge_loop_bytes(*args) <= _memory.MIN_LIMIT < _memory.merge_loop_bytes(*args, compact=False)
+    loops = []
+    learn = _core.learn_merges
+
+    def spy(*a, **kw):
+        loops.append(kw.get("merge_loop"))
+        return learn(*a, **kw)
+
+    monkeypatch.setattr(_core, "learn_merges", spy)
+    limited = bytepair.train([digits], 456, pattern=None, memory_limit=_memory.MIN_LIMIT, progress=False)
+    unlimited = bytepair.train([digits], 456, pattern=None, progress=False)
+    assert loops == ["compact", "auto"]
+    assert limited.merges == unlimited.merges

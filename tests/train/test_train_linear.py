@@ -1,8 +1,9 @@
 """Training time grows linearly with hostile input: one long chunk of random
-digits (a single GPT-2 piece) that many merges touch, in both merge loops.
-The compact loop rescans a chunk per merge that touches it, so the choice
-between the loops bounds its work at a fixed number of symbol visits per
-chunk byte; the position loop costs the occurrences merged."""
+digits (a single GPT-2 piece) that many merges touch. The compact loop
+rescans a chunk per merge that touches it: run to the end, the choice of loop
+bounds its work at a fixed number of symbol visits per chunk byte; by default
+it hands over to the position loop once its work passes a budget. The
+position loop costs the occurrences merged."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ def _digits(n: int) -> str:
     return "".join(rng.choice("0123456789") for _ in range(n))
 
 
-def _train_time(n: int, merges: int, loop: str) -> float:
+def _train_time(n: int, merges: int, loop: str, repeats: int = 5) -> float:
     table = ChunkCounts.from_texts([_digits(n)], pattern="gpt2").table
     assert len(table) == 1  # one piece
     best = float("inf")
-    for _ in range(2):
+    for _ in range(repeats):
         t = time.process_time()
         got = _core.learn_merges(table, merges, merge_loop=loop)
         best = min(best, time.process_time() - t)
@@ -34,9 +35,24 @@ def _train_time(n: int, merges: int, loop: str) -> float:
 
 @pytest.mark.parametrize("loop", ["auto", "positions"])
 def test_one_long_digit_run_trains_in_linear_time(loop):
-    # 1,500 merges on 40,000 and 160,000 digits: linear gives 4, quadratic 16
-    small, big = _train_time(40_000, 1500, loop), _train_time(160_000, 1500, loop)
+    # 1,500 merges on 100,000 and 400,000 digits: linear gives 4, quadratic 16
+    small, big = _train_time(100_000, 1500, loop), _train_time(400_000, 1500, loop)
     assert big / max(small, 0.005) < 8, (small, big)
+
+
+def test_the_compact_loop_run_to_the_end_is_linear_in_the_chunk():
+    # 300 merges touch the chunk at most 300 times: 20,000 and 80,000 digits
+    small, big = _train_time(20_000, 300, "compact"), _train_time(80_000, 300, "compact")
+    assert big / max(small, 0.005) < 8, (small, big)
+
+
+def test_by_default_the_compact_loop_hands_over_on_a_long_run():
+    # 4,000 merges on 400,000 digits: run to the end, the compact loop scans
+    # the chunk about 4,000 times; the default hands over to the position
+    # loop after a fixed number of scans (about 8 times faster here)
+    auto = _train_time(400_000, 4000, "auto")
+    to_the_end = _train_time(400_000, 4000, "compact", repeats=1)
+    assert auto < to_the_end / 3, (auto, to_the_end)
 
 
 def test_the_choice_bounds_the_compact_loops_work():
