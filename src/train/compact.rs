@@ -499,9 +499,9 @@ impl<S: Sym> State<S> {
             let cnt = self.pairs.all.counts[i as usize];
             let (x, y) = self.pairs.all.pair_ab[i as usize];
             if (new..old).contains(&cnt) && !too_long(opts, &self.tok_len, x, y) {
-                if let Some(k) = self.first_key(i) {
-                    heap.push((cnt, Reverse(k), i));
-                }
+                // key 0 ranks the pair no lower than its true key: the true
+                // one is found if it comes to the top (many never do)
+                heap.push((cnt, Reverse(0), i));
             }
         }
         new
