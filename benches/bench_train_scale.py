@@ -142,7 +142,7 @@ def main() -> None:
     ap.add_argument("--pattern", default="gpt2")
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args()
-    corpora = [prefix(int(s)) for s in a.sizes.split(",")]
+    corpora = [prefix(int(s)) for s in a.sizes.split(",") if s]  # --sizes "": none
     if a.multi:
         corpora.append(DATA / "multi_cjk.txt")
     if a.large:
