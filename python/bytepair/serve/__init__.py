@@ -18,6 +18,7 @@ import errno
 import ipaddress
 import socket
 import threading
+import time
 import webbrowser
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -131,9 +132,20 @@ def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port
     app = make_app(tokenizers, host=host)
     server = _uvicorn_server(app)
     where = "" if loopback(host) else f"; listening on {host} port {sock.getsockname()[1]}: open to the network"
-    say(f"bytepair serve: {url}  ({', '.join(tokenizers)}{where}; Ctrl-C stops)")
-    if open_browser:
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    line = f"bytepair serve: {url}  ({', '.join(tokenizers)}{where}; Ctrl-C stops)"
+
+    def announce_when_started() -> None:
+        # once the server has started, its Ctrl-C handler is in place: a
+        # caller that stops it on seeing the line is never lost in between
+        while not server.started:
+            if server.should_exit:
+                return
+            time.sleep(0.01)
+        say(line)
+        if open_browser:
+            webbrowser.open(url)
+
+    threading.Thread(target=announce_when_started, daemon=True).start()
     try:
         server.run(sockets=[sock])
     finally:
