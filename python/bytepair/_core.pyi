@@ -146,6 +146,11 @@ class CoreBPE:
     def __new__(
         cls, tokens: Sequence[bytes], special_tokens: Dict[str, int], pattern: Optional[str]
     ) -> CoreBPE: ...
+    # From an ordered merge list: merge k is token 256 + k (the trainer's output).
+    @staticmethod
+    def from_merges(
+        merges: Sequence[Tuple[int, int]], special_tokens: Dict[str, int], pattern: Optional[str]
+    ) -> CoreBPE: ...
     # From the bytes of a `.tiktoken` rank file.
     @staticmethod
     def from_tiktoken(data: bytes, special_tokens: Dict[str, int], pattern: Optional[str]) -> CoreBPE: ...

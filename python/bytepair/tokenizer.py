@@ -95,14 +95,15 @@ class Tokenizer(Decoding, TiktokenNames):
         name: str,
         bundled: Optional[Bundled] = None,
         special_text: SpecialText = "raise",
+        merges: Optional[Sequence[Tuple[int, int]]] = None,
     ) -> "Tokenizer":
-        """Wraps an already built ``bytepair._core.CoreBPE`` (the bundled encodings
-        and the trainer build theirs in Rust and load this way). ``bundled``:
-        ``(loader, name)`` for a bundled encoding, which then pickles by name."""
+        """Wraps an already built ``bytepair._core.CoreBPE`` (bundled encodings and
+        the trainer load this way). ``bundled``: ``(loader, name)`` for a bundled
+        encoding, which then pickles by name; ``merges``: those ``from_merges`` checked."""
         self = cls.__new__(cls)
         self._setup(core, pattern, dict(special_tokens), name, None, special_text)
-        self._tokens_cache = None
-        self._bundled = bundled
+        self._tokens_cache, self._bundled = None, bundled
+        self._merges = None if merges is None else list(merges)
         return self
 
     def _setup(self, core, pattern, specials, name, merges, special_text) -> None:
@@ -545,9 +546,8 @@ class Tokenizer(Decoding, TiktokenNames):
         [27, 91, 437, 1659, 5239, 91, 29]
         """
         tok = Tokenizer.from_core(self._core, self._pattern, self._special_tokens, name=self.name,
-                                   bundled=self._bundled, special_text=special_text)
+                                   bundled=self._bundled, special_text=special_text, merges=self._merges)
         tok._tokens_cache = self._tokens_cache
-        tok._merges = self._merges
         return tok
 
     def __repr__(self) -> str:

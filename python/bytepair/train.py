@@ -234,8 +234,6 @@ def train(
             f" {256 + len(merges) + len(specials)} instead of {vocab_size}",
             stacklevel=2,
         )
-    tokens = [bytes([i]) for i in range(256)]
-    for a, b in merges:
-        tokens.append(tokens[a] + tokens[b])
-    special_ids = {s: len(tokens) + i for i, s in enumerate(specials)}
-    return Tokenizer(tokens, pat, special_ids, name=name, merges=merges)
+    special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
+    core = _core.CoreBPE.from_merges(merges, special_ids, pat)
+    return Tokenizer.from_core(core, pat, special_ids, name=name, merges=merges)

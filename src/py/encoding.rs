@@ -101,6 +101,36 @@ impl PyCoreBpe {
         Ok(Self::wrap(inner))
     }
 
+    /// Builds an encoder from an ordered merge list: the 256 byte tokens,
+    /// then merge `k` as token `256 + k` (the trainer's output).
+    #[staticmethod]
+    #[pyo3(signature = (merges, special_tokens, pattern))]
+    fn from_merges(
+        py: Python<'_>,
+        merges: Vec<(Rank, Rank)>,
+        special_tokens: HashMap<String, Rank>,
+        pattern: Option<&str>,
+    ) -> PyResult<Self> {
+        let specials = specials_sorted(special_tokens);
+        let inner = py
+            .detach(|| {
+                let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+                for (k, &(a, b)) in merges.iter().enumerate() {
+                    let (Some(x), Some(y)) = (tokens.get(a as usize), tokens.get(b as usize)) else {
+                        return Err(crate::error::Error::vocab(format!(
+                            "merge {k} is ({a}, {b}): a merge joins two ids below {}",
+                            tokens.len()
+                        )));
+                    };
+                    let joined = [x.as_slice(), y.as_slice()].concat();
+                    tokens.push(joined);
+                }
+                CoreBpe::new(tokens, specials, pattern)
+            })
+            .map_err(to_py)?;
+        Ok(Self::wrap(inner))
+    }
+
     /// Builds an encoder straight from the bytes of a `.tiktoken` rank file.
     #[staticmethod]
     #[pyo3(signature = (data, special_tokens, pattern))]

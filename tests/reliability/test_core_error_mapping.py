@@ -150,3 +150,13 @@ def test_rank_file_error_names_the_line_from_the_rank(tmp_path):
         tiktoken_ranks.load(path, pattern=None)
     assert e.value.where == 257  # rank 256 is on line 257
     assert "does not re-encode" in str(e.value)
+
+
+def test_core_from_merges_spells_the_tokens_and_names_a_bad_merge():
+    merges = [(104, 105), (256, 33), (32, 257)]
+    core = _core.CoreBPE.from_merges(merges, {"<|end|>": 259}, None)
+    expected = _core.CoreBPE([*BYTES, b"hi", b"hi!", b" hi!"], {"<|end|>": 259}, None)
+    assert core.token_bytes_list() == expected.token_bytes_list()
+    assert core.n_vocab == 260
+    with pytest.raises(errors.VocabError, match=r"merge 1 is \(104, 300\)"):
+        _core.CoreBPE.from_merges([(104, 105), (104, 300)], {}, None)
