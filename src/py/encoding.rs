@@ -116,7 +116,8 @@ impl PyCoreBpe {
             .detach(|| {
                 let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
                 for (k, &(a, b)) in merges.iter().enumerate() {
-                    let (Some(x), Some(y)) = (tokens.get(a as usize), tokens.get(b as usize)) else {
+                    let (Some(x), Some(y)) = (tokens.get(a as usize), tokens.get(b as usize))
+                    else {
                         return Err(crate::error::Error::vocab(format!(
                             "merge {k} is ({a}, {b}): a merge joins two ids below {}",
                             tokens.len()

@@ -45,9 +45,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use smallvec::SmallVec;
-
 use super::heap::too_long;
+use super::occ::Occ;
 use super::pairs::Pairs;
 use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
@@ -138,15 +137,11 @@ fn narrow(num_merges: usize) -> bool {
 
 type Heap = BinaryHeap<(i64, Reverse<u64>, u32)>;
 
-/// A pair's occurrences: chunk ids, exact (filled once, never grown); up to
-/// four inline (about 80% of the pairs made, which then cost no allocation).
-type Occ = SmallVec<[u32; 4]>;
-
 /// Counts and occurrences of every pair seen so far. A pair's occurrence
 /// list is final once the merge step that creates it ends (no new occurrence
 /// of an existing pair ever appears: a pair holds the newest of its two
-/// tokens, made in one step), so each list is exact (up to four ids inline,
-/// more in one allocation), filled from the step's staging area.
+/// tokens, made in one step), so each list is an exact [`Occ`], filled from
+/// the step's staging area.
 struct PairSet {
     /// Pairs with their counts, exact occurrence lists and stale marks.
     all: Pairs<Occ>,
@@ -258,12 +253,12 @@ impl PairSet {
         for &(i, _) in &self.staging {
             sizes[i as usize - first] += 1;
         }
-        let mut lists: Vec<Occ> = sizes
-            .iter()
-            .map(|&k| Occ::with_capacity(k as usize))
-            .collect();
+        let mut lists: Vec<Occ> = sizes.iter().map(|&k| Occ::sized(k as usize)).collect();
+        let mut filled = vec![0u32; lists.len()];
         for &(i, c) in &self.staging {
-            lists[i as usize - first].push(c);
+            let k = i as usize - first;
+            lists[k].set(filled[k] as usize, c);
+            filled[k] += 1;
         }
         for (k, list) in lists.into_iter().enumerate() {
             self.all.occ[first + k] = list;
@@ -371,21 +366,23 @@ fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
             }
         }
     }
-    let mut lists: Vec<Occ> = sizes
-        .iter()
-        .map(|&k| Occ::with_capacity(k as usize))
-        .collect();
+    let mut lists: Vec<Occ> = sizes.iter().map(|&k| Occ::sized(k as usize)).collect();
+    // sizes become fill counts
+    sizes.fill(0);
+    last.fill(u32::MAX);
     for c in 0..st.chunks.len() {
         let f = st.chunks[c].freq;
         let (s, e) = st.bounds(c);
         for j in s..e.saturating_sub(1) {
             let i = (st.syms[j].get() << 8 | st.syms[j + 1].get()) as usize;
             st.pairs.all.counts[i] += f;
-            if lists[i].last() != Some(&(c as u32)) {
-                if lists[i].is_empty() {
+            if last[i] != c as u32 {
+                last[i] = c as u32;
+                if sizes[i] == 0 {
                     st.byte_keys[i] = key(c as u32, (j - s) as u32);
                 }
-                lists[i].push(c as u32);
+                lists[i].set(sizes[i] as usize, c as u32);
+                sizes[i] += 1;
             }
         }
     }

@@ -40,6 +40,7 @@ pub mod compact;
 pub mod count;
 pub mod heap;
 pub mod ids;
+mod occ;
 mod pairs;
 pub mod ranges;
 pub mod shards;
