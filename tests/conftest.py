@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import io
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +24,11 @@ HYPOTHESIS_SCALE = int(os.environ.get("BYTEPAIR_HYPOTHESIS_SCALE", "1"))
 #: BYTEPAIR_REQUIRE_OPTIONAL=1 (set by .ci/run, whose environment has the ``test`` extra): a missing
 #: optional dependency fails the tests that need it instead of skipping them.
 REQUIRE_OPTIONAL = os.environ.get("BYTEPAIR_REQUIRE_OPTIONAL") == "1"
+
+# A shell starts background commands with SIGINT ignored, and Python then
+# never raises KeyboardInterrupt: the Ctrl-C tests need Python's own handler.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def optional(module: str) -> ModuleType:
