@@ -22,7 +22,9 @@ merge loop cannot spill. For ``n`` distinct chunks holding ``b`` bytes and
   the table alongside, and about 64 bytes per pair (16 per merge).
 
 When that exceeds the limit, training stops before merging with an error
-saying how much it needs.
+saying how much it needs. The compact loop hands over to the position loop
+when a long chunk makes its work pass a budget; under a limit only the
+compact loop fits, it runs to the end instead.
 
 >>> parse_size("2GB"), parse_size("512 MiB"), parse_size(1 << 30)
 (2000000000, 536870912, 1073741824)
