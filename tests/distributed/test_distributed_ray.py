@@ -31,6 +31,7 @@ import bytepair
 import bytepair.distributed.count
 from bytepair.counts import ChunkCounts
 from bytepair.distributed import (
+    EngineError,
     ShardsFailedError,
     count_chunks,
     encode_dataset,
@@ -190,3 +191,41 @@ def test_ray_task_counts_on_one_thread(engine):
     eng = RayEngine()
     got = [o.value for _, o in eng.run(core_pool_size, [(0,), (1,)], ordered=True)]
     assert got == [1, 1]
+
+
+def assigned_memory(_shared, _i):
+    """A task body: the memory Ray reserved for this task (None: none)."""
+    return ray.get_runtime_context().get_assigned_resources().get("memory")
+
+
+def listed(*values):
+    """Joins tree_reduce's values into one flat list."""
+    return [v for x in values for v in (x if isinstance(x, list) else [x])]
+
+
+def test_ray_tasks_reserve_the_memory_limit(engine, tmp_path, monkeypatch):
+    from bytepair.distributed.engines import RayEngine
+
+    eng = RayEngine()
+    got = [o.value for _, o in eng.run(assigned_memory, [(0,), (1,)], ordered=True, memory=16_000_000)]
+    assert got == [16_000_000, 16_000_000]
+    assert [o.value for _, o in eng.run(assigned_memory, [(0,)], ordered=True)] == [None]
+    value, failures = eng.tree_reduce(assigned_memory, [(0,), (1,), (2,)], listed, memory=8_000_000)
+    assert failures == {} and value == [8_000_000] * 3
+    # more than any node offers: refused at once, not left waiting
+    with pytest.raises(EngineError, match="more than any Ray node offers"):
+        list(eng.run(assigned_memory, [(0,)], memory=10**15))
+    # count_chunks hands its limit to the engine, on both reduce paths
+    seen = []
+    for method in ("run", "tree_reduce"):
+        real = getattr(RayEngine, method)
+
+        def spy(self, *a, _real=real, **kw):
+            seen.append(kw.get("memory"))
+            return _real(self, *a, **kw)
+
+        monkeypatch.setattr(RayEngine, method, spy)
+    paths, _ = make_shards(tmp_path, 2, 5)
+    for reduce in ("driver", "tree"):
+        count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce=reduce, memory_limit="64MB")
+    assert seen == [64_000_000, 64_000_000]

@@ -117,7 +117,8 @@ def count_chunks(
         memory_limit: a size (``"2GB"``, ``"512MiB"``) or bytes bounding each
             task's counting, parsed as by :func:`bytepair.memory.parse_size`;
             a task spills to disk past it, with identical counts (default: no
-            limit). Not the driver's: the merged table is held whole.
+            limit). On Ray each task also reserves it as Ray's ``memory``
+            resource. Not the driver's: the merged table is held whole.
 
     Returns:
         The merged :class:`~bytepair.counts.ChunkCounts`, equal to
@@ -162,13 +163,16 @@ def count_chunks(
                 shared=shared,
                 fan_in=TREE_FAN_IN,
                 on_done=bar.update,
+                memory=limit,
             )
             if not failures:
                 total = table
         else:
             # Input order, whatever order the tasks finish in: the merged
             # table's first-seen order must be the corpus order.
-            results = eng.run(_count_shard, arglist, shared=shared, ordered=True)
+            # Ray also reserves the limit per task; the local engine has nothing to reserve
+            reserve = {"memory": limit} if isinstance(eng, RayEngine) else {}
+            results = eng.run(_count_shard, arglist, shared=shared, ordered=True, **reserve)
             for i, out in in_order(results):
                 bar.update()
                 if not out.ok:

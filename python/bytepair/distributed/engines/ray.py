@@ -52,15 +52,18 @@ class RayEngine(Engine):
         *,
         shared: Any = None,
         ordered: bool = False,
+        memory: Optional[int] = None,
     ) -> Iterator[Tuple[int, Outcome]]:
         """As :meth:`Engine.run`. With ``ordered``, results that finish early stay
         in Ray's object store (spilling to disk if needed) until their turn, so
-        the driver holds one result at a time."""
+        the driver holds one result at a time. ``memory``: bytes reserved per
+        task as Ray's ``memory`` resource, so a node runs no more tasks at once
+        than its memory holds."""
         ray = self.ray
         if not arglist:
             return
         task = ray.remote(call_task).options(
-            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, **self._reserve(memory)
         )
         shared_ref = ray.put(shared)
         refs = [task.remote(fn, shared_ref, tuple(args), 1) for args in arglist]
@@ -96,6 +99,7 @@ class RayEngine(Engine):
         shared: Any = None,
         fan_in: int = 8,
         on_done: Optional[Callable[[], None]] = None,
+        memory: Optional[int] = None,
     ) -> Tuple[Any, Dict[int, str]]:
         """Maps ``fn(shared, *args)`` over ``arglist`` and folds the results with
         ``combine(*values)`` in a tree of Ray tasks, ``fan_in`` adjacent values per
@@ -104,13 +108,15 @@ class RayEngine(Engine):
         Returns ``(value, {})``, or ``(None, failures)`` when some map tasks
         failed (index -> reason); every map task is waited for first, and only
         its small status travels to the driver. The tree's results stay in the
-        object store; the driver receives the final value only.
+        object store; the driver receives the final value only. ``memory``: as
+        in :meth:`run`, for the map tasks.
         """
         ray = self.ray
         if fan_in < 2:
             raise EngineError(f"fan_in must be at least 2, got {fan_in}")
         leaf = ray.remote(_leaf_task).options(
-            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, num_returns=2
+            num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, num_returns=2,
+            **self._reserve(memory),
         )
         join = ray.remote(_join_task).options(num_cpus=1, max_retries=self.max_retries)
         shared_ref = ray.put(shared)
@@ -144,6 +150,20 @@ class RayEngine(Engine):
             return ray.get(level[0]), {}
         except ray.exceptions.RayError as e:  # a merge task failed for good
             raise EngineError(f"merging the results on Ray failed: {type(e).__name__}: {e}") from e
+
+    def _reserve(self, memory: Optional[int]) -> Dict[str, int]:
+        """Ray task options reserving ``memory`` bytes per task (none for None);
+        an EngineError when no live node offers that much (the tasks would
+        wait for such a node for ever)."""
+        if memory is None:
+            return {}
+        largest = max((n["Resources"].get("memory", 0) for n in self.ray.nodes() if n.get("Alive")), default=0)
+        if memory > largest:
+            raise EngineError(
+                f"each task would reserve {memory / 1e6:,.0f} MB, more than any Ray node offers"
+                f" (the largest: {largest / 1e6:,.0f} MB): lower memory_limit"
+            )
+        return {"memory": memory}
 
     def _fetch(self, ref: Any) -> Outcome:
         ray = self.ray
