@@ -136,7 +136,7 @@ def serve(tokenizers: Mapping[str, TokenizerLike], host: str = "127.0.0.1", port
 
     def announce_when_started() -> None:
         # once the server has started, its Ctrl-C handler is in place: a
-        # caller that stops it on seeing the line is never lost in between
+        # Ctrl-C sent on seeing the line stops it
         while not server.started:
             if server.should_exit:
                 return
