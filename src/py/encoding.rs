@@ -16,7 +16,7 @@ use super::text::Text;
 use crate::core_bpe::batch::batch_threads;
 use crate::core_bpe::{CoreBpe, SpecialPolicy};
 use crate::parallel::{map_par, map_streaming};
-use crate::vocab::Vocab;
+use crate::vocab::{spell_merges, Vocab};
 use crate::Rank;
 
 /// The Rust encoder behind `bytepair.Tokenizer`.
@@ -113,21 +113,7 @@ impl PyCoreBpe {
     ) -> PyResult<Self> {
         let specials = specials_sorted(special_tokens);
         let inner = py
-            .detach(|| {
-                let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-                for (k, &(a, b)) in merges.iter().enumerate() {
-                    let (Some(x), Some(y)) = (tokens.get(a as usize), tokens.get(b as usize))
-                    else {
-                        return Err(crate::error::Error::vocab(format!(
-                            "merge {k} is ({a}, {b}): a merge joins two ids below {}",
-                            tokens.len()
-                        )));
-                    };
-                    let joined = [x.as_slice(), y.as_slice()].concat();
-                    tokens.push(joined);
-                }
-                CoreBpe::new(tokens, specials, pattern)
-            })
+            .detach(|| spell_merges(&merges).and_then(|t| CoreBpe::new(t, specials, pattern)))
             .map_err(to_py)?;
         Ok(Self::wrap(inner))
     }

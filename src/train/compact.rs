@@ -51,6 +51,7 @@ use super::pairs::Pairs;
 use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
 use crate::hint::prefetch;
+use crate::vocab::spell_merges;
 use crate::Rank;
 
 /// Most symbol visits per chunk byte (the bound of [`fits`]) for which the
@@ -437,26 +438,13 @@ impl<S: Sym> State<S> {
     /// The chunk table the loop started from: every chunk's tokens spelled
     /// out in bytes, with its count, in the same order.
     fn to_table(&self, merges: &[(Rank, Rank)]) -> Result<ChunkTable> {
-        // token t's bytes are spelled[ends[t - 1]..ends[t]]
-        let mut spelled: Vec<u8> = (0..=255).collect();
-        let mut ends: Vec<usize> = (1..=256).collect();
-        for t in 256..self.tok_len.len() {
-            let (a, b) = merges[t - 256];
-            for x in [a, b] {
-                let x = x as usize;
-                let from = if x == 0 { 0 } else { ends[x - 1] };
-                spelled.extend_from_within(from..ends[x]);
-            }
-            ends.push(spelled.len());
-        }
+        let tokens = spell_merges(merges)?;
         let mut table = ChunkTable::with_capacity(self.chunks.len(), self.syms.len());
         let mut buf = Vec::new();
         for c in 0..self.chunks.len() {
             buf.clear();
             for t in self.chunk(c) {
-                let t = t.get() as usize;
-                let from = if t == 0 { 0 } else { ends[t - 1] };
-                buf.extend_from_slice(&spelled[from..ends[t]]);
+                buf.extend_from_slice(&tokens[t.get() as usize]);
             }
             table.add(&buf, self.chunks[c].freq as u64)?;
         }

@@ -4,6 +4,26 @@ use super::Vocab;
 use crate::error::{Error, Result};
 use crate::Rank;
 
+/// The token bytes a merge list makes, the inverse of [`derive_merges`]: the
+/// 256 single bytes, then merge `k` as token `256 + k`, the bytes of its two
+/// ids joined.
+///
+/// Errors naming the merge when one of its ids is not below its own id.
+pub fn spell_merges(merges: &[(Rank, Rank)]) -> Result<Vec<Vec<u8>>> {
+    let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    for (k, &(a, b)) in merges.iter().enumerate() {
+        let (Some(x), Some(y)) = (tokens.get(a as usize), tokens.get(b as usize)) else {
+            return Err(Error::vocab(format!(
+                "merge {k} is ({a}, {b}): a merge joins two ids below {}",
+                tokens.len()
+            )));
+        };
+        let joined = [x.as_slice(), y.as_slice()].concat();
+        tokens.push(joined);
+    }
+    Ok(tokens)
+}
+
 /// Recovers the merge list of a rank-ordered vocabulary (as tiktoken files hold
 /// no merges): for each multi-byte token, encode its bytes using only the tokens of
 /// lower rank; a consistent vocabulary yields exactly two parts, the merged pair.

@@ -23,7 +23,7 @@ pub mod flat;
 mod merges;
 
 pub use cuts::Cuts;
-pub use merges::derive_merges;
+pub use merges::{derive_merges, spell_merges};
 
 use flat::{fold_mul, FlatTable};
 
