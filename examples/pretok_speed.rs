@@ -4,7 +4,7 @@
 //!
 //! `Scanner::for_each_span` takes the block path on a CPU with AVX2 and
 //! ASCII-heavy text; `Scanner::for_each_span_scalar` never does. Driven by
-//! `benches/bench_pretok_block.sh`; `benches/bench_pretok.py` measures the
+//! `benches/experiments/bench_pretok_block.sh`; `benches/bench_pretok.py` measures the
 //! scanners from Python against the regex engines.
 
 // a developer tool run by hand: a missing file or bad argument stops it with a message

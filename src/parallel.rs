@@ -13,7 +13,7 @@
 //! behind the caller, which is busy with its share of the work: on a VM whose
 //! other vCPU has been idle for a while (the guest then sees it as preempted
 //! and avoids it), the worker starts only when the caller has done
-//! everything. In `benches/bench_wakeup.py` (4 MB batch, 100 ms pause before
+//! everything. In `benches/experiments/bench_wakeup.py` (4 MB batch, 100 ms pause before
 //! each call) two threads run at 1.23-1.45x one thread with the steering and
 //! at 0.80-1.10x without (benches/results/mechanisms.md).
 //!
@@ -404,7 +404,7 @@ pub fn cores() -> usize {
 /// `bytes` runs on at most `bytes / PAR_BATCH_BYTES` threads (at least one).
 /// Waking a worker costs a fork-join per call, and on the benchmark VM a
 /// halted vCPU's wake-up (an exit to the host) is tens to hundreds of
-/// microseconds: in `benches/bench_callsize.py` back-to-back 2-thread calls
+/// microseconds: in `benches/experiments/bench_callsize.py` back-to-back 2-thread calls
 /// of 20 KB run at 0.27x and of 100 KB at 0.65-1.0x one thread's speed, of
 /// 0.3 MB at 1.3x. The ids never depend on the thread count.
 pub const PAR_BATCH_BYTES: usize = 128 << 10;

@@ -4,7 +4,7 @@ one corpus cut into 100 KB documents, builds alternated (order reversed on odd
 repetitions), CPU time. Pin it yourself (``taskset -c 0``). Build the two
 extensions as described in ``ab_core.py``.
 
-    taskset -c 0 python benches/ab_count.py en_kjv /tmp/core_base.so /tmp/core_new.so
+    taskset -c 0 python benches/experiments/ab_count.py en_kjv /tmp/core_base.so /tmp/core_new.so
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from ab_core import load_build
 from bench_encode import CORPORA, corpus_bytes

@@ -18,17 +18,19 @@ With ``--gigatoken``, gigatoken's ``encode`` (arrays) is timed the same way
 (fresh tokenizers, the same slices); it has no cache counters, so only its
 unseen and seen times and their difference are printed.
 
-    taskset -c 0 python benches/miss_cost.py cl100k_base en_austen ko_prose multi_unicode
-    taskset -c 0 python benches/miss_cost.py gpt2 --gigatoken
+    taskset -c 0 python benches/experiments/miss_cost.py cl100k_base en_austen ko_prose multi_unicode
+    taskset -c 0 python benches/experiments/miss_cost.py gpt2 --gigatoken
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
 from typing import Any, Callable, Dict, List, Tuple
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benches/
 from bench_encode import CORPORA, corpus_bytes, gigatoken_tokenizer, slices
 
 from bytepair import registry

@@ -12,8 +12,8 @@ encoder's piece cache size and wipes.
 ``--lists`` times ``encode_ordinary`` (a Python list of ints, which also
 touches the encoder's cached int objects) instead of the numpy path.
 
-    taskset -c 0 python benches/longlived_paired.py --encodings cl100k_base o200k_base gpt2
-    taskset -c 0 python benches/longlived_paired.py --lists
+    taskset -c 0 python benches/experiments/longlived_paired.py --encodings cl100k_base o200k_base gpt2
+    taskset -c 0 python benches/experiments/longlived_paired.py --lists
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from bench_encode import CORPORA, OTHER_MB, corpus_bytes, other_text, slices
 

@@ -5,7 +5,7 @@
 # Corpora: $BYTEPAIR_DATA/corpora (default ~/.cache/bytepair-data/corpora),
 # else the excerpts in tests/data. Pin it for steadier figures: taskset -c 0 ...
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 dir="${BYTEPAIR_DATA:-$HOME/.cache/bytepair-data}/corpora"
 [ -d "$dir" ] || dir=tests/data
 lscpu | grep 'Model name' || true

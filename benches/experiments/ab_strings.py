@@ -15,7 +15,7 @@ Every build warms its piece cache on the text first (untimed), so both columns
 time the hit path plus the conversion. CPU time, one build after the other in
 each repetition; the median MB/s of each.
 
-    python benches/ab_strings.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base
+    python benches/experiments/ab_strings.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from ab_core import load_build
 from bench_encode import data_dir

@@ -20,7 +20,7 @@ output); the steady ratio adds each peer's cost of merging the new pieces.
 
 Usage::
 
-    PYTHONPATH=python taskset -c 0 python benches/paired_peer.py --encodings cl100k_base o200k_base gpt2 [--warm] [--lists]
+    PYTHONPATH=python taskset -c 0 python benches/experiments/paired_peer.py --encodings cl100k_base o200k_base gpt2 [--warm] [--lists]
 """
 
 from __future__ import annotations

@@ -8,15 +8,17 @@ alternating), and the per-slice ratio 1 thread / 2 threads is kept; six
 rounds, the two states interleaved. If the steady ratio sat well below the
 warm one, per-thread caches warmed on half the text would be a limit.
 
-    python benches/batch_warmth.py cl100k_base en_kjv
+    python benches/experiments/batch_warmth.py cl100k_base en_kjv
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 from typing import Dict, List
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benches/
 from bench_encode import batch_documents, batch_pair, corpus_bytes, slices
 
 from bytepair import registry

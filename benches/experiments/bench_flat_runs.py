@@ -13,8 +13,8 @@ repetition); ids checked equal. Prints ns per byte, the ratio queue / auto
 (above 1: the flat path is faster) and auto's 12 MB / 3 MB ns-per-byte ratio
 (linear: about 1).
 
-    python benches/bench_flat_runs.py
-    taskset -c 0 python benches/bench_flat_runs.py --encodings cl100k_base --mb 3 12
+    python benches/experiments/bench_flat_runs.py
+    taskset -c 0 python benches/experiments/bench_flat_runs.py --encodings cl100k_base --mb 3 12
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, ".."))  # benches/
 
 from bench_encode import machine, table
 

@@ -13,7 +13,7 @@ Make the builds with the tree in each state, for example::
     PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.*.so /tmp/core_base.so
     # ...change the code...
     PROFILE=release scripts/dev-build.sh && cp python/bytepair/_core.*.so /tmp/core_new.so
-    python benches/ab_core.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base \\
+    python benches/experiments/ab_core.py /tmp/core_base.so /tmp/core_new.so --encoding cl100k_base \\
         --mode docs --corpora en_austen ko_prose
 
 The first build is the baseline of the ratios. Modes: ``single`` (one
@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 from bench_encode import CORPORA, corpus_bytes, data_dir, documents, slices
 

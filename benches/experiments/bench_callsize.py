@@ -14,7 +14,7 @@ The control row runs two single-thread processes at once, one pinned to each
 core, each doing the shortest calls continuously: it tells whether the host
 gives this VM both cores when both are kept busy.
 
-    python benches/bench_callsize.py --encoding cl100k_base --corpus en_kjv
+    python benches/experiments/bench_callsize.py --encoding cl100k_base --corpus en_kjv
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import sys
 import time
 from typing import Dict, List
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benches/
 from bench_encode import Steal, batch_documents, corpus_bytes, machine, table
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -12,8 +12,8 @@ only the threads differ), the two thread counts alternated call by call
 (order reversed every other repetition), each call after ``gap`` of sleep
 and a ``gc.collect()``; median wall time per call.
 
-    python benches/bench_wakeup.py
-    python benches/bench_wakeup.py --mb 4 --gaps 0 0.02
+    python benches/experiments/bench_wakeup.py
+    python benches/experiments/bench_wakeup.py --mb 4 --gaps 0 0.02
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no spinning BLAS thread on the second core
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, ".."))  # benches/
 
 from bench_encode import corpus_bytes, documents, machine, slices, table
 
