@@ -1,4 +1,4 @@
-"""Counting alone at corpus scale: ``bytepair.counts.count`` on a text file
+"""Counting alone at corpus scale: ``bytepair.counts.count_chunks`` on a text file
 (counted in parallel ranges), one fresh process per (pattern, threads), wall
 time, CPU time and MB/s, plus the distinct chunks found (equal across thread
 counts: the table never depends on them).
@@ -25,7 +25,7 @@ import os, pathlib, sys, time
 from bytepair import counts
 path, pattern, threads = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 t, c = time.perf_counter(), time.process_time()
-table = counts.count(path, pattern=pattern, num_threads=threads)
+table = counts.count_chunks(path, pattern=pattern, num_threads=threads)
 wall, cpu = time.perf_counter() - t, time.process_time() - c
 print(wall, cpu, len(table))
 """

@@ -72,7 +72,7 @@ def quality(budgets: dict[str, list[int]]) -> None:
     import numpy as np
 
     import bytepair
-    from bytepair.shrink import shrink, token_use
+    from bytepair.shrinking import shrink, token_use
 
     base = bytepair.get_encoding("o200k_base")
     for name, docs in domains().items():
@@ -115,7 +115,7 @@ def child_speed(threads: int, keep: int) -> None:
     t0 = time.perf_counter()
     c0 = time.process_time()
     import bytepair
-    from bytepair.shrink import shrink, token_use
+    from bytepair.shrinking import shrink, token_use
 
     base = bytepair.get_encoding("o200k_base")
     _ = base.merges  # derived from the ranks once per process

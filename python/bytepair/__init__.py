@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import _moved, patterns
+from . import patterns
 from .char import CharTokenizer
 from .conversion import ConvertReport, convert
 from .encoding import Encoding
@@ -24,16 +24,14 @@ from .errors import (
     UnknownTokenError,
     VocabError,
 )
-from .extend import extend
+from .extending import extend
 from .formats import load
 from .registry import encoding_for_model, encoding_name_for_model, get_encoding, list_encoding_names
-from .shrink import shrink
+from .shrinking import shrink
 from .tokenizer import Tokenizer
-from .train import train
+from .training import train
 
 __version__ = "0.1.0"
-
-_moved.install()
 
 
 __all__ = [

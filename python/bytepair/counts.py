@@ -81,7 +81,7 @@ class ChunkCounts:
         """
         if isinstance(texts, str):
             texts = [texts]
-        return count(texts, pattern=pattern, special_tokens=special_tokens, num_threads=num_threads)
+        return count_chunks(texts, pattern=pattern, special_tokens=special_tokens, num_threads=num_threads)
 
     @classmethod
     def from_files(cls, paths: Iterable[PathLike], *, pattern: Optional[str] = "o200k",
@@ -90,7 +90,7 @@ class ChunkCounts:
         """Counts UTF-8 files (each one document, read in blocks, never whole)."""
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
-        return count([p if isinstance(p, os.PathLike) else _as_path(p) for p in paths],
+        return count_chunks([p if isinstance(p, os.PathLike) else _as_path(p) for p in paths],
                      pattern=pattern, special_tokens=special_tokens, num_threads=num_threads, documents=documents)
 
     def update(self, other: "ChunkCounts") -> "ChunkCounts":
@@ -228,7 +228,7 @@ def input_size(data: object) -> Optional[int]:
     return None
 
 
-def count(
+def count_chunks(
     data: Data,
     *,
     pattern: Optional[str] = "o200k",
@@ -264,7 +264,7 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
     counted when present, so a run stopped by Ctrl-C resumes where it
     stopped; the merged counts are those of an uncached run.
 
-    >>> count(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
+    >>> count_chunks(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
     {b'ab': 3}
     """
     pat = _patterns.resolve(pattern)
@@ -378,3 +378,7 @@ def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], docum
             h.update(block)
     what = json.dumps([_VERSION, pattern, list(specials), documents, kind, column])
     return h.hexdigest() + "-" + hashlib.blake2b(what.encode("utf-8"), digest_size=8).hexdigest()
+
+
+#: The former name of :func:`count_chunks`, kept for code written against it.
+count = count_chunks

@@ -35,7 +35,7 @@ from . import _core
 from . import patterns as _patterns
 from .char import CharTokenizer
 from .checks import MAX_VOCAB, check_int, check_vocab_size, validate_specials
-from .counts import ChunkCounts, count, input_size
+from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data
 from .errors import TrainingError
 from .formats import load
@@ -160,7 +160,7 @@ def extend(
             table = counts.table
         else:
             assert data is not None  # checked above: exactly one of data / counts
-            table = count(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
+            table = count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
                           documents=documents, progress=status).table
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")

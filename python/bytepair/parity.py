@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import _core
 from . import patterns as _patterns
 from .checks import check_int, check_vocab_size, validate_specials
-from .counts import ChunkCounts, count, input_size
+from .counts import ChunkCounts, count_chunks, input_size
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
@@ -110,11 +110,11 @@ def learn_parity(
     try:
         tables, dev_tables, sizes = [], [], []
         for lang in languages:
-            c = count(languages[lang], progress=status, **kw)
+            c = count_chunks(languages[lang], progress=status, **kw)
             if len(c.table) == 0:
                 raise TrainingError(f"the training text of language {lang!r} is empty")
             tables.append(c.table)
-            d = count(dev[lang], **kw) if dev is not languages else c
+            d = count_chunks(dev[lang], **kw) if dev is not languages else c
             if len(d.table) == 0:
                 raise TrainingError(f"the dev text of language {lang!r} is empty")
             dev_tables.append(d.table)

@@ -23,7 +23,7 @@ from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .checks import check_int, check_vocab_size, validate_specials
-from .counts import ChunkCounts, count, input_size
+from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data
 from .errors import TrainingError
 from .parity import learn_parity
@@ -148,7 +148,7 @@ def train(
         cache_dir: a folder where each file's counts are saved as soon as it is
             counted (keyed by its content hash, the pattern and the special
             tokens) and reused, so a run stopped by Ctrl-C while counting
-            resumes where it stopped (see :func:`bytepair.counts.count`).
+            resumes where it stopped (see :func:`bytepair.counts.count_chunks`).
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -214,7 +214,7 @@ def train(
         else:
             assert data is not None  # checked above: exactly one of data / counts
             pat = _patterns.resolve(pattern)
-            table = count(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
+            table = count_chunks(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
                           documents=documents, progress=status, text_column=text_column,
                           text_field=text_field, memory_limit=counting_share(limit, num_threads),
                           cache_dir=cache_dir).table

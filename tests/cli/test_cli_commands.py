@@ -11,7 +11,7 @@ import pytest
 
 import bytepair
 from bytepair import cli
-from bytepair.cli import encode as cli_encode
+from bytepair.cli import encoding as cli_encode
 from conftest import DATA, optional, tiktoken_encoding
 from conftest import run_cli as run
 
@@ -199,7 +199,7 @@ def test_evaluate_command(capsys):
     assert code == 0 and json.loads(out)[0]["byte_fallback_share"] > 0.5
 
 
-# ---------------------------------------------------------------- train / convert / bench
+# ---------------------------------------------------------------- train / convert
 
 
 def test_train_on_text_file(capsys, tmp_path):
@@ -251,16 +251,6 @@ def test_convert_tiktoken_input_takes_pattern_and_specials(capsys, tmp_path):
     assert code == 2 and "TOKEN=ID" in err and not (tmp_path / "u.json").exists()
 
 
-def test_bench_runs(capsys, tmp_path):
-    f = tmp_path / "small.txt"
-    f.write_text((DATA / "en_austen.txt").read_text(encoding="utf-8")[:20000], encoding="utf-8")
-    code, out, _ = run(capsys, "bench", "-e", "gpt2", "--repeat", "1", "--json", str(f))
-    data = json.loads(out)
-    assert code == 0 and data["results"][0]["engine"].startswith("bytepair")
-    if len(data["results"]) > 1:
-        assert data["results"][1]["same_ids"] is True
-
-
 # ---------------------------------------------------------------- errors and conventions
 
 
@@ -304,12 +294,12 @@ def test_help_lists_every_command(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
     for c in ["train", "encode", "decode", "count", "pieces", "trace", "sweep", "ranks", "compare",
-              "convert", "bench"]:
+              "convert", "audit", "diff", "extend"]:
         assert f"\n    {c} " in out
 
 
 def test_every_command_module_adds_its_own_names():
-    from bytepair.cli import dataset, encode
+    from bytepair.cli import encoding, scale_out
 
     names: list = []
     for module in cli.COMMAND_MODULES:
@@ -319,8 +309,8 @@ def test_every_command_module_adds_its_own_names():
     assert len(names) == len(set(names)), names
     choices = cli.build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(choices) == set(names)
-    assert choices["count"].get_default("func") is encode.cmd_count
-    assert choices["count-chunks"].get_default("func") is dataset.cmd_count_chunks
+    assert choices["count"].get_default("func") is encoding.cmd_count
+    assert choices["count-chunks"].get_default("func") is scale_out.cmd_count_chunks
 
 
 # ---------------------------------------------------------------- long inputs

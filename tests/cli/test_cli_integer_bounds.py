@@ -47,7 +47,6 @@ CASES = [
     ("diff gpt2 tok.json --text t.txt --limit {V}", False),
     ("audit -t tok.json --limit {V}", False),
     ("convert tok.json hf --to transformers --model-max-length {V}", False),
-    ("bench --repeat {V} t.txt", True),
     ("decode -t tok.json {V}", True),
     ("count-chunks t.txt -o c.bpc --workers {V}", False),
     ("count-chunks t.txt -o c.bpc --max-retries {V}", True),

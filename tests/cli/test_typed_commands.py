@@ -116,8 +116,6 @@ def test_parity_options_need_parity(tmp_path):
 @pytest.mark.parametrize("argv, flag", [
     (["pieces", "--limit", "-2", "--text", "hi"], "--limit"),
     (["count", "--limit", "-1", "--text", "hi"], "--limit"),
-    (["bench", "--repeat", "0"], "--repeat"),
-    (["bench", "--repeat", "-1"], "--repeat"),
     (["count-chunks", "x.txt", "-o", "c.bpc", "--max-retries", "-1"], "--max-retries"),
     (["count-chunks", "x.txt", "-o", "c.bpc", "--workers", "0"], "--workers"),
     (["convert", "gpt2", "out", "--to", "transformers", "--model-max-length", "-5"], "--model-max-length"),
@@ -133,11 +131,6 @@ def test_numbers_out_of_range_are_refused(argv, flag, tmp_path):
 def test_argparse_errors_are_one_line():
     refused(bytepair_cmd("pieces", "--limit", "x"), "'bytepair pieces --help'")
     refused(bytepair_cmd("frobnicate"), "invalid choice")
-
-
-def test_bench_on_empty_text_is_refused(tmp_path):
-    (tmp_path / "empty.txt").write_text("")
-    refused(bytepair_cmd("bench", str(tmp_path / "empty.txt")), "empty.txt is empty")
 
 
 def test_sweep_sizes_above_the_tokenizer_are_refused():
@@ -262,7 +255,7 @@ def test_count_json_has_one_shape_with_or_without_limit():
 
 def test_encoding_help_lists_every_registry_encoding():
     names = bytepair.list_encoding_names()
-    for command in ("encode", "count", "encode-dataset", "bench", "serve"):
+    for command in ("encode", "count", "encode-dataset", "serve"):
         text = " ".join(ok(bytepair_cmd(command, "--help")).split())
         assert all(name in text for name in names), (command, text)
     ok(bytepair_cmd("encode", "-e", "p50k_edit", "--text", "hi"))

@@ -449,7 +449,7 @@ def test_local_engine_outcomes():
 
 
 def _cli(argv: List[str]) -> int:
-    from bytepair.cli.dataset import add_parsers
+    from bytepair.cli.scale_out import add_parsers
 
     parser = argparse.ArgumentParser(prog="bytepair")
     add_parsers(parser.add_subparsers(dest="command", required=True))

@@ -7,16 +7,11 @@ small. ARCHITECTURE.md's file table lists exactly the modules in the tree."""
 from __future__ import annotations
 
 import ast
-import importlib
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-
-from bytepair import _moved
 
 PKG = Path(__file__).resolve().parents[2] / "python" / "bytepair"
 ROOT = PKG.parents[1]
@@ -175,12 +170,25 @@ def test_architecture_lists_every_python_module():
     assert sorted(listed - actual) == [], "ARCHITECTURE.md lists modules that do not exist"
 
 
-def test_old_module_paths_import_with_a_deprecation_warning():
-    for old, new in _moved.MOVED.items():
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
-            module = importlib.import_module(old)
-        assert module is importlib.import_module(new)
+def test_no_module_is_named_like_a_public_function():
+    """``bytepair.train`` is a function; a module ``bytepair/train.py`` would make
+    ``import bytepair.train`` give the module and the attribute depend on import order."""
+    import bytepair
+
+    functions = {n for n in bytepair.__all__ if callable(getattr(bytepair, n)) and not isinstance(getattr(bytepair, n), type)}
+    clashes = sorted(n for n in functions if (PKG / f"{n}.py").exists() or (PKG / n).is_dir())
+    assert clashes == []
+
+
+def test_the_package_installs_no_import_hook():
+    code = ("import sys\nbefore = list(sys.meta_path)\nimport bytepair, bytepair.cli\n"
+            "assert sys.meta_path == before, sys.meta_path\n")
+    import bytepair
+
+    where = str(Path(bytepair.__file__).resolve().parents[1])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": where})
+    assert r.returncode == 0, r.stderr[-3000:]
 
 
 def test_the_package_and_its_tools_import_without_any_extra():

@@ -12,7 +12,7 @@ import pytest
 import bytepair
 import bytepair.distributed as dist
 from bytepair import _core, inspect
-from bytepair.counts import count as count_chunks
+from bytepair.counts import count_chunks
 from bytepair.errors import BytepairError
 from conftest import corpus
 

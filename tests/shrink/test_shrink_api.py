@@ -11,7 +11,7 @@ import pytest
 
 import bytepair
 from bytepair.errors import ShrinkError
-from bytepair.shrink import STRATEGIES, dropped_kinds, merge_parents, shrink, token_kind, token_use
+from bytepair.shrinking import STRATEGIES, dropped_kinds, merge_parents, shrink, token_kind, token_use
 from conftest import DATA, corpus
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import bytepair
 from bytepair.cli import main
-from bytepair.shrink import shrink, token_use
+from bytepair.shrinking import shrink, token_use
 from conftest import DATA
 from conftest import run_cli as run
 

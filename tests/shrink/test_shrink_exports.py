@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import bytepair
-from bytepair.shrink import shrink
+from bytepair.shrinking import shrink
 from conftest import corpus
 
 TEXTS = [

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import _core
-from bytepair.shrink import merge_parents, shrink
+from bytepair.shrinking import merge_parents, shrink
 from conftest import CORPORA, HYPOTHESIS_SCALE, corpus
 from hostile_inputs import CASES
 

@@ -113,3 +113,10 @@ def test_from_files(tmp_path, corpora):
     c = ChunkCounts.from_files(paths, pattern="o200k")
     assert c == ChunkCounts.from_texts([p.read_text(encoding="utf-8") for p in paths], pattern="o200k")
     assert ChunkCounts.from_files([str(p) for p in paths], pattern="o200k") == c
+
+
+def test_the_former_name_count_is_count_chunks():
+    from bytepair import counts
+
+    assert counts.count is counts.count_chunks
+    assert counts.count("ab ab", pattern="gpt2").as_dict() == {b"ab": 1, b" ab": 1}

@@ -330,13 +330,13 @@ def test_diff_counts_no_gap_as_a_token(grown_o200k):
 
 
 def test_extend_from_counts_and_from_a_file(tmp_path, ko):
-    from bytepair.counts import count
+    from bytepair.counts import count_chunks
 
     base = bytepair.get_encoding("cl100k_base")
-    counts = count(ko, pattern=base.pattern, special_tokens=list(base.special_tokens))
+    counts = count_chunks(ko, pattern=base.pattern, special_tokens=list(base.special_tokens))
     assert bytepair.extend(base, counts=counts, add=80) == bytepair.extend(base, ko, add=80)
     with pytest.raises(TrainingError, match="another pattern"):
-        bytepair.extend(base, counts=count(ko, pattern="gpt2"), add=80)
+        bytepair.extend(base, counts=count_chunks(ko, pattern="gpt2"), add=80)
     trained = bytepair.train(ko, 400, pattern="gpt2")
     trained.save(tmp_path / "ko.json")
     assert bytepair.extend(tmp_path / "ko.json", ko, add=50) == bytepair.extend(trained, ko, add=50)

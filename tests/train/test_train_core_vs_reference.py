@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import reference
-from bytepair.counts import ChunkCounts, count
+from bytepair.counts import ChunkCounts, count_chunks
 from bytepair.errors import PatternError, TrainingError
 from conftest import CORPORA
 
@@ -134,10 +134,10 @@ def test_hypothesis_special_tokens_match_reference(texts, k):
 def test_counting_is_independent_of_threads_and_blocks(corpora):
     text = "".join(corpora[n][:20000] for n in CORPORA)
     for pattern in ["gpt2", "cl100k", "o200k"]:
-        want = count([text], pattern=pattern, num_threads=1)
+        want = count_chunks([text], pattern=pattern, num_threads=1)
         assert list(want.items()) == list(reference.count_chunks([text], bytepair.patterns.resolve(pattern)).items())
         for threads, block in [(2, 64), (2, 997), (1, 4096), (2, 1 << 20)]:
-            got = count([text], pattern=pattern, num_threads=threads, block_size=block)
+            got = count_chunks([text], pattern=pattern, num_threads=threads, block_size=block)
             assert got == want, (pattern, threads, block)
 
 
@@ -154,10 +154,10 @@ def test_file_streaming_equals_text(tmp_path, corpora):
     path.write_text(text, encoding="utf-8")
     for pattern in ["gpt2", "cl100k", "o200k", None]:
         specials = ["<|endoftext|>", "<|a\nb|>"]
-        want = count([text], pattern=pattern, special_tokens=specials)
+        want = count_chunks([text], pattern=pattern, special_tokens=specials)
         assert list(want.items()) == list(reference.count_chunks([text], bytepair.patterns.resolve(pattern),
                                                                  specials).items())
-        got = count(path, pattern=pattern, special_tokens=specials,
+        got = count_chunks(path, pattern=pattern, special_tokens=specials,
                     stream_block=rng.randrange(17, 5000), block_size=rng.randrange(64, 3000))
         assert got == want, f"seed {seed} pattern {pattern}"
 

@@ -10,7 +10,7 @@ import pytest
 
 import bytepair
 from bytepair import _core
-from bytepair.counts import ChunkCounts, count
+from bytepair.counts import ChunkCounts, count_chunks
 from bytepair.errors import TrainingError
 from bytepair.memory import merge_loop_bytes, parse_size
 
@@ -60,7 +60,7 @@ def test_training_under_a_small_limit_gives_the_same_merges(tmp_path):
 
 
 def test_merge_loop_that_cannot_fit_is_refused_before_merging(tmp_path):
-    counts = count(_many_words(3, 200_000), pattern="gpt2")
+    counts = count_chunks(_many_words(3, 200_000), pattern="gpt2")
     need = merge_loop_bytes(len(counts), counts.table.arena_len, 1000)
     assert need > 16_000_000
     with pytest.raises(TrainingError, match=r"merge loop needs about [\d,]+ MB") as ei:

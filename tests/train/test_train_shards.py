@@ -15,7 +15,7 @@ import pytest
 
 import bytepair
 from bytepair import reference
-from bytepair.counts import ChunkCounts, count
+from bytepair.counts import ChunkCounts, count_chunks
 from bytepair.errors import ReadError
 
 
@@ -53,7 +53,7 @@ def test_mixed_shards_train_like_their_documents(tmp_path, corpora):
     shards = _write_shards(tmp_path, docs)
     for pattern in ["gpt2", "o200k"]:
         want = ChunkCounts.from_texts(docs, pattern=pattern)
-        got = count(shards, pattern=pattern, text_column="body", text_field="content")
+        got = count_chunks(shards, pattern=pattern, text_column="body", text_field="content")
         assert list(got.items()) == list(want.items())
         tok = bytepair.train(shards, 400, pattern=pattern, text_column="body", text_field="content")
         ref_merges, _, _ = reference.train(docs, 400, pattern=bytepair.patterns.resolve(pattern))
@@ -63,12 +63,12 @@ def test_mixed_shards_train_like_their_documents(tmp_path, corpora):
 def test_glob_and_directory_expand_in_sorted_order(tmp_path):
     for name, text in [("b.txt", "beta beta"), ("a.txt", "alpha"), ("c.md", "gamma")]:
         (tmp_path / name).write_text(text)
-    got = count([tmp_path / "*.txt"], pattern="gpt2")
+    got = count_chunks([tmp_path / "*.txt"], pattern="gpt2")
     assert list(got.items()) == list(ChunkCounts.from_texts(["alpha", "beta beta"], pattern="gpt2").items())
-    got = count([tmp_path], pattern="gpt2")
+    got = count_chunks([tmp_path], pattern="gpt2")
     assert got == ChunkCounts.from_texts(["alpha", "beta beta", "gamma"], pattern="gpt2")
     with pytest.raises(ReadError, match="no file matches"):
-        count([tmp_path / "*.nothing"], pattern="gpt2")
+        count_chunks([tmp_path / "*.nothing"], pattern="gpt2")
 
 
 def test_large_text_file_counts_in_ranges_like_one_thread(tmp_path, corpora):
@@ -79,8 +79,8 @@ def test_large_text_file_counts_in_ranges_like_one_thread(tmp_path, corpora):
     path = tmp_path / "big.txt"
     path.write_text(big, encoding="utf-8")
     for pattern in ["gpt2", "cl100k", "o200k"]:
-        one = count([path], pattern=pattern, num_threads=1)
-        two = count([path], pattern=pattern, num_threads=2)
+        one = count_chunks([path], pattern=pattern, num_threads=1)
+        two = count_chunks([path], pattern=pattern, num_threads=2)
         assert list(one.items()) == list(two.items())
         assert one == ChunkCounts.from_texts([big], pattern=pattern, num_threads=1)
 
@@ -127,13 +127,13 @@ def test_cache_resumes_after_a_failure_with_the_same_counts(tmp_path, corpora):
     paths[4].write_bytes(b"\xff not utf-8")  # the run stops here, as a Ctrl-C would
     cache = tmp_path / "cache"
     with pytest.raises(ReadError, match="4.txt"):
-        count(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
+        count_chunks(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
     assert len(list(cache.iterdir())) == 4  # the files counted before the stop are kept
     paths[4].write_text(docs[4], encoding="utf-8")
-    got = count(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
+    got = count_chunks(paths + ["tail text"], pattern="gpt2", cache_dir=cache)
     assert len(list(cache.iterdir())) == 6
     want = ChunkCounts.from_texts(docs + ["tail text"], pattern="gpt2")
     assert list(got.items()) == list(want.items())
     # a different pattern does not reuse them
-    count(paths, pattern="o200k", cache_dir=cache)
+    count_chunks(paths, pattern="o200k", cache_dir=cache)
     assert len(list(cache.iterdir())) == 12

@@ -18,7 +18,7 @@ exit status.
 Layout: :mod:`.common` holds what the commands share (options, input, printing,
 :func:`~.common.add_command`); each other module is a group of commands with an
 ``add_parsers(subparsers)`` function. To add a command, write a module like
-:mod:`.encode` and list it in :data:`COMMAND_MODULES`.
+:mod:`.encoding` and list it in :data:`COMMAND_MODULES`.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from typing import NoReturn
 
 from .. import __version__
 from ..errors import BytepairError
-from . import analysis, bench, budget, convert, dataset, encode, grow, serve, shrink, train, vocab
+from . import budgets, encoding, extend_parity, formats, inspect, scale_out, serve, shrink, training
 from .common import UsageError
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "cli_speak", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
-COMMAND_MODULES = (train, grow, encode, budget, analysis, vocab, shrink, convert, bench, dataset, serve)
+COMMAND_MODULES = (training, extend_parity, encoding, budgets, inspect, shrink, formats, scale_out, serve)
 
 _EPILOG = """\
 examples:

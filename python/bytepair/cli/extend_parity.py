@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import load
-from ..extend import extend
+from ..extending import extend
 from ..inspect import parity
 from ..memory import peak_rss
 from ..parity import learn_parity

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..atomic import atomic_write_bytes, check_output_path
 from ..conversion import convert
-from ..shrink import dropped_kinds, shrink, token_use
+from ..shrinking import dropped_kinds, shrink, token_use
 from .common import (
     Busy,
     UsageError,

@@ -10,10 +10,10 @@ from typing import Any
 
 from .. import memory, patterns, train
 from ..atomic import check_output_path
-from ..counts import ChunkCounts, count, input_size
+from ..counts import ChunkCounts, count_chunks, input_size
 from ..progress import TrainProgress, enabled
 from ..render import show_bytes, show_token
-from ..train import counting_share
+from ..training import counting_share
 from .common import (
     UsageError,
     add_command,
@@ -25,7 +25,7 @@ from .common import (
     read_stdin_bytes,
     sample_path,
 )
-from .grow import add_train_options, cmd_train_parity
+from .extend_parity import add_train_options, cmd_train_parity
 
 
 def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
@@ -96,7 +96,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         status = TrainProgress(enabled(kw["progress"]), input_size(data))
         try:
             limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
-            counts = count(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
+            counts = count_chunks(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
                            progress=status, text_column=args.text_column, text_field=args.text_field,
                            memory_limit=counting_share(limit, args.threads), cache_dir=args.cache)
             status.end_counting()

@@ -32,11 +32,12 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from .. import _core
-from ..counts import ChunkCounts, count
+from ..counts import ChunkCounts
+from ..counts import count_chunks as count_here
 from ..memory import parse_size
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, normalize_paths
-from ..train import counting_share
+from ..training import counting_share
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, RayEngine, get_engine, in_order, task_threads
 from .errors import ShardsFailedError
@@ -63,7 +64,7 @@ def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
 
     threads = task_threads()
     share = None if limit is None else counting_share(limit, threads)
-    return count(checked(), pattern=pattern, special_tokens=specials, num_threads=threads, memory_limit=share)
+    return count_here(checked(), pattern=pattern, special_tokens=specials, num_threads=threads, memory_limit=share)
 
 
 def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:

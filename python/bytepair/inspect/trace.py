@@ -25,7 +25,7 @@ from ..registry import list_encoding_names
 from ..render.text import PerToken as _PerToken
 from ..render.text import Plain, TableResult, bytes_json, show_bytes, show_token, visible
 from ..tokenizer import Tokenizer
-from ..train import train
+from ..training import train
 from .common import (
     SpecialIds,
     TextSource,

@@ -52,7 +52,7 @@ from ..inspect import compare, pieces, trace
 from ..inspect.common import TokenizerLike
 from ..inspect.trace import TRACE_TOKENS_LIMIT
 from ..tokenizer import Tokenizer
-from ..train import train
+from ..training import train
 
 #: Request limits (bytes of UTF-8 text unless said otherwise).
 LIMITS: dict[str, int] = {
