@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 
 use super::encoding::PyCoreBpe;
 use super::trainer::{run_interruptible, PyChunkTable};
-use crate::train::ids::{extend_merges, parity_merges};
+use crate::train::from_tokens::{extend_merges, parity_merges};
 use crate::train::{Control, MergeOptions};
 
 /// Merges learned on top of `base` from `table` (see

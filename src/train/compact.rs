@@ -1,4 +1,4 @@
-//! The compact merge loop: the same merges as [`super::heap`] in less than
+//! The compact merge loop: the same merges as [`super::positions`] in less than
 //! half its memory, for tables whose chunks are short (any pattern on real
 //! text).
 //!
@@ -13,7 +13,7 @@
 //! order: `(chunk id << 32) | byte offset inside the chunk`. A byte offset,
 //! unlike a token index, never moves when tokens on its left merge, so a
 //! pair's key only grows (its occurrences only disappear once it exists) and
-//! the lazy heap of [`super::heap`] works unchanged: an entry never ranks a
+//! the lazy heap of [`super::positions`] works unchanged: an entry never ranks a
 //! pair below its true rank; a popped entry with a stale count or key is
 //! pushed back with the true values.
 //!
@@ -23,7 +23,7 @@
 //! removes a token): at most `L * min(L, merges)` over the whole run. [`fits`]
 //! takes this loop when that bound, summed over the chunks, is at most
 //! [`WORK_PER_BYTE`] symbol visits per chunk byte, which keeps the work
-//! linear; other tables go to the position loop of [`super::heap`], whose
+//! linear; other tables go to the position loop of [`super::positions`], whose
 //! cost per merge is the number of occurrences whatever the chunk lengths.
 //! That bound is loose for a few merges (with 1,000 merges one 5 MB chunk
 //! fits it, and may cost 1,000 scans of 5 MB), so by default a run also counts
@@ -45,8 +45,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
-use super::heap::too_long;
 use super::occ::Occ;
+use super::options::too_long;
 use super::pairs::Pairs;
 use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
@@ -302,7 +302,7 @@ struct State<S> {
 }
 
 /// Learns merges from `table` with the compact loop (exactly the merges of
-/// [`super::heap::learn_merges`]); `owned` tables are freed once the symbols
+/// [`super::merge_loop::learn_merges`]); `owned` tables are freed once the symbols
 /// are laid out. The caller checked [`fits`] (or tests force this loop).
 pub fn learn(
     table: TableRef<'_>,

@@ -6,7 +6,7 @@
 //! [`Seqs`] is the incremental state of one corpus: every initial token is a
 //! node, nodes of a chunk form a doubly linked list, and the node index orders
 //! occurrences exactly as the tie-break rule reads them (chunks in first-seen
-//! order, left to right). It is the byte-position state of [`super::heap`]
+//! order, left to right). It is the byte-position state of [`super::positions`]
 //! with nodes for whole tokens, so the same invariants hold: a pair occurrence
 //! that disappears never comes back, occurrence lists stay sorted (every pair
 //! holding a new id is created in the one step that makes the id), and a heap
@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 
 use rustc_hash::FxHashSet;
 
-use super::heap::MergeOptions;
+use super::options::MergeOptions;
 use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
 use crate::encode::encode_piece;

@@ -10,9 +10,11 @@
 //! * [`shards`]: JSONL, gzip and Parquet shards through the dataset readers.
 //! * [`spill`]: counting under a memory limit, with sorted runs on disk.
 //! * [`bpc`]: the table as the body of a `.bpc` counts file.
-//! * [`heap`]: the incremental merge loop [`learn_merges`] over byte positions,
-//!   and the choice between it and [`compact`], the loop over chunk ids that
-//!   tables of short chunks take (less than half the memory, the same merges).
+//! * [`options`]: [`MergeOptions`], shared by every merge loop.
+//! * [`merge_loop`]: [`learn_merges`], the choice between [`compact`] (the loop
+//!   over chunk ids that tables of short chunks take: less than half the
+//!   memory, the same merges) and [`positions`] (the loop over byte positions).
+//! * [`from_tokens`]: merge loops that start from token ids (extend, parity).
 //! * [`Control`]: cancel flag and progress counters shared by counting and merging.
 //!
 //! Performance notes (48 MiB mixed corpus, cl100k pattern, 2 cores; see
@@ -38,10 +40,12 @@ pub mod bpc;
 pub mod chunks;
 pub mod compact;
 pub mod count;
-pub mod heap;
-pub mod ids;
+pub mod from_tokens;
+pub mod merge_loop;
 mod occ;
+pub mod options;
 mod pairs;
+pub mod positions;
 pub mod ranges;
 pub mod shards;
 pub mod spill;
@@ -50,10 +54,10 @@ pub mod tally;
 
 pub use chunks::ChunkTable;
 pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK};
-pub use heap::{
+pub use merge_loop::{
     learn_merges, learn_merges_owned, learn_merges_owned_with, learn_merges_with, MergeLoop,
-    MergeOptions,
 };
+pub use options::MergeOptions;
 pub use stream::STREAM_BLOCK;
 
 /// Hands the allocator's free memory back to the system. Counting frees its

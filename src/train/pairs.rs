@@ -1,5 +1,5 @@
 //! The pair table that both merge loops share: the byte-position loop of
-//! [`super::heap`] and the id-sequence loops of [`super::ids`].
+//! [`super::positions`] and the id-sequence loops of [`super::from_tokens`].
 //!
 //! Every position of the corpus is a [`Node`] in a doubly linked list per
 //! chunk. A pair (a, b) has an index: `a * 256 + b` for two bytes, an entry in
