@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::linked::{initial_pairs, merge_linked, Pending};
+use super::linked::{initial_pairs, merge_linked, PairQueue};
 use super::merge::{key, unkey};
 use crate::vocab::Vocab;
 use crate::Rank;
@@ -28,7 +28,7 @@ pub fn encode_piece_heap(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     });
 }
 
-impl Pending for BinaryHeap<Reverse<u64>> {
+impl PairQueue for BinaryHeap<Reverse<u64>> {
     #[inline]
     fn push(&mut self, r: Rank, left: u32) {
         BinaryHeap::push(self, Reverse(key(r, left)));

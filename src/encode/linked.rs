@@ -1,7 +1,7 @@
 //! The merge loop shared by the heap ([`super::heap`]) and queue
 //! ([`super::queue`]) paths: the parts of a long piece as a doubly linked
 //! list, one 16-byte record per byte, and a store of candidate pairs
-//! ([`Pending`]) that yields the lowest-ranked, leftmost one.
+//! ([`PairQueue`]) that yields the lowest-ranked, leftmost one.
 //!
 //! Complexity: one pop per candidate pair (at most n initial + 2 per merge)
 //! plus the store's cost per operation; memory 16 bytes per input byte.
@@ -13,7 +13,7 @@ use crate::Rank;
 /// Where the linked-list merge keeps its candidate pairs: push `(rank, left
 /// part)`, pop the lowest rank, leftmost first (entries may be stale; the
 /// caller checks).
-pub(super) trait Pending {
+pub(super) trait PairQueue {
     fn push(&mut self, r: Rank, left: u32);
     fn pop(&mut self) -> Option<(Rank, u32)>;
 }
@@ -47,7 +47,7 @@ pub(super) fn initial_pairs(parts: &[Part]) -> impl Iterator<Item = (Rank, u32)>
 /// leftmost candidate. Each merge recomputes the pair on each side of the new
 /// part, the left one first: it lies left of the other, which keeps each
 /// rank's arrivals in position order (what [`RankQueue`](super::queue::RankQueue)'s FIFOs expect).
-pub(super) fn merge_linked<Q: Pending>(
+pub(super) fn merge_linked<Q: PairQueue>(
     piece: &[u8],
     vocab: &Vocab,
     out: &mut Vec<Rank>,

@@ -12,7 +12,7 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
-use super::linked::{initial_pairs, merge_linked, Pending};
+use super::linked::{initial_pairs, merge_linked, PairQueue};
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -42,7 +42,7 @@ pub(super) struct RankQueue {
 
 pub(super) const HEAP_MODE: u32 = u32::MAX;
 
-impl Pending for RankQueue {
+impl PairQueue for RankQueue {
     #[inline]
     fn push(&mut self, r: Rank, left: u32) {
         RankQueue::push(self, r, left);
