@@ -319,6 +319,7 @@ def extend_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    max_words: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

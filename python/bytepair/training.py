@@ -28,6 +28,7 @@ from .documents import Data
 from .errors import TrainingError
 from .parity import learn_parity
 from .progress import TrainProgress, enabled
+from .superword import DEFAULT_MAX_WORDS, train_superword
 from .tokenizer import Tokenizer
 
 
@@ -102,6 +103,8 @@ def train(
     text_field: str = "text",
     memory_limit: Union[int, str, None] = None,
     cache_dir: Union[str, "os.PathLike[str]", None] = None,
+    superword: Union[float, None] = None,
+    max_words: Optional[int] = DEFAULT_MAX_WORDS,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -149,6 +152,13 @@ def train(
             counted (keyed by its content hash, the pattern and the special
             tokens) and reused, so a run stopped by Ctrl-C while counting
             resumes where it stopped (see :func:`bytepair.counts.count_chunks`).
+        superword: train a superword tokenizer (:mod:`bytepair.superword`):
+            ordinary training up to this transition size (an int: 256 bytes +
+            merges; a float: a fraction of ``vocab_size``), then merges across
+            spaces on the spans of :data:`bytepair.patterns.SUPERWORD`, which
+            the result pre-tokenizes with. Needs data that can be read twice.
+        max_words: with ``superword``: the most words (maximal runs of bytes
+            other than the space) a token may hold; None for no bound.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -179,6 +189,16 @@ def train(
         return tok
     if languages is not None or dev is not None:
         raise TypeError("languages= and dev= are for objective='parity'")
+    if superword is not None:
+        if counts is not None or data is None:
+            raise TypeError("superword training needs data (it counts words, then spans), not counts=")
+        limit = _memory.default_limit() if memory_limit is None else _memory.parse_size(memory_limit)
+        return train_superword(train, data, check_vocab_size(vocab_size), superword, max_words=max_words,
+                               special_tokens=validate_specials(special_tokens), name=name, progress=progress,
+                               memory_limit=limit, count_limit=counting_share(limit, num_threads),
+                               pattern=pattern, min_frequency=min_frequency, max_token_length=max_token_length,
+                               num_threads=num_threads, documents=documents, text_column=text_column,
+                               text_field=text_field, cache_dir=cache_dir)
     specials = validate_specials(special_tokens)
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
