@@ -26,6 +26,7 @@ from .common import (
     sample_path,
 )
 from .extend_parity import add_train_options, cmd_train_parity
+from .superword import add_superword_options, cmd_train_superword
 
 
 def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
@@ -63,8 +64,12 @@ def cmd_train(args: argparse.Namespace) -> int:
                                       ("--parity-unit", args.parity_unit)) if v is not None]
         if given:
             raise UsageError(f"{given[0]} goes with --parity LANG=FILE ... (parity-aware training)")
+    elif args.superword is not None:
+        raise UsageError("--superword and --parity are different trainings: give one")
     else:
         return cmd_train_parity(args)
+    if args.superword is not None:
+        return cmd_train_superword(args, _training_data)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
     specials = args.special or ["<|endoftext|>"]
@@ -162,3 +167,4 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
 
     add_train_options(t)
+    add_superword_options(t)
