@@ -146,14 +146,11 @@ def stage2_merges(
 
 
 def superword_tokens(tok: Tokenizer) -> Dict[int, bytes]:
-    """The tokens of ``tok`` that bridge a space: a space with a non-space
-    byte somewhere before it (`` of the``, ``, and``, ``ing the``).
+    """The superwords of ``tok``: tokens holding two or more runs of
+    non-whitespace bytes, so crossing the space between them (`` of the``,
+    ``, and``, ``ing the``).
 
-    >>> superword_tokens(Tokenizer([bytes([i]) for i in range(256)] + [b" of", b" of the"], None))
+    >>> superword_tokens(Tokenizer([bytes([i]) for i in range(256)] + [b" of", b" of the", b"\\n\\n "], None))
     {257: b' of the'}
     """
-    out = {}
-    for i, t in enumerate(tok.token_bytes_list):
-        if t and b" " in t.lstrip(b" "):
-            out[i] = t
-    return out
+    return {i: t for i, t in enumerate(tok.token_bytes_list) if t and len(t.split()) >= 2}

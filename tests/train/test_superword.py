@@ -16,6 +16,7 @@ import bytepair.counts
 from bytepair import _core, patterns
 from bytepair import reference as R
 from bytepair.errors import TrainingError
+from bytepair.inspect.audit import audit
 from bytepair.superword import superword_tokens, transition_size
 from conftest import CORPORA, HYPOTHESIS_SCALE, corpus
 
@@ -102,11 +103,15 @@ def test_every_token_keeps_the_rules(max_words):
         assert b" of the" in set(new)
 
 
-def test_superword_tokens_are_listed():
+def test_superword_tokens_are_listed_and_audited():
     tok = _core_train(corpus("en_austen.txt"), 3000, 2000)
     found = superword_tokens(tok)
     assert found and all(i >= 2000 for i in found)
-    assert all(b" " in t.lstrip(b" ") for t in found.values())
+    assert all(len(t.split()) >= 2 for t in found.values())
+    report = audit(tok)
+    assert report.superwords == sorted(found) and report.to_dict()["superwords"] == sorted(found)
+    assert f"superwords ({len(found):,};" in report.to_text()
+    assert audit(bytepair.train(corpus("en_austen.txt"), 3000)).superwords == []
 
 
 def test_transition_equal_to_vocab_size_is_plain_training_with_span_pattern():

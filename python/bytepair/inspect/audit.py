@@ -39,10 +39,10 @@ punctuation, newline, Hangul); for a token holding parts of characters, those
 characters completed in many ways; and for the tokens still without a witness
 (at most :data:`WIDE_MAX_TOKENS`), any printable ASCII character or one of a
 few others (:data:`WIDE_CONTEXT`) on each side. A piece depends on the text after it
-only through greedy matching (which text alone never extends) and the
-lookaheads ``(?!\\S)`` / ``$`` (which the probes satisfy and fail); the
-bundled patterns have no lookbehind. Special tokens are not audited (they
-come only from ``allowed_special``).
+only through greedy matching (which text alone never extends) and the lookaheads
+``(?!\\S)`` / ``$`` (which the probes satisfy and fail); the bundled patterns have
+no lookbehind. Special tokens are not audited (only ``allowed_special`` makes them).
+Superwords, tokens across a space (:mod:`bytepair.superword`), are listed.
 
 >>> from bytepair import Tokenizer
 >>> tok = Tokenizer([bytes([i]) for i in range(256)] + [b"ab", b"xyz"], pattern="gpt2")
@@ -65,6 +65,7 @@ from typing import Any, Literal, Optional
 
 from .. import _core
 from ..render.text import TableResult, per, show_bytes, visible
+from ..superword import superword_tokens
 from ..tokenizer import Tokenizer
 from .common import TextSource, TokenizerSpec, read_documents, resolve_tokenizer
 
@@ -188,6 +189,8 @@ class Audit(TableResult):
     tokens: list[TokenAudit]
     duplicates: Duplicates
     corpus: Optional[CorpusUse] = None
+    #: ids of the tokens that bridge a space (superwords: `` of the``, ``, and``; see bytepair.superword)
+    superwords: list[int] = field(default_factory=list)
 
     def token(self, i: int) -> TokenAudit:
         """The audit of token id ``i``."""
@@ -208,13 +211,8 @@ class Audit(TableResult):
     def counts(self) -> dict[str, int]:
         """Tokens per status, and how many are whole-piece only (never rebuilt by merges)."""
         c = Counter(t.status for t in self.tokens)
-        return {
-            "whole-piece": c["whole-piece"],
-            "merges": c["merges"],
-            "unreachable": c["unreachable"],
-            "undecided": c["undecided"],
-            "whole-piece only": sum(1 for t in self.tokens if t.whole_piece and not t.rebuilt),
-        }
+        return {**{k: c[k] for k in ("whole-piece", "merges", "unreachable", "undecided")},
+                "whole-piece only": sum(1 for t in self.tokens if t.whole_piece and not t.rebuilt)}
 
     def _table(self):
         n = self.n_mergeable
@@ -239,6 +237,7 @@ class Audit(TableResult):
             ["  tokens in them", d.case_tokens, share(d.case_tokens)],
             ["spelling groups (space and case)", d.groups, ""],
             ["  tokens beyond the first of each group", d.redundant, share(d.redundant)],
+            ["superwords (tokens across a space)", len(self.superwords), share(len(self.superwords))],
         ]
         if self.corpus is not None:
             u = self.corpus
@@ -254,23 +253,18 @@ class Audit(TableResult):
         """The summary table, then up to ``limit`` unreachable tokens with reasons and
         the largest spelling groups."""
         out = [super().to_text()]
-        bad = self.unreachable
-        if bad:
-            out.append("")
-            out.append(f"unreachable tokens ({len(bad):,}; first {min(limit, len(bad))}):")
-            for t in bad[:limit]:
-                out.append(f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}")
-        und = self.undecided
-        if und:
-            out.append("")
-            out.append(f"undecided tokens ({len(und):,}; first {min(limit, len(und))}):")
-            for t in und[:limit]:
-                out.append(f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}")
+        for title, items in (("unreachable", self.unreachable), ("undecided", self.undecided)):
+            if items:
+                out += ["", f"{title} tokens ({len(items):,}; first {min(limit, len(items))}):"]
+                out += [f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}" for t in items[:limit]]
         if self.duplicates.largest:
             out.append("")
             out.append("largest spelling groups:")
             for g in self.duplicates.largest:
                 out.append("  " + "  ".join(_quoted(s) for s in g.texts))
+        if self.superwords:
+            out += ["", f"superwords ({len(self.superwords):,}; first {min(limit, len(self.superwords))}):"]
+            out += [f"  {i:>7}  {_quoted(self.tokens[i].text)}" for i in self.superwords[:limit]]
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -288,6 +282,7 @@ class Audit(TableResult):
                            "redundant": d.redundant,
                            "largest": [{"key": g.key, "ids": g.ids, "texts": g.texts} for g in d.largest]},
             "corpus": None,
+            "superwords": self.superwords,
         }
         if self.corpus is not None:
             u = self.corpus
@@ -554,7 +549,7 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
         corpus = CorpusUse(sum(len(d.encode("utf-8")) for d in docs), n_tokens,
                            sum(1 for i in range(n) if seen[i]), unused,
                            sum(1 for i in unused if done[i].status in ("whole-piece", "merges")))
-    return Audit(tok.name, n, done, duplicates(tokens), corpus)
+    return Audit(tok.name, n, done, duplicates(tokens), corpus, sorted(superword_tokens(tok)))
 
 
 def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:
@@ -592,8 +587,8 @@ def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:
     )
 
 
-__all__ = ["PROBES", "WIDE_CONTEXT", "Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit", "duplicates",
-           "merge_without_shortcut"]
+__all__ = ["PROBES", "WIDE_CONTEXT", "Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit",
+           "duplicates", "merge_without_shortcut"]
 
 
 def _quoted(s: str) -> str:
