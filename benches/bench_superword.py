@@ -13,7 +13,10 @@ script (kana: ja, Han: zh, Cyrillic: ru, Devanagari: hi, Hangul: ko, other).
 
 ``compression``: held-out tokens of plain BPE and of the superword tokenizer
 of the same size trained on the same text, per corpus / language (negative:
-fewer tokens). ``train``: seconds and peak RSS of plain and superword
+fewer tokens). When the training text supports fewer merges than the size
+asks, plain BPE stops early (the size it reached is shown) and so does stage
+1, leaving the rest to stage 2: compare only rows where plain BPE reached the
+size. ``train``: seconds and peak RSS of plain and superword
 training, each in a fresh process. ``encode``: MB/s of bytepair and of
 Hugging Face ``tokenizers`` (one thread each, ``RAYON_NUM_THREADS=1``) on the
 exported ``tokenizer.json``, per corpus, batches of documents, ids checked
@@ -97,7 +100,8 @@ def held_tokens(tok, docs: list[str]) -> int:
 def cmd_compression(args, tmp: Path) -> None:
     sizes = [int(v) for v in args.vocab.split(",")]
     trans = [float(t) for t in args.transitions.split(",")]
-    print("| training text | held out | vocab | plain tokens | " + " | ".join(f"t = {t:.0%}" for t in trans) + " |")
+    print("| training text | held out | vocab (plain reached) | plain tokens | "
+          + " | ".join(f"t = {t:.0%}" for t in trans) + " |")
     print("|---" * (4 + len(trans)) + "|")
     for names in (ENGLISH, ["code_python"], ["ko_prose"], ["multi_unicode"]):
         path, held = training_file(names, tmp)
@@ -107,8 +111,8 @@ def cmd_compression(args, tmp: Path) -> None:
             for group, docs in held.items():
                 base = held_tokens(plain, docs)
                 cells = [f"{(held_tokens(sw[t], docs) - base) / base:+.1%}" for t in trans]
-                print(f"| {'+'.join(names)} | {group} ({len(docs)} docs) | {v:,} | {base:,} | " + " | ".join(cells) + " |",
-                      flush=True)
+                print(f"| {'+'.join(names)} | {group} ({len(docs)} docs) | {v:,} ({plain.n_vocab:,}) | {base:,} | "
+                      + " | ".join(cells) + " |", flush=True)
 
 
 def _child_train(path: str, vocab: int, transition: float, threads: int) -> None:

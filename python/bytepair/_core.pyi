@@ -19,6 +19,7 @@ import numpy.typing as npt
 __all__ = [
     "MAX_THREADS",
     "NAMED_PATTERNS",
+    "SUPERWORD_PATTERN",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -69,6 +70,7 @@ def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]:
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.
 NAMED_PATTERNS: Dict[str, str]
+SUPERWORD_PATTERN: str
 
 # Private (scripts/gen-unicode16.py, tests): a class's (first, last) code-point
 # ranges as regex-syntax (Unicode 16.0) reads it, and its simple case folding.

@@ -372,3 +372,40 @@ fn safe_cuts_do_not_change_pieces() {
         None
     );
 }
+
+#[test]
+fn superword_spans_cut_safely_after_newline_runs() {
+    let p = Pretokenizer::new(Some(SUPERWORD)).unwrap();
+    let texts = [
+        "Answer: yes\n\nthe cat sat\r\non 12345 mats:\n\n\nend",
+        "\n\nx\ny:\n 1\n\r\n:: a\n",
+        "no newline at all: a b c 1234",
+    ];
+    for text in texts {
+        let whole = p.split(text).unwrap();
+        let mut cuts = Vec::new();
+        let mut from = 0;
+        while let Some(c) = p.next_safe_cut(text, from) {
+            assert!(p.is_safe_cut(text, c));
+            let mut parts = p.split(&text[..c]).unwrap();
+            parts.extend(p.split(&text[c..]).unwrap());
+            assert_eq!(parts, whole, "cut at {c} of {text:?}");
+            cuts.push(c);
+            from = c + 1;
+        }
+        let every: Vec<usize> = (0..=text.len())
+            .filter(|&c| p.is_safe_cut(text, c))
+            .collect();
+        assert_eq!(cuts, every);
+        for before in 0..=text.len() {
+            let want = every.iter().rev().find(|&&c| c <= before).copied();
+            assert_eq!(
+                p.safe_cut_before(text, before),
+                want,
+                "before {before} of {text:?}"
+            );
+        }
+    }
+    assert!(p.has_safe_cuts());
+    assert!(!Pretokenizer::new(Some(r"\w+")).unwrap().has_safe_cuts());
+}

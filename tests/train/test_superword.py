@@ -5,6 +5,7 @@ not depend on threads, files or caches, and bad arguments get clear errors."""
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import pytest
@@ -15,6 +16,7 @@ import bytepair
 import bytepair.counts
 from bytepair import _core, patterns
 from bytepair import reference as R
+from bytepair.counts import count_chunks
 from bytepair.errors import TrainingError
 from bytepair.inspect.audit import audit
 from bytepair.superword import superword_tokens, transition_size
@@ -136,6 +138,28 @@ def test_threads_files_and_cache_give_the_same_merges(tmp_path):
     again = _core_train(paths, 3000, 2000, num_threads=2, cache_dir=tmp_path / "cache")
     assert one.merges == two.merges == again.merges
     assert len(list((tmp_path / "cache").iterdir())) >= 6  # word and span counts of each file
+
+
+def test_spilled_span_counting_gives_the_same_merges(tmp_path):
+    # random word pairs, one per line: ~80,000 distinct spans, counted in 64 KB blocks under a 256 KB limit
+    rng = random.Random(5)
+    words = [f"w{i:x}" for i in range(3000)]
+    text = "\n".join(f"{rng.choice(words)} {rng.choice(words)} of the" for _ in range(80_000))
+    path = tmp_path / "lines.txt"
+    path.write_text(text, encoding="utf-8")
+    counter = _core.ChunkCounter(patterns.SUPERWORD, [], None, 2, memory_limit=1 << 18, spill_dir=tmp_path,
+                                 block_size=1 << 16)
+    counter.feed_texts([text])
+    assert counter.spilled_runs > 2
+    spilled = counter.finish()
+    free = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=1).table
+    ranges = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=2, block_size=1 << 16,
+                          stream_block=1 << 16, memory_limit=1 << 18).table
+    base = _core_train([path], 700, 700)
+    want = _core.extend_merges(base._core, free, 700, 500, max_words=4)
+    assert _core.extend_merges(base._core, spilled, 700, 500, max_words=4) == want
+    assert _core.extend_merges(base._core, ranges, 700, 500, max_words=4) == want
+    assert len(want) == 500
 
 
 def test_memory_limit_too_small_for_the_merge_loop_is_a_clear_error():
