@@ -1,13 +1,10 @@
 //! One piece -> ids: byte-pair merging of a single pre-tokenized piece.
 //!
-//! [`merge`] is the entry point ([`encode_piece`]) and the dispatch that picks
-//! a merge path by the piece's length and shape; each path is one file:
-//! [`scan`] (short pieces), [`runs`] (runs of one byte), [`flat_runs`] (long
-//! alternating pieces), [`queue`] (other repetitive pieces), [`split`] (long
-//! pieces cut where no token straddles) and [`heap`] (long parts with no cut);
-//! the queue and the heap share the linked-list merge loop of [`linked`].
-//! [`cache`] is the per-thread piece cache in front of them all. Whole texts (pre-tokenization,
-//! special tokens, batches) are [`crate::core_bpe`].
+//! [`encode_piece`] is the entry point; [`merge`] holds the dispatch that picks
+//! a merge path by the piece's length and shape, with the table of the paths.
+//! [`cache`] is the piece cache in front of them all. Whole texts
+//! (pre-tokenization, special tokens, batches) are [`crate::core_bpe`]. What
+//! each file holds: docs/rust-layout.md, "File map".
 
 pub mod cache;
 pub mod merge;

@@ -1,5 +1,6 @@
-"""docs/rust-layout.md against the source: the import table holds for every
-`use crate::...` in src/, and the error table is the mapping in src/py/errors.rs."""
+"""docs/rust-layout.md against the source: the file map lists exactly the `.rs` files
+under src/, the import table holds for every `use crate::...` in src/, and the error
+table is the mapping in src/py/errors.rs."""
 
 from __future__ import annotations
 
@@ -28,6 +29,40 @@ def table_rows(heading: str) -> list[list[str]]:
             break
         rows.append([c.strip() for c in line.strip().strip("|").split("|")])
     return rows[2:]  # after the header and the separator
+
+
+MAP_ROW = re.compile(r"^( *)(\S+?(?:\.rs|/))(?:\s{2,}|$)")
+
+
+def file_map() -> list[str]:
+    """The paths the "File map" block names, one per row: `src/x/` opens a folder,
+    an indented `y.rs` below it is `src/x/y.rs` (four spaces per level)."""
+    block = DOC.split("## File map", 1)[1].split("\n## ", 1)[0]
+    rows, folders = [], []
+    for line in block.splitlines():
+        if not line.startswith("    "):
+            continue
+        m = MAP_ROW.match(line[4:])
+        if not m:
+            continue
+        depth, name = len(m.group(1)) // 4, m.group(2)
+        if len(m.group(1)) % 4 or depth > len(folders):
+            continue  # a description's continuation line
+        folders = folders[:depth]
+        path = "".join(folders) + name
+        if name.endswith("/"):
+            folders.append(name)
+        else:
+            rows.append(path)
+    return rows
+
+
+def test_file_map_is_the_tree():
+    rows = file_map()
+    assert len(rows) == len(set(rows)), "a file has two rows in docs/rust-layout.md's file map"
+    tree = {str(p.relative_to(ROOT)) for p in SRC.rglob("*.rs")}
+    assert sorted(set(rows) - tree) == [], "docs/rust-layout.md's file map names files that do not exist"
+    assert sorted(tree - set(rows)) == [], "files missing from docs/rust-layout.md's file map"
 
 
 def allowed_imports() -> dict[str, set[str]]:
