@@ -12,9 +12,11 @@ pub mod merge;
 mod flat_runs;
 mod heap;
 mod linked;
+mod pair_key;
 mod queue;
 mod runs;
 mod scan;
+mod shape;
 mod split;
 
 #[cfg(test)]
@@ -22,8 +24,8 @@ mod tests;
 
 pub use flat_runs::{encode_piece_flat_runs, FLAT_MIN};
 pub use heap::encode_piece_heap;
-pub use merge::{encode_piece, encode_piece_parts, SHORT_PIECE_MAX};
+pub use merge::{encode_piece, encode_piece_parts};
 pub use queue::encode_piece_queue;
 pub use runs::encode_piece_runs;
-pub use scan::{encode_piece_scan, encode_short_by_bytes};
+pub use scan::{encode_piece_scan, encode_short_by_bytes, SHORT_PIECE_MAX};
 pub use split::encode_piece_split;
