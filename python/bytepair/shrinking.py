@@ -108,7 +108,7 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     np = _numpy()
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
-    core, n = tokenizer.core, tokenizer.n_vocab
+    core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
 
     def add(ids: Any) -> None:

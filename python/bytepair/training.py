@@ -236,4 +236,4 @@ def train(
         )
     special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
     core = _core.CoreBPE.from_merges(merges, special_ids, pat)
-    return Tokenizer.from_core(core, pat, special_ids, name=name, merges=merges)
+    return Tokenizer._from_core(core, pat, special_ids, name=name, merges=merges)
