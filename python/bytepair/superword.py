@@ -25,6 +25,7 @@ The result pre-tokenizes with the span pattern, so it is an ordinary
 from __future__ import annotations
 
 import collections.abc
+from dataclasses import replace
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from . import _core
@@ -32,6 +33,7 @@ from . import memory as _memory
 from . import patterns as _patterns
 from .checks import check_int
 from .counts import count_chunks, input_size
+from .documents import Inputs
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
@@ -79,32 +81,31 @@ def train_superword(
     special_tokens: Sequence[str] = (),
     name: str = "bytepair",
     progress: Optional[bool] = None,
-    memory_limit: Optional[int] = None,
-    count_limit: Optional[int] = None,
+    inputs: Optional[Inputs] = None,
     **options: Any,
 ) -> Tokenizer:
     """Both stages. ``stage1`` is :func:`bytepair.train` (passed in, so this
-    module does not import it); ``options`` are its counting options
-    (``pattern``, ``min_frequency``, ``max_token_length``, ``num_threads``,
-    ``documents``, ``text_column``, ``text_field``, ``cache_dir``).
-    ``memory_limit`` bounds the stage-2 merge loop, ``count_limit`` the
-    counting tables."""
+    module does not import it); ``options`` are its other arguments
+    (``pattern``, ``min_frequency``, ``max_token_length``, ``num_threads``).
+    ``inputs`` reads the data in both stages; its ``memory_limit`` also
+    bounds the stage-2 merge loop."""
     _check_rereadable(data)
+    inputs = inputs or Inputs()
     specials = list(special_tokens)
     t = transition_size(superword, vocab_size, len(specials))
     words = check_int("max_words", max_words, minimum=1, allow_none=True)
-    base = stage1(data, t + len(specials), special_tokens=specials, name=name, progress=progress,
-                  memory_limit=memory_limit, **options)
+    base = stage1(data, t + len(specials), special_tokens=specials, name=name, progress=progress, inputs=inputs,
+                  **options)
     first_id = 256 + len(base.merges)
     num_merges = vocab_size - first_id - len(specials)
     merges = list(base.merges)
     if num_merges > 0:
-        merges += stage2_merges(base, data, num_merges, words, specials, progress=progress,
-                                memory_limit=memory_limit, count_limit=count_limit, **options)
+        merges += stage2_merges(base, data, num_merges, words, specials, progress=progress, inputs=inputs,
+                                **options)
     special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
     pat = _patterns.SUPERWORD
     core = _core.CoreBPE.from_merges(merges, special_ids, pat)
-    return Tokenizer.from_core(core, pat, special_ids, name=name, merges=merges)
+    return Tokenizer._from_core(core, pat, special_ids, name=name, merges=merges)
 
 
 def stage2_merges(
@@ -114,27 +115,27 @@ def stage2_merges(
     max_words: Optional[int],
     specials: Sequence[str],
     *,
+    inputs: Inputs,
     pattern: Any = None,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    num_threads: Optional[int] = None,
     progress: Optional[bool] = None,
-    memory_limit: Optional[int] = None,
-    count_limit: Optional[int] = None,
-    **counting: Any,
 ) -> list:
     """Stage 2: the spans of ``data`` counted, each encoded by ``base``'s
     merges, then up to ``num_merges`` merges with the word bound."""
     del pattern  # stage 2 counts spans, whatever stage 1's pattern
-    limit = _memory.default_limit() if memory_limit is None else memory_limit
+    limit = inputs.limit() or _memory.default_limit()
     status = TrainProgress(enabled(progress), input_size(data))
     try:
-        table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials, progress=status,
-                             memory_limit=count_limit, **counting).table
+        table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials, num_threads=num_threads,
+                             progress=status, inputs=replace(inputs, memory_limit=limit)).table
         need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges, compact=False)
         if need > limit:
             raise TrainingError(
                 f"the superword merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct spans "
-                f"({table.arena_len / 1e6:,.0f} MB), more than memory_limit ({limit / 1e6:,.0f} MB)"
+                f"({table.arena_len / 1e6:,.0f} MB), more than memory_limit ({limit / 1e6:,.0f} MB)",
+                argument="memory_limit",
             )
         first_id = 256 + len(base.merges)
         merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,

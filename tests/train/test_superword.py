@@ -154,7 +154,7 @@ def test_spilled_span_counting_gives_the_same_merges(tmp_path):
     spilled = counter.finish()
     free = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=1).table
     ranges = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=2, block_size=1 << 16,
-                          stream_block=1 << 16, memory_limit=1 << 18).table
+                          stream_block=1 << 16).table
     base = _core_train([path], 700, 700)
     want = _core.extend_merges(base._core, free, 700, 500, max_words=4)
     assert _core.extend_merges(base._core, spilled, 700, 500, max_words=4) == want
