@@ -59,14 +59,6 @@ use crate::SpanSink;
 
 pub use named::{Named, Pieces, Scanner, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN};
 
-/// The spans of a superword tokenizer (`bytepair.patterns.SUPERWORD`): no
-/// cut at spaces, digits in groups of at most three, a cut after every run of
-/// newlines and between `:` and a following space, newline or digit. A
-/// custom pattern to the engine, but one with safe cuts: every piece ends
-/// after a maximal run of `\r`/`\n` (see [`Pretokenizer::is_safe_cut`]).
-pub const SUPERWORD: &str =
-    r"\p{N}{1,3}|(?:[^\r\n\p{N}:]|:+[^ \r\n\p{N}:])+:*[\r\n]*|:+[\r\n]*|[\r\n]+";
-
 /// How text is cut into pieces before merging.
 #[derive(Debug, Clone)]
 pub enum Pretokenizer {
@@ -240,21 +232,12 @@ impl Pretokenizer {
     /// letter or number and `text[p]` is a space or `\n`: every alternative that
     /// contains a letter or number stops there and reads nothing further but
     /// class tests that a space, a newline and the end of text all fail, and no
-    /// pattern looks behind. For [`SUPERWORD`] it is safe after a run of
-    /// newlines (`\r`, `\n`): every alternative that reads a newline ends
-    /// with a greedy newline run and nothing after it. Other custom patterns
-    /// and `Whole` have no safe cuts.
+    /// pattern looks behind. Custom patterns and `Whole` have no safe cuts.
     pub fn is_safe_cut(&self, text: &str, p: usize) -> bool {
+        if self.scanner().is_none() || p == 0 || p >= text.len() {
+            return false;
+        }
         let b = text.as_bytes();
-        if p == 0 || p >= b.len() {
-            return false;
-        }
-        if self.newline_cuts() {
-            return is_newline(b[p - 1]) && !is_newline(b[p]);
-        }
-        if self.scanner().is_none() {
-            return false;
-        }
         if !matches!(b.get(p), Some(b' ') | Some(b'\n')) {
             return false;
         }
@@ -269,16 +252,8 @@ impl Pretokenizer {
     ///
     /// Complexity: linear in the bytes examined.
     pub fn next_safe_cut(&self, text: &str, from: usize) -> Option<usize> {
-        let b = text.as_bytes();
-        if self.newline_cuts() {
-            let p = from.max(1);
-            let mut c = p - 1 + memchr::memchr2(b'\r', b'\n', b.get(p - 1..)?)? + 1;
-            while c < b.len() && is_newline(b[c]) {
-                c += 1;
-            }
-            return (c < b.len()).then_some(c);
-        }
         self.scanner()?;
+        let b = text.as_bytes();
         let mut p = from.max(1);
         while p < b.len() {
             let q = p + memchr::memchr2(b' ', b'\n', b.get(p..)?)?;
@@ -296,18 +271,8 @@ impl Pretokenizer {
     ///
     /// Complexity: linear in the bytes examined.
     pub fn safe_cut_before(&self, text: &str, before: usize) -> Option<usize> {
-        let b = text.as_bytes();
-        if self.newline_cuts() {
-            let mut end = before.min(b.len().saturating_sub(1));
-            loop {
-                let q = memchr::memrchr2(b'\r', b'\n', b.get(..end)?)?;
-                if !is_newline(b[q + 1]) {
-                    return Some(q + 1);
-                }
-                end = q;
-            }
-        }
         self.scanner()?;
+        let b = text.as_bytes();
         let mut end = before.min(b.len().saturating_sub(1)) + 1;
         while end > 1 {
             let q = memchr::memrchr2(b' ', b'\n', b.get(..end)?)?;
@@ -318,20 +283,6 @@ impl Pretokenizer {
         }
         None
     }
-
-    /// Whether this is the [`SUPERWORD`] span pattern, whose safe cuts follow newline runs.
-    fn newline_cuts(&self) -> bool {
-        matches!(self, Pretokenizer::Custom(p, _) if p == SUPERWORD)
-    }
-
-    /// Whether the text can be cut inside a document ([`Self::is_safe_cut`] ever holds).
-    pub fn has_safe_cuts(&self) -> bool {
-        self.scanner().is_some() || self.newline_cuts()
-    }
-}
-
-fn is_newline(c: u8) -> bool {
-    c == b'\r' || c == b'\n'
 }
 
 #[cfg(test)]

@@ -214,7 +214,7 @@ impl ChunkCounter {
     }
 
     pub(super) fn can_cut_inside(&self) -> bool {
-        self.pretok.has_safe_cuts()
+        super::spans::has_cuts(&self.pretok)
     }
 
     /// Counts whole documents (each one is cut independently of the others).
@@ -285,7 +285,7 @@ impl ChunkCounter {
         }
         let mut start = 0;
         while seg.len() - start > self.block_size {
-            match self.pretok.next_safe_cut(seg, start + self.block_size) {
+            match super::spans::next_cut(&self.pretok, seg, start + self.block_size) {
                 Some(c) => {
                     out.push(&seg[start..c]);
                     start = c;
