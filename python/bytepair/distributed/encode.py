@@ -353,7 +353,11 @@ def encode_dataset(
         input_format: force ``"text"``, ``"jsonl"`` or ``"parquet"``.
         reader: a picklable ``path -> iterable of str`` replacing the built-in readers.
         allowed_special, disallowed_special: passed to ``encode_batch``; the
-            default ``()`` / ``()`` encodes special-token text as plain text.
+            default ``()`` / ``()`` encodes special-token text as plain text,
+            unlike ``encode``'s default (:mod:`bytepair.special`) on purpose:
+            in a corpus such text is data, and a stray ``<|endoftext|>`` must
+            neither fail a long job half-way nor end a document (``append_eot``
+            marks the boundaries).
         workers, address, max_retries, progress: as in :func:`count_chunks`
             (with ``engine="local"`` and no ``reader``, ``workers`` is the
             number of encoder threads).

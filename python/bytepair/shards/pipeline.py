@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Seque
 
 from .. import _core
 from ..checks import check_threads
+from ..special import NO_SPECIALS
 from .readers import check_input_format, iter_documents, normalize_paths, shard_format
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,8 +132,8 @@ def encode_files(
     text_column: str = "text",
     format: Optional[str] = None,
     num_threads: Optional[int] = None,
-    allowed_special: Any = (),
-    disallowed_special: Any = (),
+    allowed_special: Any = NO_SPECIALS,
+    disallowed_special: Any = None,
 ) -> Tuple[Any, Any]:
     """Encodes the documents of whole files: one flat ``numpy.uint32`` array
     of every document's ids, in file order, plus ``n_documents + 1`` ``int64``
@@ -144,17 +145,20 @@ def encode_files(
     (``text_column``), ``.gz`` text and JSONL are decompressed, ``format``
     (``"text"``, ``"jsonl"`` or ``"parquet"``) overrides the file name.
     Reading, encoding and collecting run in Rust on ``num_threads`` threads
-    (``None``: one per core) with the GIL released. Special-token text is
-    plain text unless listed in ``allowed_special`` (as in
-    ``encode_dataset``). A file that cannot be read raises
+    (``None``: one per core) with the GIL released. Special-token text
+    follows ``encode``'s default (:mod:`bytepair.special`): it raises
+    :class:`~bytepair.errors.DisallowedSpecialError` unless allowed, or unless
+    ``disallowed_special=()`` makes it plain text. A file that cannot be read raises
     :class:`~bytepair.errors.ShardError` naming it and the line or row.
     """
     import numpy as np
 
     files = normalize_paths(paths)
     check_input_format(format)
-    allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
-    disallowed = disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    allowed = allowed_special if isinstance(allowed_special, str) or allowed_special is NO_SPECIALS \
+        else frozenset(allowed_special)
+    disallowed = disallowed_special if disallowed_special is None or isinstance(disallowed_special, str) \
+        else tuple(disallowed_special)
     pol = policy_lists(tok, allowed, disallowed)
     failed: List[int] = []
     if pol is not None:
