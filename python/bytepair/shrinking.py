@@ -190,13 +190,13 @@ def _charset(tokens: Sequence[bytes], ids: Iterable[int]) -> Tuple[set, set]:
     return chars, byts
 
 
-def scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
+def _scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
     """The score of every id under ``strategy`` (see :data:`STRATEGIES`); tokens
     are taken by descending score, ties by ascending rank, and ``-inf`` never.
 
     >>> import numpy as np
     >>> toks = [bytes([b]) for b in range(256)] + [b"ab", b"ba", b"ac"]
-    >>> s = scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
+    >>> s = _scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
     >>> s[256:].tolist()
     [5.0, 1.0, -inf]
     """
@@ -347,7 +347,7 @@ def shrink(
     if n_kept > budget:
         raise ShrinkError(f"keep={keep} is too small: the bytes, special tokens and keep_tokens with the tokens "
                           f"they are merged from already need {n_kept + len(special_ids)}")
-    score = scores(use, tokens, mergeable, strategy)
+    score = _scores(use, tokens, mergeable, strategy)
     if min_count is not None:
         score = np.where(use >= min_count, score, -np.inf)
     order = np.lexsort((np.arange(n), -score))
