@@ -14,10 +14,12 @@ released.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import pathlib
+import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -25,7 +27,8 @@ from . import patterns as _patterns
 from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates
 from .errors import CorruptCountsError, FormatError, TrainingError
-from .shards.paths import expand, shard_kind
+from .shards.paths import expand, expand_all, file_key, shard_kind
+from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
 Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
@@ -222,7 +225,7 @@ def input_size(data: object) -> Optional[int]:
         data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(f) for x in data for f in expand(x))
+            return sum(os.path.getsize(f) for f in expand_all(data))
         except (OSError, TrainingError):
             return None
     return None
@@ -291,12 +294,21 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
         if progress is not None:
             progress.counted(size)
 
-    if not isinstance(text_column, str) or not text_column or not isinstance(text_field, str) or not text_field:
-        raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
+    for arg, value, what in (("text_column", text_column, "Parquet column"), ("text_field", text_field, "JSONL key")):
+        if not isinstance(value, str) or not value:
+            raise TrainingError(f"{arg} must name the {what} that holds the text (a non-empty str), got {value!r}")
+    if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        raise TrainingError(f"cache_dir {os.fspath(cache_dir)} is a file, not a folder: give a folder (it is "
+                            "created if missing)")
+
+    seen: set = set()  # the files read so far: a file named twice is read once
 
     def feed_file(given: "os.PathLike[str]") -> None:
         nonlocal counter
         for path in expand(given):
+            if file_key(path) in seen:
+                continue
+            seen.add(file_key(path))
             # Opened here first so a missing or unreadable file raises Python's own
             # OSError naming the path (the core's error would not name it).
             with open(path, "rb"):
@@ -311,8 +323,9 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
                     counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
                 key = _cache_key(path, pat, special_tokens, documents, kind, column)
                 cached = os.path.join(os.fspath(cache_dir), key + ".bpc")
-                if os.path.exists(cached):
-                    done.update(ChunkCounts.load(cached))
+                table = _load_cached(cached)
+                if table is not None:
+                    done.update(table)
                 else:
                     one = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
                     _feed_shard(one, path, kind, gz, column, cb_of())
@@ -365,7 +378,22 @@ def _feed_shard(counter: "_core.ChunkCounter", path: str, kind: str, gz: bool, c
     if kind == "text" and not gz:
         counter.feed_file(path, cb)
     else:
-        counter.feed_shard(path, kind, column, gz, cb)
+        # pyarrow reads the Parquet files the core's reader does not (other codecs)
+        loader = functools.partial(parquet_columns, column) if kind == "parquet" else None
+        counter.feed_shard(path, kind, column, gz, cb, loader)
+
+
+def _load_cached(path: str) -> Optional[ChunkCounts]:
+    """A file's cached counts, or None when there are none; a damaged cache
+    file (a disk error, an edit) is counted again and replaced, with a warning."""
+    if not os.path.exists(path):
+        return None
+    try:
+        return ChunkCounts.load(path)
+    except (FormatError, OSError) as e:
+        warnings.warn(f"the cached counts {path} are damaged ({e}); counting the file again and replacing them",
+                      stacklevel=4)
+        return None
 
 
 def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], documents: Optional[str],

@@ -28,6 +28,7 @@ from .common import (
     add_tokenizer_options,
     allowed_special,
     boundaries,
+    check_cli_outputs,
     decode_input,
     emit,
     emit_json,
@@ -52,6 +53,8 @@ STREAM_BLOCK = 4096
 def cmd_pieces(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be at least 0 (0 shows every token), got {args.limit}")
+    if args.html:
+        check_cli_outputs(args, [("--html", args.html)])
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
     allowed = allowed_special(args)
@@ -118,6 +121,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     sizes = int_list(args.sizes, "--sizes") if args.sizes else None
     merges = int_list(args.merges, "--merges") if args.merges else None
     eval_text: list[str] | None = None
+    if args.plot:
+        check_cli_outputs(args, [("--plot", args.plot)], [("the --eval file", f) for f in args.eval or []])
     if args.eval:
         eval_text = [str(decode_input(Path(f).read_bytes(), f, False)) for f in args.eval]
     if getattr(args, "tokenizers", None):
@@ -161,6 +166,8 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    if args.plot:
+        check_cli_outputs(args, [("--plot", args.plot)])
     texts = dict(read_texts(args))
     toks = dict(load_tokenizers(args, default=BUNDLED))
     result = compare(texts, toks, allowed_special=allowed_special(args))

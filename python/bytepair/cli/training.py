@@ -17,6 +17,7 @@ from ..training import counting_share
 from .common import (
     UsageError,
     add_command,
+    check_cli_outputs,
     decode_input,
     emit,
     emit_json,
@@ -67,10 +68,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         return cmd_train_parity(args)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
+    check_cli_outputs(args, [("-o", out)], [("--counts", args.counts)] if args.counts else [])
     specials = args.special or ["<|endoftext|>"]
     extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
-    # train() shows its own progress line (merging) unless told not to
-    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None,
+    # train() shows its own progress line (merging) unless told not to; into a log
+    # (stderr not a terminal) as a plain line every few seconds
+    kw: dict = {"num_threads": args.threads, "progress": not (args.quiet or args.json),
                 "memory_limit": args.memory}
     t0 = time.perf_counter()
     if args.counts:
