@@ -88,6 +88,20 @@ def format_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def _in_unit_of(n: int, total: int) -> str:
+    """``n`` bytes in the unit and decimals :func:`format_bytes` gives ``total``,
+    so the amount done keeps one shape from 0 to the total.
+
+    >>> _in_unit_of(987_000_000, 1_234_567_890), _in_unit_of(0, 1_234_567_890), _in_unit_of(5, 45)
+    ('0.99 GB', '0.00 GB', '5 B')
+    """
+    shown = format_bytes(total)
+    number, unit = shown.split(" ")
+    decimals = len(number.partition(".")[2])
+    scale = 1000 ** ("B", "kB", "MB", "GB", "TB").index(unit)
+    return f"{n / scale:.{decimals}f} {unit}"
+
+
 def format_status(label: str, done: int, total: Optional[int], unit: str, elapsed: float,
                   rss: Optional[Tuple[str, int]], final: bool = False) -> str:
     """One status line: the amount done (of the total when known), the rate,
@@ -103,7 +117,7 @@ def format_status(label: str, done: int, total: Optional[int], unit: str, elapse
     if total is not None and done > total:  # an estimate that was too low: no percentage, no ETA
         total = None
     if unit == "B":
-        amount = format_bytes(done) if total is None else f"{format_bytes(done)}/{format_bytes(total)}"
+        amount = format_bytes(done) if total is None else f"{_in_unit_of(done, total)}/{format_bytes(total)}"
     else:  # the unit is named once, in the rate, so that the line fits 80 columns
         amount = f"{done:,}" if total is None else f"{done:,}/{total:,}"
     parts = [f"{label} {amount}" + (f" {100 * done // total}%" if total else "")]
@@ -289,8 +303,12 @@ class TrainProgress:
             self._merge_line = None
 
     def close(self) -> None:
-        """Ends an open line where it stands (training stopped: an error, Ctrl-C)."""
+        """Ends an open line where it stands (training stopped: an error, Ctrl-C);
+        a log gets no final line, so the error is the last thing it says."""
         for line in (self._count_line, self._merge_line):
             if line is not None:
-                line.finish()
+                if line.tty:
+                    line.finish()
+                else:
+                    line.clear()
         self._count_line = self._merge_line = None

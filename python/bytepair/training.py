@@ -183,6 +183,7 @@ def train(
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
     vocab_size = check_vocab_size(vocab_size)
+    given = (min_frequency, max_token_length)  # the warning below names what the caller gave, not the clamp
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     if counts is not None and not isinstance(counts, ChunkCounts):
@@ -229,8 +230,8 @@ def train(
         status.close()
     if len(merges) < num_merges:
         warnings.warn(
-            f"the corpus supports only {len(merges)} merges (min_frequency={min_frequency}"
-            f"{'' if max_len is None else f', max_token_length={max_len}'}); the vocab size is"
+            f"the corpus supports only {len(merges)} merges (min_frequency={given[0]}"
+            f"{'' if max_len is None else f', max_token_length={given[1]}'}); the vocab size is"
             f" {256 + len(merges) + len(specials)} instead of {vocab_size}",
             stacklevel=2,
         )
