@@ -8,7 +8,8 @@ path when it does not yet exist (two outputs that will both be created).
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
 >>> corpus = os.path.join(d, "my.txt")
->>> _ = open(corpus, "w").write("text")
+>>> with open(corpus, "w") as f:
+...     _ = f.write("text")
 >>> check_outputs([("-o", corpus)], [("the input", os.path.join(d, ".", "my.txt"))])
 Traceback (most recent call last):
 ...

@@ -88,18 +88,20 @@ def format_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def _in_unit_of(n: int, total: int) -> str:
-    """``n`` bytes in the unit and decimals :func:`format_bytes` gives ``total``,
-    so the amount done keeps one shape from 0 to the total.
+def _of_total(n: int, total: int) -> str:
+    """``n/total`` bytes, both in the total's unit with three significant
+    digits of the total, so the amount done keeps one shape from 0 to the end.
 
-    >>> _in_unit_of(987_000_000, 1_234_567_890), _in_unit_of(0, 1_234_567_890), _in_unit_of(5, 45)
-    ('0.99 GB', '0.00 GB', '5 B')
+    >>> _of_total(987_000_000, 1_234_567_890), _of_total(0, 1_234_567_890), _of_total(300, 1000), _of_total(5, 45)
+    ('0.99 GB/1.23 GB', '0.00 GB/1.23 GB', '0.30 kB/1.00 kB', '5 B/45 B')
     """
-    shown = format_bytes(total)
-    number, unit = shown.split(" ")
-    decimals = len(number.partition(".")[2])
-    scale = 1000 ** ("B", "kB", "MB", "GB", "TB").index(unit)
-    return f"{n / scale:.{decimals}f} {unit}"
+    units = ("B", "kB", "MB", "GB", "TB")
+    k = 0
+    while k < len(units) - 1 and total / 1000**k >= 999.5:
+        k += 1
+    value = total / 1000**k
+    decimals = 0 if k == 0 or value >= 99.95 else 1 if value >= 9.995 else 2
+    return f"{n / 1000**k:.{decimals}f} {units[k]}/{value:.{decimals}f} {units[k]}"
 
 
 def format_status(label: str, done: int, total: Optional[int], unit: str, elapsed: float,
@@ -117,7 +119,7 @@ def format_status(label: str, done: int, total: Optional[int], unit: str, elapse
     if total is not None and done > total:  # an estimate that was too low: no percentage, no ETA
         total = None
     if unit == "B":
-        amount = format_bytes(done) if total is None else f"{_in_unit_of(done, total)}/{format_bytes(total)}"
+        amount = format_bytes(done) if total is None else _of_total(done, total)
     else:  # the unit is named once, in the rate, so that the line fits 80 columns
         amount = f"{done:,}" if total is None else f"{done:,}/{total:,}"
     parts = [f"{label} {amount}" + (f" {100 * done // total}%" if total else "")]

@@ -272,6 +272,7 @@ impl PyChunkCounter {
     /// the Python column loader of the Parquet files the Rust reader refuses
     /// (see `encode_shards`).
     #[pyo3(signature = (path, format, column, gzip=false, progress=None, loader=None))]
+    #[allow(clippy::too_many_arguments)] // a Python method: its keywords are its arguments
     fn feed_shard(
         &mut self,
         py: Python<'_>,

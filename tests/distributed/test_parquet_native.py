@@ -211,7 +211,7 @@ def test_bad_parquet_shards_report_the_python_way_and_others_finish(tmp_path, mo
     assert "not a valid Parquet file" in by_name["truncated.parquet"]
     assert "damaged Parquet data" in by_name["damaged.parquet"]
     done = files(tmp_path / "got")
-    assert sorted(done) == ["last.bin", "manifest.json", "ok.bin", "plain.bin"]
+    assert sorted(done) == ["last.bin", "manifest.json", "null.bin", "ok.bin", "plain.bin"]
     ref_files = files(tmp_path / "ref")
     for name in ["last.bin", "ok.bin", "plain.bin"]:
         assert done[name] == ref_files[name]

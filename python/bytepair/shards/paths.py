@@ -102,7 +102,8 @@ def expand_all(paths: Iterable[PathLike]) -> List[str]:
 
     >>> import tempfile
     >>> d = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(d, "a.txt"), "w").write("x")
+    >>> with open(os.path.join(d, "a.txt"), "w") as f:
+    ...     _ = f.write("x")
     >>> [os.path.basename(f) for f in expand_all([d, os.path.join(d, "*.txt"), os.path.join(d, ".", "a.txt")])]
     ['a.txt']
     """
