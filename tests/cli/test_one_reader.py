@@ -185,3 +185,14 @@ def test_a_glob_matching_only_folders_says_so(tmp_path):
     (tmp_path / "splits").mkdir()
     r = bytepair_cli("train", "spl*", "--vocab-size", "300", "-q", "-o", "t.json", cwd=tmp_path)
     assert r.returncode == 2 and "folder" in r.stderr and "splits" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["diff", "gpt2", "r50k_base", "--text", "corpus", "--json"],
+    ["sweep", "--text", "the cat sat on the mat", "--eval", "corpus", "--merges", "0,4", "--json"],
+], ids=lambda a: a[0])
+def test_text_file_options_read_folders(tmp_path, argv):
+    _corpus_folder(tmp_path)
+    os.mkfifo(tmp_path / "corpus" / "pipe.txt")
+    r = bytepair_cli(*argv, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr

@@ -145,6 +145,8 @@ _TEXT_OPTIONS = {"text": "--text", "special": "--special", "keep_token": "--keep
 
 def _check_text_options(args: argparse.Namespace) -> None:
     for dest, flag in _TEXT_OPTIONS.items():
+        if dest == "text" and getattr(args, "command", None) == "diff":  # diff's --text names files
+            continue
         values = getattr(args, dest, None)
         for v in values if isinstance(values, list) else [values]:
             if isinstance(v, str) and any("\udc80" <= c <= "\udcff" for c in v):

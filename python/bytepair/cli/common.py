@@ -327,6 +327,13 @@ def _file_inputs(given: str, seen: set, allow_bytes: bool, flag: bool) -> list[t
     return out
 
 
+def read_path_texts(paths: Sequence[str]) -> list[str]:
+    """The documents of option values that name files (``--eval FILE``,
+    ``diff --text FILE``), read as training reads paths (see :func:`read_inputs`)."""
+    seen: set = set()
+    return [str(t) for p in paths for _, t in _file_inputs(p, seen, False, False)]
+
+
 def check_cli_outputs(args: argparse.Namespace, outputs: Sequence[tuple[str, Any]],
                       inputs: Sequence[tuple[str, Any]] = ()) -> None:
     """Refuses, before any work, an output that is one of the command's

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..inspect import audit, compare, diff, evaluate, sweep, trace, word_ranks
@@ -29,7 +28,6 @@ from .common import (
     allowed_special,
     boundaries,
     check_cli_outputs,
-    decode_input,
     emit,
     emit_json,
     int_list,
@@ -39,6 +37,7 @@ from .common import (
     one_tokenizer,
     pattern_value,
     read_joined_text,
+    read_path_texts,
     read_texts,
     show_result,
     use_color,
@@ -124,7 +123,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.plot:
         check_cli_outputs(args, [("--plot", args.plot)], [("the --eval file", f) for f in args.eval or []])
     if args.eval:
-        eval_text = [str(decode_input(Path(f).read_bytes(), f, False)) for f in args.eval]
+        eval_text = read_path_texts(args.eval)
     if getattr(args, "tokenizers", None):
         _, tok = one_tokenizer(args)
         if eval_text is None:
@@ -227,8 +226,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         documents = "\\n\\n" if args.documents is None else args.documents
         sep = None if documents == "none" else documents.encode().decode("unicode_escape")
         docs = []
-        for f in args.text:
-            docs.extend(_documents(str(decode_input(Path(f).read_bytes(), f, False)), sep))
+        for text in read_path_texts(args.text):
+            docs.extend(_documents(text, sep))
     with Busy(args, "comparing"):
         result = diff(a, b, docs)
     if args.json:
