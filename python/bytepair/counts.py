@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 from . import _core
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
-from .checks import check_threads, fix_surrogates
+from .checks import check_threads, fix_surrogates, validate_specials
 from .errors import CorruptCountsError, FormatError, TrainingError
 from .shards.paths import expand, shard_kind
 
@@ -268,6 +268,7 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
     {b'ab': 3}
     """
     pat = _patterns.resolve(pattern)
+    special_tokens = validate_specials(special_tokens)
     if documents is not None and (not isinstance(documents, str) or not documents):
         raise TrainingError(f"documents must be a non-empty separator str or None, got {documents!r}")
     kwargs: Dict[str, Any] = {}

@@ -21,15 +21,7 @@ from . import special as _special
 from .checks import check_text, check_texts, check_threads, fix_surrogates
 from .decoding import Decoding
 from .shards.pipeline import encode_files as _encode_files
-from .special import (
-    ENDOFTEXT,
-    NO_SPECIALS,
-    PLAIN,
-    AllowedSpecial,
-    DisallowedSpecial,
-    SpecialPolicy,
-    SpecialText,
-)
+from .special import ENDOFTEXT, NO_SPECIALS, PLAIN, AllowedSpecial, DisallowedSpecial, SpecialPolicy, SpecialText
 from .tiktoken_names import TiktokenNames
 from .vocab import as_gaps, check_merges, check_specials, tokens_from_list, tokens_from_ranks, truncation
 
@@ -508,6 +500,8 @@ class Tokenizer(Decoding, TiktokenNames):
         Raises:
             KeyError: when it is not one token.
         """
+        if not isinstance(text_or_bytes, (str, bytes, bytearray, memoryview)):  # bytes(5): five zero bytes
+            raise TypeError(f"expected str or bytes, got {type(text_or_bytes).__name__}")
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
         r = self._core.single_token(b)
         if r is None:
