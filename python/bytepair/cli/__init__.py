@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 import warnings
 from typing import NoReturn
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     saved = warnings.showwarning
     warnings.showwarning = _show_warning
+    saved_term = _catch_sigterm()
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
@@ -154,11 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:  # pragma: no cover
             pass
         return 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if getattr(args, "debug", False):
             raise
-        print("bytepair: interrupted", file=sys.stderr)
-        return 130
+        print(f"bytepair: {'terminated' if isinstance(e, Terminated) else 'interrupted'}", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
     except (BytepairError, ValueError, OSError, KeyError, ImportError) as e:
         if getattr(args, "debug", False):
             raise
@@ -166,6 +168,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         warnings.showwarning = saved
+        if saved_term is not None:
+            signal.signal(signal.SIGTERM, saved_term)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be: the command stops the same way
+    (temporary files and partial outputs removed) and exits 143."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated
+
+
+def _catch_sigterm():
+    """Makes SIGTERM raise :class:`Terminated` (main thread only); returns the
+    handler it replaced, or None when it could not install one."""
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover
