@@ -106,10 +106,14 @@ def run_cli(capsys, *argv, stdin=None, monkeypatch=None):
 
 
 def _processes_of_this_run() -> list:
-    """Other live processes started by this run (their environment has the mark)."""
+    """Other live processes started by this run (their environment has the mark),
+    but this process's own resource tracker (multiprocessing's: it ends with it)."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
     found = []
     for d in Path("/proc").glob("[0-9]*"):
-        if int(d.name) == os.getpid():
+        if int(d.name) in (os.getpid(), tracker):
             continue
         try:
             env = (d / "environ").read_bytes().split(b"\0")
