@@ -131,6 +131,9 @@ def leaves_nothing_behind():
     yield
     import time
 
+    local = sys.modules.get("bytepair.distributed.engines.local")
+    if local is not None:  # the worker pools kept for reuse, closed as at exit
+        local._close_local_engines()
     deadline = time.monotonic() + 10
     while (left := _processes_of_this_run()) and time.monotonic() < deadline:
         time.sleep(0.2)

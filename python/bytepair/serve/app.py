@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import ctypes
 import importlib.util
 import json
 import multiprocessing
@@ -209,8 +210,6 @@ def _stop_with_parent(parent: int) -> None:
     """Ends this worker when the server process dies, whatever kills it (Linux:
     the kernel sends SIGKILL; elsewhere a thread watches the parent's id)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
             return
