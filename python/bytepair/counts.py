@@ -32,6 +32,9 @@ Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 #: Characters of str documents gathered before one parallel counting call.
 BATCH_CHARS = 8 << 20
+#: Text files of at most this many bytes are read and counted in batches (of
+#: about BATCH_CHARS bytes) instead of one core call each.
+SMALL_FILE = 1 << 20
 
 
 class ChunkCounts:
@@ -285,6 +288,7 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
     done = ChunkCounts(pattern=pat, special_tokens=special_tokens)
 
     def feed_texts(batch: List[str], size: int) -> None:
+        flush_small()
         try:
             counter.feed_texts(batch, cb_of())
         except UnicodeEncodeError:  # lone surrogates: repaired as encode repairs them (nothing was fed yet)
@@ -295,14 +299,35 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
     if not isinstance(text_column, str) or not text_column or not isinstance(text_field, str) or not text_field:
         raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
 
+    # small text files waiting to be counted in one pass (a pass per file of a
+    # kilobyte cost more than its counting); flushed before any other input
+    small: List[str] = []
+    small_bytes = 0
+
+    def flush_small() -> None:
+        nonlocal small, small_bytes
+        if small:
+            counter.feed_small_files(small, cb_of())
+            if progress is not None:
+                progress.counted(small_bytes)
+            small, small_bytes = [], 0
+
     def feed_file(given: "os.PathLike[str]") -> None:
-        nonlocal counter
+        nonlocal counter, small_bytes
         for path in expand(given):
-            # Opened here first so a missing or unreadable file raises Python's own
+            kind, gz = shard_kind(path)
+            size = os.stat(path).st_size  # a missing file: Python's own error, naming it
+            if cache_dir is None and kind == "text" and not gz and size <= SMALL_FILE:
+                small.append(path)  # an unreadable one: a ReadError naming it
+                small_bytes += size
+                if small_bytes >= BATCH_CHARS:
+                    flush_small()
+                continue
+            flush_small()
+            # Opened here first so an unreadable file raises Python's own
             # OSError naming the path (the core's error would not name it).
             with open(path, "rb"):
                 pass
-            kind, gz = shard_kind(path)
             column = text_column if kind == "parquet" else text_field
             if cache_dir is None:
                 _feed_shard(counter, path, kind, gz, column, cb_of())
@@ -356,6 +381,7 @@ temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
                 raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
         if batch:
             feed_texts(batch, size)
+    flush_small()
     rest = ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
     if cache_dir is None:
         return rest
