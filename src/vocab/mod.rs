@@ -678,7 +678,7 @@ mod tests {
     #[test]
     fn refuses_more_gaps_than_tokens_and_slack() {
         let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        toks.extend(std::iter::repeat_n(Vec::new(), 256 + GAP_SLACK));
+        toks.extend(std::iter::repeat_n(Vec::new(), 257 + GAP_SLACK)); // 257 tokens
         toks.push(b"ab".to_vec());
         assert!(Vocab::new(toks.clone()).is_ok());
         toks.insert(256, Vec::new());
