@@ -29,14 +29,16 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Optional, Sequence, Union
+from dataclasses import replace
+from typing import Any, Optional, Sequence, Union
 
 from . import _core
+from . import memory as _memory
 from . import patterns as _patterns
 from .char import CharTokenizer
 from .checks import DEFAULT_MAX_TOKEN_LENGTH, MAX_VOCAB, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
-from .documents import Data
+from .documents import Data, Inputs
 from .errors import TrainingError
 from .formats import load
 from .progress import TrainProgress, enabled
@@ -46,7 +48,7 @@ from .tokenizer import Tokenizer
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
 
-def resolve_base(base: object) -> Tokenizer:
+def _resolve_base(base: object) -> Tokenizer:
     """A :class:`Tokenizer` from a tokenizer, a bundled encoding name or a file.
 
     Raises TrainingError for a character-level tokenizer (its ids are characters,
@@ -84,8 +86,9 @@ def extend(
     max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: Optional[str] = None,
     num_threads: Optional[int] = None,
-    documents: Optional[str] = None,
     progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> Tokenizer:
     """Adds merges learned on ``data`` to ``base``, keeping every base id.
 
@@ -102,8 +105,12 @@ def extend(
             text differently and change the base's own ids on it.
         special_tokens: new special tokens, given the ids after the new merges.
             The base's specials are kept, and their text is cut out of the corpus.
-        min_frequency, max_token_length, num_threads, documents, progress: as
-            for :func:`bytepair.train`.
+        min_frequency, max_token_length, num_threads, progress: as for
+            :func:`bytepair.train`.
+        inputs: how ``data`` is read, as for :func:`bytepair.train` (a
+            :class:`~bytepair.documents.Inputs`, or its fields as keywords:
+            ``text_column``, ``text_field``, ``documents``, ``cache_dir``,
+            ``memory_limit``).
         name: the result's name (default: ``"<base name>+<merges>"``).
 
     When the corpus supports fewer merges, it stops early with a warning.
@@ -115,7 +122,8 @@ def extend(
     >>> ext.truncate(50257)[0] == bytepair.get_encoding("gpt2")
     True
     """
-    tok = resolve_base(base)
+    read = Inputs.of(inputs, options, "extend")
+    tok = _resolve_base(base)
     specials = validate_specials(special_tokens)
     clash = [s for s in specials if s in tok.special_tokens]
     if clash:
@@ -160,8 +168,9 @@ def extend(
             table = counts.table
         else:
             assert data is not None  # checked above: exactly one of data / counts
+            limit = read.limit() or _memory.default_limit()
             table = count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
-                          documents=documents, progress=status).table
+                                 progress=status, inputs=replace(read, memory_limit=limit)).table
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,
@@ -175,10 +184,10 @@ def extend(
             f" size is {first_id + len(new_merges) + len(specials)} instead of {first_id + num_merges + len(specials)}",
             stacklevel=2,
         )
-    return grown(tok, new_merges, specials, name=name)
+    return _grown(tok, new_merges, specials, name=name)
 
 
-def grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] = (), *,
+def _grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] = (), *,
           name: Optional[str] = None) -> Tokenizer:
     """The tokenizer ``tok`` plus tokens made by ``new_merges`` (pairs of ids,
     the k-th making id ``tok.n_vocab + k``) and new special tokens after them."""

@@ -52,27 +52,29 @@ MIN_LIMIT = 16_000_000
 #: Largest accepted limit (1 PB).
 MAX_LIMIT = 10**15
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15,
+          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40, "PIB": 1 << 50}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
 def parse_size(value: Union[int, str]) -> int:
     """Bytes from an int or a size like ``"2GB"``, ``"1.5 GiB"``, ``"300MB"``
-    (decimal kB/MB/GB/TB, binary KiB/MiB/GiB/TiB), between 16 MB and 1 PB;
+    (decimal kB/MB/GB/TB/PB, binary KiB/MiB/GiB/TiB/PiB), between 16 MB and 1 PB;
     anything else raises TrainingError naming the value."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}")
+        raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}",
+                            argument="memory_limit")
     if isinstance(value, int):
         n = value
     else:
         m = _SIZE.fullmatch(value)
         unit = m.group(2).upper() if m else ""
         if m is None or unit not in _UNITS:
-            raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes")
+            raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes",
+                                argument="memory_limit")
         n = int(Fraction(m.group(1)) * _UNITS[unit])  # exact: a float overflows past 1e308
     if not MIN_LIMIT <= n <= MAX_LIMIT:
-        raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB")
+        raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB", argument="memory_limit")
     return n
 
 
@@ -88,6 +90,13 @@ def default_limit() -> int:
     """:data:`DEFAULT_FRACTION` of the physical memory (4 GB when unknown)."""
     total = physical_memory()
     return max(MIN_LIMIT, int(total * DEFAULT_FRACTION)) if total else 4 * 10**9
+
+
+def counting_share(limit: int, num_threads: Optional[int]) -> int:
+    """The counting tables' part of ``limit``: what is left after each thread's
+    read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
+    threads = num_threads or os.cpu_count() or 1
+    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
 
 
 def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool = True) -> int:

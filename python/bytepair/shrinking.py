@@ -47,7 +47,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .checks import fix_surrogates
-from .documents import Data, iter_documents
+from .documents import Data, Inputs, iter_documents
 from .errors import MissingExtraError, ShrinkError
 from .tokenizer import Tokenizer
 
@@ -80,7 +80,7 @@ LONG_CHARS = 1 << 20
 TokenSpec = Union[str, bytes, int]
 
 
-def _numpy() -> Any:
+def require_numpy() -> Any:
     try:
         import numpy
     except ImportError as e:  # pragma: no cover - numpy is in every test environment
@@ -88,7 +88,8 @@ def _numpy() -> Any:
     return numpy
 
 
-def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = None) -> "np.ndarray":
+def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = None,
+              inputs: Optional[Inputs] = None, **options: Any) -> "np.ndarray":
     """How often each id occurs in the encoding of ``data`` (special-token text
     counts as plain text, as in any user document): an ``int64`` array of
     length ``tokenizer.n_vocab``.
@@ -97,7 +98,10 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     iterable of str / paths). The encoding runs in the Rust core on
     ``num_threads`` threads (default: one per core) with the GIL released:
     short documents in batches, a long one cut where its ids cannot change;
-    numpy's ``bincount`` adds the ids up.
+    numpy's ``bincount`` adds the ids up. ``inputs`` (or its fields as
+    keywords) says how paths are read, as for :func:`bytepair.train`:
+    ``text_column``, ``text_field`` and ``documents`` apply; ``cache_dir`` and
+    ``memory_limit`` are for counting chunks and are refused here.
 
     >>> import bytepair
     >>> enc = bytepair.get_encoding("o200k_base")
@@ -105,10 +109,11 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     >>> int(use[enc.encode("hello")[0]]), int(use.sum())
     (2, 3)
     """
-    np = _numpy()
+    np = require_numpy()
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
-    core, n = tokenizer.core, tokenizer.n_vocab
+    read = _reading(inputs, options, "token_use")
+    core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
 
     def add(ids: Any) -> None:
@@ -117,7 +122,7 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
 
     batch: List[str] = []
     size = 0
-    for doc in iter_documents(data):
+    for doc in iter_documents(data, read):
         doc = fix_surrogates(doc)
         if len(doc) >= LONG_CHARS:
             add(core.encode_to_array(doc, [], [], num_threads))
@@ -130,6 +135,16 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     if batch:
         add(core.encode_batch_to_arrays(batch, [], [], num_threads)[0])
     return total
+
+
+def _reading(inputs: Optional[Inputs], options: Dict[str, Any], func: str) -> Inputs:
+    """The input options of a shrink call: those that apply to reading a sample."""
+    read = Inputs.of(inputs, options, func)
+    for unused in ("cache_dir", "memory_limit"):
+        if getattr(read, unused) is not None:
+            raise ShrinkError(f"{unused} is for counting chunks (train, extend); shrink encodes its sample: "
+                              f"drop {unused}", argument=unused)
+    return read
 
 
 # ---------------------------------------------------------------- the merge closure
@@ -145,7 +160,7 @@ def merge_parents(tokenizer: Tokenizer) -> "np.ndarray":
     >>> [enc.decode([int(i)]) for i in merge_parents(enc)[enc.encode("hello")[0]]]
     ['hell', 'o']
     """
-    np = _numpy()
+    np = require_numpy()
     parents = np.full((tokenizer.n_vocab, 2), -1, dtype=np.int64)
     tokens = tokenizer.token_bytes_list
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
@@ -190,17 +205,17 @@ def _charset(tokens: Sequence[bytes], ids: Iterable[int]) -> Tuple[set, set]:
     return chars, byts
 
 
-def scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
+def _scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
     """The score of every id under ``strategy`` (see :data:`STRATEGIES`); tokens
     are taken by descending score, ties by ascending rank, and ``-inf`` never.
 
     >>> import numpy as np
     >>> toks = [bytes([b]) for b in range(256)] + [b"ab", b"ba", b"ac"]
-    >>> s = scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
+    >>> s = _scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
     >>> s[256:].tolist()
     [5.0, 1.0, -inf]
     """
-    np = _numpy()
+    np = require_numpy()
     counts = np.asarray(counts, dtype=np.float64)
     seen = (counts > 0) & mergeable
     if strategy == "count":
@@ -269,6 +284,8 @@ def shrink(
     strategy: str = "prior",
     num_threads: Optional[int] = None,
     name: Optional[str] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> Tuple[Tokenizer, "np.ndarray"]:
     """A smaller tokenizer for the domain of ``data``, and its ``id_map``.
 
@@ -288,6 +305,9 @@ def shrink(
         strategy: how the budget is filled (:data:`STRATEGIES`).
         num_threads: encoding threads for the count (default: one per core).
         name: the small tokenizer's name (default: the base's + ``-shrunk``).
+        inputs: how ``data`` is read, as for :func:`bytepair.train`
+            (:class:`~bytepair.documents.Inputs` or its fields as keywords;
+            ``cache_dir`` and ``memory_limit`` do not apply: see :func:`token_use`).
 
     Returns:
         ``(small, id_map)``: ids are dense, in the base's rank order, special
@@ -299,7 +319,8 @@ def shrink(
             the bytes, special tokens and ``keep_tokens`` closures, an unknown
             token in ``keep_tokens``, or a vocabulary without a merge structure.
     """
-    np = _numpy()
+    np = require_numpy()
+    read = _reading(inputs, options, "shrink")
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
     if (data is None) == (counts is None):
@@ -320,12 +341,15 @@ def shrink(
             extra = f" (256 bytes + {len(special_ids)} special tokens)" if what == "keep" else ""
             raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}")
     if counts is None:
-        use = token_use(tokenizer, data, num_threads=num_threads)  # type: ignore[arg-type]
+        use = token_use(tokenizer, data, num_threads=num_threads, inputs=read)  # type: ignore[arg-type]
     else:
         use = np.asarray(counts)
         if use.shape != (n,) or not np.issubdtype(use.dtype, np.integer) or (use < 0).any():
             raise ShrinkError(f"counts must be {n} non-negative integers (one per id; see token_use), "
                               f"got shape {use.shape} of {use.dtype}")
+    if not use.any():  # nothing tells which tokens the domain needs
+        raise ShrinkError("the sample of the domain is empty (no token counted): give text of the domain to "
+                          "choose the tokens from")
     tokens = tokenizer.token_bytes_list
     tokens += [b""] * (n - len(tokens))
     parents = merge_parents(tokenizer)
@@ -347,7 +371,7 @@ def shrink(
     if n_kept > budget:
         raise ShrinkError(f"keep={keep} is too small: the bytes, special tokens and keep_tokens with the tokens "
                           f"they are merged from already need {n_kept + len(special_ids)}")
-    score = scores(use, tokens, mergeable, strategy)
+    score = _scores(use, tokens, mergeable, strategy)
     if min_count is not None:
         score = np.where(use >= min_count, score, -np.inf)
     order = np.lexsort((np.arange(n), -score))
@@ -367,7 +391,7 @@ def shrink(
 def _build(tokenizer: Tokenizer, tokens: List[bytes], kept: Any, parents: Any, special_ids: List[int],
            name: Optional[str]) -> Tuple[Tokenizer, "np.ndarray"]:
     """The small tokenizer of the kept ids (dense, in rank order) and the id map."""
-    np = _numpy()
+    np = require_numpy()
     kept_ids = np.flatnonzero(kept)
     new_of = np.full(len(tokens), -1, dtype=np.int64)
     new_of[kept_ids] = np.arange(len(kept_ids))
@@ -425,7 +449,7 @@ def token_kind(b: bytes) -> str:
 def dropped_kinds(tokenizer: Tokenizer, id_map: Any) -> Dict[str, int]:
     """How many mergeable tokens of each :func:`token_kind` the shrink dropped,
     most first."""
-    np = _numpy()
+    np = require_numpy()
     tokens = tokenizer.token_bytes_list
     kept = np.zeros(len(tokens), dtype=bool)
     ids = np.asarray(id_map)

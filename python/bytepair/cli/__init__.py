@@ -28,6 +28,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import warnings
 from typing import NoReturn
 
@@ -98,6 +99,10 @@ _CLI_SPEAK = [
      r" (for special tokens: bytepair convert the file with --special TOKEN=ID, ids from \1)"),
     (re.compile(r"\bspecial_tokens="), "--special"),
     (re.compile(r"\btext_column="), "--text-column"),
+    (re.compile(r"\btext_column\b"), "--text-column"),
+    (re.compile(r"\btext_field\b"), "--text-field"),
+    (re.compile(r"\bmemory_limit\b"), "--memory"),
+    (re.compile(r"\bcache_dir\b"), "--cache"),
     (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
     (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
     (re.compile(r"\bnum_threads\b"), "--threads"),
@@ -130,6 +135,35 @@ def _message(e: BaseException) -> str:
     return cli_speak("\n  ".join(line for line in lines if line))
 
 
+#: Options whose value is text the command uses as text (not a path): bytes a
+#: terminal passed that are not UTF-8 are refused, naming the option, as stdin
+#: refuses them, instead of becoming U+FFFD.
+_TEXT_OPTIONS = {"text": "--text", "special": "--special", "keep_token": "--keep-token", "pattern": "--pattern",
+                 "name": "--name", "text_column": "--text-column", "text_field": "--text-field",
+                 "documents": "--documents", "bos": "--bos", "eos": "--eos", "pad": "--pad"}
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    for dest, flag in _TEXT_OPTIONS.items():
+        if dest == "text" and getattr(args, "command", None) == "diff":  # diff's --text names files
+            continue
+        values = getattr(args, dest, None)
+        for v in values if isinstance(values, list) else [values]:
+            if isinstance(v, str) and any("\udc80" <= c <= "\udcff" for c in v):
+                raw = os.fsencode(v)
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise UsageError(f"{flag} {raw!r} is not UTF-8 text (invalid byte at offset {e.start}); "
+                                     "give UTF-8 text") from None
+
+
+def _terminate(signum: int, frame: object) -> NoReturn:
+    """SIGTERM ends the command as an exception does: files being written
+    (atomic writes' temporary files) are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
     print(f"bytepair: warning: {_message(Warning(str(message)))}", file=sys.stderr)
@@ -147,8 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     saved = warnings.showwarning
     warnings.showwarning = _show_warning
-    saved_term = _catch_sigterm()
+    on_term = _on_sigterm(_terminate)
     try:
+        _check_text_options(args)
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         try:
@@ -156,11 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:  # pragma: no cover
             pass
         return 0
-    except KeyboardInterrupt as e:
+    except KeyboardInterrupt:
         if getattr(args, "debug", False):
             raise
-        print(f"bytepair: {'terminated' if isinstance(e, Terminated) else 'interrupted'}", file=sys.stderr)
-        return 143 if isinstance(e, Terminated) else 130
+        print("bytepair: interrupted", file=sys.stderr)
+        return 130
     except (BytepairError, ValueError, OSError, KeyError, ImportError) as e:
         if getattr(args, "debug", False):
             raise
@@ -168,26 +203,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         warnings.showwarning = saved
-        if saved_term is not None:
-            signal.signal(signal.SIGTERM, saved_term)
+        _on_sigterm(on_term)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C would be: the command stops the same way
-    (temporary files and partial outputs removed) and exits 143."""
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise Terminated
-
-
-def _catch_sigterm():
-    """Makes SIGTERM raise :class:`Terminated` (main thread only); returns the
-    handler it replaced, or None when it could not install one."""
-    try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:  # not the main thread
+def _on_sigterm(handler: object) -> object:
+    """Installs ``handler`` for SIGTERM (main thread only) and returns the
+    previous one; None: nothing to install or restore."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
         return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # pragma: no cover
