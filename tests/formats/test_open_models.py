@@ -1,7 +1,8 @@
 """The open models' tokenizer files, as shipped (fetched by
 ``scripts/get-model-files.py``), against their reference libraries: HF
 ``tokenizers`` for ``tokenizer.json`` (ids with and without the post-processor's
-special tokens, and decoding) and tiktoken for rank files.
+special tokens, and decoding), tiktoken for rank files and ``mistral-common``
+for ``tekken.json``.
 
 The default run takes every document of the corpus excerpts in ``tests/data``
 plus texts holding each added token; ``-m slow`` takes the first 2,000
@@ -112,6 +113,22 @@ def test_rank_files_give_the_ids_of_tiktoken(model, name, pattern, model_files):
     assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
     for d in docs[:100]:
         assert ours.decode_bytes(ref.encode_ordinary(d)) == d.encode("utf-8")
+
+
+@pytest.mark.parametrize("model", ["mistral-tekken", "mistral-tekken-240911"])
+def test_tekken_gives_the_ids_of_mistral_common(model, model_files):
+    optional("mistral_common")
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    path = model_files(model, "tekken.json")
+    ours = bytepair.load(path)
+    ref = Tekkenizer.from_file(path)
+    assert ours.n_vocab == ref.n_words
+    docs = documents(full=False) + ["<s>[INST] control tokens are text [/INST]</s>"]
+    bad = _first_difference(docs, ours.encode, lambda d: ref.encode(d, bos=False, eos=False))
+    assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
+    for d in docs[:100]:
+        assert ours.decode(ref.encode(d, bos=False, eos=False)) == d
 
 
 def test_an_unsupported_component_is_named_with_its_path(tmp_path, model_files):
