@@ -141,6 +141,33 @@ def truncate_span(
 ) -> Tuple[int, int]: ...
 
 @final
+class Pipeline:
+    # a tokenizer.json (bytepair.formats.hf_pipeline): vocab (string, id), merges (left, right),
+    # added (content, id, normalized, single_word, lstrip, rstrip, special), normalizers and
+    # stages (kind, text_a, text_b, flag_x, flag_y), the post-processor's ids before / after
+    def __new__(
+        cls,
+        vocab: Sequence[Tuple[str, int]],
+        merges: Sequence[Tuple[str, str]],
+        ignore_merges: bool,
+        added: Sequence[Tuple[str, int, bool, bool, bool, bool, bool]],
+        normalizers: Sequence[Tuple[str, str, str, bool, bool]],
+        stages: Sequence[Tuple[str, str, str, bool, bool]],
+        prefix: Sequence[int],
+        suffix: Sequence[int],
+    ) -> Pipeline: ...
+    @property
+    def n_vocab(self) -> int: ...
+    @property
+    def paths(self) -> List[str]: ...
+    def encode(self, text: str, add_special_tokens: bool = False, split_special: bool = True) -> List[int]: ...
+    def encode_batch(
+        self, texts: Sequence[str], add_special_tokens: bool = False, split_special: bool = True,
+        num_threads: Optional[int] = None,
+    ) -> List[List[int]]: ...
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+
+@final
 class CoreBPE:
     # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
     def __new__(

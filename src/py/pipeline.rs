@@ -105,9 +105,12 @@ fn build(
         match (ids.get(a.as_str()), ids.get(b.as_str()), ids.get(joined.as_str())) {
             (Some(&x), Some(&y), Some(&m)) => pairs.push((x, y, m)),
             _ => {
-                return Err(Error::vocab(format!(
-                    "merge {k} ({a:?}, {b:?}): a part or the merged token {joined:?} is not in the vocab"
-                )))
+                return Err(Error::vocab_at(
+                    k as Rank,
+                    format!(
+                        "merge ({a:?}, {b:?}): a part or the merged token {joined:?} is not in the vocab"
+                    ),
+                ))
             }
         }
     }

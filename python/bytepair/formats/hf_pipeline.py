@@ -281,8 +281,8 @@ def build(d: Any, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]
     try:
         pipe = _core.Pipeline(list(vocab.items()), merges, bool(model.get("ignore_merges", False)), added,
                               normalizers, stages, before, after)
-    except VocabError as e:
-        raise FormatError(str(e), path=path, where="$.model.merges") from e
+    except VocabError as e:  # a merge whose parts or result the vocab lacks (rank: the merge)
+        raise FormatError(str(e), path=path, where=f"$.model.merges[{e.rank}]") from e
     return pipe, added
 
 
