@@ -22,6 +22,7 @@ __all__ = [
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
+    "Pipeline",
     "Spans",
     "__version__",
     "_pretokenize_spans_scalar",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from .. import _core
+from .. import _core as _corelib
 from ..byte_table import bytes_to_unicode
 from ..checks import check_text, check_texts, check_threads
 from ..errors import UnknownTokenError, UnsupportedComponentError
@@ -56,7 +56,7 @@ class PipelineTokenizer(Tokenizer):
 
     def __init__(self, data: bytes, *, path: object = None, name: str = "tokenizer.json",
                  parsed: Any = None) -> None:
-        d = read_json(path, data) if parsed is None else parsed
+        d: Dict[str, Any] = read_json(path, data) if parsed is None else parsed  # type: ignore[assignment]
         pipe, added = hf_pipeline.build(d, path=path)
         flags = {a.get("content"): bool(a.get("special")) for a in d.get("added_tokens") or []
                  if isinstance(a, dict)}
@@ -65,23 +65,23 @@ class PipelineTokenizer(Tokenizer):
         self._pipeline = pipe
         self._vocab_entries: List[Tuple[str, int]] = list(d["model"]["vocab"].items())
         self._added = added
-        self._lazy_core: Optional[_core.CoreBPE] = None
+        self._lazy_core: Optional[_corelib.CoreBPE] = None
         self._setup(None, None, specials, name, None, "text")
         self._tokens_cache = None
 
     # The core (rank-based) is built on first use: only the properties that
     # list tokens read it; encoding and decoding run on the pipeline.
     @property  # type: ignore[override]
-    def _core(self) -> "_core.CoreBPE":
+    def _core(self) -> "_corelib.CoreBPE":
         if self._lazy_core is None:
             self._lazy_core = self._build_core()
         return self._lazy_core
 
     @_core.setter
-    def _core(self, core: Optional["_core.CoreBPE"]) -> None:
+    def _core(self, core: Optional["_corelib.CoreBPE"]) -> None:
         self._lazy_core = core
 
-    def _build_core(self) -> "_core.CoreBPE":
+    def _build_core(self) -> "_corelib.CoreBPE":
         by_id: Dict[int, bytes] = {}
         seen = set()
         for s, i in self._vocab_entries:
