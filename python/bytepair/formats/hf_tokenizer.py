@@ -148,17 +148,17 @@ class PipelineTokenizer(Tokenizer):
 
     def encode_batch(  # type: ignore[override]
         self,
-        text: Sequence[str],
+        texts: Sequence[str],
         *,
         add_special_tokens: bool = False,
         num_threads: Optional[int] = None,
     ) -> List[List[int]]:
-        texts = check_texts(text)
+        texts = check_texts(texts)
         threads = None if num_threads is None else check_threads(num_threads)
         return [list(x) for x in self._pipeline.encode_batch(texts, add_special_tokens, True, threads)]
 
-    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: Optional[int] = None) -> List[List[int]]:
-        texts = check_texts(text)
+    def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None) -> List[List[int]]:
+        texts = check_texts(texts)
         threads = None if num_threads is None else check_threads(num_threads)
         return [list(x) for x in self._pipeline.encode_batch(texts, False, False, threads)]
 
@@ -167,21 +167,21 @@ class PipelineTokenizer(Tokenizer):
             self._unsupported(f"count({', '.join(kwargs)}=...)")
         return len(self._pipeline.encode(check_text(text), False))
 
-    def count_batch(self, text: Sequence[str], *, num_threads: Optional[int] = None,  # type: ignore[override]
+    def count_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None,  # type: ignore[override]
                     **kwargs: Any) -> List[int]:
         if kwargs:
             self._unsupported(f"count_batch({', '.join(kwargs)}=...)")
-        return [len(x) for x in self.encode_batch(text, num_threads=num_threads)]
+        return [len(x) for x in self.encode_batch(texts, num_threads=num_threads)]
 
     def encode_to_numpy(self, text: str, **kwargs: Any) -> "np.ndarray":  # type: ignore[override]
         import numpy as np
 
         return np.asarray(self.encode(text, **kwargs), dtype=np.uint32)
 
-    def encode_batch_to_numpy(self, text: Sequence[str], **kwargs: Any) -> Tuple["np.ndarray", "np.ndarray"]:  # type: ignore[override]
+    def encode_batch_to_numpy(self, texts: Sequence[str], **kwargs: Any) -> Tuple["np.ndarray", "np.ndarray"]:  # type: ignore[override]
         import numpy as np
 
-        lists = self.encode_batch(text, **kwargs)
+        lists = self.encode_batch(texts, **kwargs)
         offsets = np.zeros(len(lists) + 1, dtype=np.int64)
         np.cumsum([len(x) for x in lists], out=offsets[1:])
         flat = np.fromiter((i for x in lists for i in x), dtype=np.uint32, count=int(offsets[-1]))
