@@ -115,6 +115,24 @@ def test_rank_files_give_the_ids_of_tiktoken(model, name, pattern, model_files):
         assert ours.decode_bytes(ref.encode_ordinary(d)) == d.encode("utf-8")
 
 
+#: transformers folders whose AutoTokenizer runs the file's own pipeline. transformers 5
+#: rebuilds the pipeline of its Qwen2Tokenizer and GPT2Tokenizer classes, so Qwen 3.5's
+#: and MiniMax's folders give other ids than their tokenizer.json (docs/open-models.md).
+FOLDERS = ["llama-3.2", "qwen-2.5", "qwen2-gpt2files", "deepseek-v3", "deepseek-v4", "deepseek-llm-7b",
+           "deepseek-coder-33b", "glm-4-0414", "glm-4.7-flash"]
+
+
+@pytest.mark.parametrize("model", FOLDERS)
+def test_transformers_folder_gives_autotokenizer_ids(model, model_files):
+    transformers = optional("transformers")
+    folder = model_files(model, "tokenizer_config.json").parent
+    ours = bytepair.load(folder)
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+    docs = documents(full=False)[:120]
+    bad = _first_difference(docs, lambda d: ours.encode(d, add_special_tokens=True), ref.encode)
+    assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
+
+
 @pytest.mark.parametrize("model", ["mistral-tekken", "mistral-tekken-240911"])
 def test_tekken_gives_the_ids_of_mistral_common(model, model_files):
     optional("mistral_common")

@@ -64,16 +64,17 @@ def _sniff_json(path: str, data: bytes) -> str:
 def detect(path: PathLike) -> str:
     """The format of a file or folder: one of :data:`FORMATS`.
 
-    A folder is a GPT-2 pair (``vocab.json`` + ``merges.txt``) or holds one
-    ``tokenizer.json``; ``merges.txt`` names a GPT-2 pair; other files are
+    A folder holds a ``tokenizer.json`` (read first, as ``transformers`` does) or
+    a GPT-2 pair (``vocab.json`` + ``merges.txt``); ``merges.txt`` names a GPT-2 pair; other files are
     recognised by content.
     """
     p = os.fspath(path)
     if os.path.isdir(p):
-        if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
-            return "gpt2"
+        # a transformers folder may hold both; transformers reads tokenizer.json
         if os.path.isfile(os.path.join(p, "tokenizer.json")):
             return detect(os.path.join(p, "tokenizer.json"))
+        if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
+            return "gpt2"
         raise FormatError("folder holds neither vocab.json + merges.txt nor tokenizer.json", path=p)
     with open(p, "rb") as f:
         data = f.read()

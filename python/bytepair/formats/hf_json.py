@@ -371,12 +371,26 @@ def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
     asks for the rank-based reading despite a normalizer.
     """
     d = _common.read_json(path, data)
-    try:
-        return from_dict(d, path=path, ignore_normalizer=ignore_normalizer, name=name)
-    except FormatError:
-        if ignore_normalizer:
-            raise
+    if ignore_normalizer or not _needs_pipeline(d):
+        try:
+            return from_dict(d, path=path, ignore_normalizer=ignore_normalizer, name=name)
+        except FormatError:
+            if ignore_normalizer:
+                raise
     return PipelineTokenizer(data, path=path, name=name or "tokenizer.json", parsed=d)
+
+
+def _needs_pipeline(d: Any) -> bool:
+    """True when the rank-based reading cannot hold the file, seen without
+    checking it: more merges than tokens (several merges make one token, as
+    in files converted from tiktoken ranks) or a normalizer."""
+    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(model, dict):
+        return False
+    merges, vocab = model.get("merges"), model.get("vocab")
+    if isinstance(merges, list) and isinstance(vocab, dict) and len(merges) > len(vocab):
+        return True
+    return d.get("normalizer") is not None
 
 
 def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None) -> Tokenizer:

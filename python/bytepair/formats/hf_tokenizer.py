@@ -129,13 +129,17 @@ class PipelineTokenizer(Tokenizer):
         text: str,
         *,
         add_special_tokens: bool = False,
+        allowed_special: object = None,
         num_threads: Optional[int] = None,
     ) -> List[int]:
         """The ids ``tokenizers``' ``encode(text, add_special_tokens=...)`` gives.
 
-        ``num_threads`` is accepted for the common signature (one text runs on
-        one thread).
+        Added tokens in the text are always their ids, so ``allowed_special``
+        may only be ``"all"`` (what happens anyway); ``num_threads`` is accepted
+        for the common signature (one text runs on one thread).
         """
+        if allowed_special not in (None, "all"):
+            self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
         if num_threads is not None:
             check_threads(num_threads)
         return list(self._pipeline.encode(check_text(text), add_special_tokens))
