@@ -99,7 +99,7 @@ class PipelineTokenizer(Tokenizer):
         top = max([n - 1, *specials.values()])
         tokens += [None] * (top + 1 - n)
         tokens += [bytes([b]) for b in range(256) if bytes([b]) not in seen]
-        return Tokenizer(tokens, None, specials).core
+        return Tokenizer(tokens, None, specials)._core
 
     # ------------------------------------------------------------ properties
 
