@@ -149,7 +149,7 @@ class Pipeline:
     def __new__(
         cls,
         vocab: Sequence[Tuple[str, int]],
-        merges: Sequence[Tuple[str, str]],
+        merges: List[Union[str, List[str]]],
         ignore_merges: bool,
         added: Sequence[Tuple[str, int, bool, bool, bool, bool, bool]],
         normalizers: Sequence[Tuple[str, str, str, bool, bool]],

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use rustc_hash::FxHashMap;
 
 use super::errors::to_py;
@@ -15,6 +15,26 @@ use crate::pipeline::{
 };
 use crate::pretok::Pretokenizer;
 use crate::Rank;
+
+/// A merge as `tokenizer.json` writes it: `"left right"` or `["left", "right"]`.
+enum Merge {
+    Joined(String),
+    Pair(Vec<String>),
+}
+
+/// The merges of a Python list, told apart by type (a failed extraction
+/// would build an exception per merge: 320 k of them in GLM-4's file).
+fn merges_of(items: &Bound<'_, PyList>) -> PyResult<Vec<Merge>> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items.iter() {
+        if let Ok(s) = item.cast::<PyString>() {
+            out.push(Merge::Joined(s.to_str()?.to_owned()));
+        } else {
+            out.push(Merge::Pair(item.extract()?));
+        }
+    }
+    Ok(out)
+}
 
 /// A normalizer or pre-tokenizer: `(kind, text_a, text_b, flag_x, flag_y)`.
 type Component = (String, String, String, bool, bool);
@@ -79,7 +99,7 @@ fn token_bytes(s: &str) -> Box<[u8]> {
 #[allow(clippy::too_many_arguments)]
 fn build(
     vocab: Vec<(String, Rank)>,
-    merges: Vec<(String, String)>,
+    merges: Vec<Merge>,
     ignore_merges: bool,
     added: Vec<Added>,
     normalizers: Vec<Component>,
@@ -100,9 +120,20 @@ fn build(
         }
     }
     let mut pairs = Vec::with_capacity(merges.len());
-    for (k, (a, b)) in merges.iter().enumerate() {
+    for (k, m) in merges.iter().enumerate() {
+        let parts = match m {
+            Merge::Pair(v) if v.len() == 2 => Some((v[0].as_str(), v[1].as_str())),
+            Merge::Pair(_) => None,
+            Merge::Joined(s) => s.split_once(' ').filter(|(_, b)| !b.contains(' ')),
+        };
+        let Some((a, b)) = parts else {
+            return Err(Error::vocab_at(
+                k as Rank,
+                "a merge is \"left right\" or [\"left\", \"right\"]",
+            ));
+        };
         let joined = format!("{a}{b}");
-        match (ids.get(a.as_str()), ids.get(b.as_str()), ids.get(joined.as_str())) {
+        match (ids.get(a), ids.get(b), ids.get(joined.as_str())) {
             (Some(&x), Some(&y), Some(&m)) => pairs.push((x, y, m)),
             _ => {
                 return Err(Error::vocab_at(
@@ -176,7 +207,7 @@ impl PyPipeline {
     fn py_new(
         py: Python<'_>,
         vocab: Vec<(String, Rank)>,
-        merges: Vec<(String, String)>,
+        merges: &Bound<'_, PyList>,
         ignore_merges: bool,
         added: Vec<Added>,
         normalizers: Vec<Component>,
@@ -196,6 +227,7 @@ impl PyPipeline {
                 k => k.to_string(),
             })
             .collect();
+        let merges = merges_of(merges)?;
         let inner = py
             .detach(|| {
                 build(

@@ -141,22 +141,6 @@ def _stages(d: Dict[str, Any], path: object) -> List[Component]:
     return out
 
 
-def _merges(model: Dict[str, Any], path: object) -> List[Tuple[str, str]]:
-    out: List[Tuple[str, str]] = []
-    for k, m in enumerate(model["merges"]):
-        if type(m) is str:
-            parts = m.split(" ")
-            if len(parts) == 2:
-                out.append((parts[0], parts[1]))
-                continue
-        elif type(m) is list and len(m) == 2 and all(type(x) is str for x in m):
-            out.append((m[0], m[1]))
-            continue
-        raise FormatError(f'a merge is "left right" or ["left", "right"], got {m!r}',
-                          path=path, where=f"$.model.merges[{k}]")
-    return out
-
-
 def _model(d: Dict[str, Any], path: object) -> Dict[str, Any]:
     model = d.get("model")
     if not isinstance(model, dict):
@@ -277,11 +261,14 @@ def build(d: Any, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]
     before, after = _post(d, path)
     vocab: Dict[str, int] = model["vocab"]
     added = _added(d, vocab, path)
-    merges = _merges(model, path)
+    merges = model["merges"]
     try:
         pipe = _core.Pipeline(list(vocab.items()), merges, bool(model.get("ignore_merges", False)), added,
                               normalizers, stages, before, after)
-    except VocabError as e:  # a merge whose parts or result the vocab lacks (rank: the merge)
+    except TypeError as e:
+        raise FormatError(f'a merge is "left right" or ["left", "right"] ({e})', path=path,
+                          where="$.model.merges") from e
+    except VocabError as e:  # a malformed merge or one the vocab cannot make (rank: the merge)
         raise FormatError(str(e), path=path, where=f"$.model.merges[{e.rank}]") from e
     return pipe, added
 
