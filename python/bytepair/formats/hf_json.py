@@ -382,13 +382,15 @@ def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
 
 def _needs_pipeline(d: Any) -> bool:
     """True when the rank-based reading cannot hold the file, seen without
-    checking it: more merges than tokens (several merges make one token, as
-    in files converted from tiktoken ranks) or a normalizer."""
+    checking it: a normalizer, or more merges than tokens (several merges make
+    one token, as in files converted from tiktoken ranks) without
+    ``ignore_merges``, which such a file needs to mean tiktoken's ranks."""
     model = d.get("model") if isinstance(d, dict) else None
     if not isinstance(model, dict):
         return False
     merges, vocab = model.get("merges"), model.get("vocab")
-    if isinstance(merges, list) and isinstance(vocab, dict) and len(merges) > len(vocab):
+    if not model.get("ignore_merges") and isinstance(merges, list) and isinstance(vocab, dict) \
+            and len(merges) > len(vocab):
         return True
     return d.get("normalizer") is not None
 

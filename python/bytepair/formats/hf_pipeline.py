@@ -75,10 +75,11 @@ def _regex(pattern: Any, where: str, path: object) -> str:
     if not (isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str) and len(pattern) == 1):
         raise FormatError(f'a pattern is {{"String": ...}} or {{"Regex": ...}}, got {pattern!r}',
                           path=path, where=where)
-    r = _builtin(pattern["Regex"])
+    r = pattern["Regex"]
     if _POSSESSIVE_BOUNDED.search(r):
         raise _unsupported(f"regex {r!r}", where, path,
                            "Oniguruma reads 'X{m,n}+' as a repeated group, which fancy-regex reads as possessive")
+    r = _builtin(r)
     if "$" in r or re.search(r"(?<!\[)\^", r):
         r = "(?m)" + r  # Oniguruma's ^ and $ are line anchors
     return r

@@ -155,8 +155,11 @@ class PipelineTokenizer(Tokenizer):
         texts: Sequence[str],
         *,
         add_special_tokens: bool = False,
+        allowed_special: object = None,
         num_threads: Optional[int] = None,
     ) -> List[List[int]]:
+        if allowed_special not in (None, "all"):
+            self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
         texts = check_texts(texts)
         threads = None if num_threads is None else check_threads(num_threads)
         return [list(x) for x in self._pipeline.encode_batch(texts, add_special_tokens, True, threads)]
