@@ -5,7 +5,7 @@ special tokens, and decoding), tiktoken for rank files and ``mistral-common``
 for ``tekken.json``.
 
 The default run takes the first 60 documents of each corpus excerpt in ``tests/data``
-plus texts holding each added token; ``-m slow`` takes the first 2,000
+plus texts holding each added token; the ``slow`` tests take the first 300
 documents of each full corpus in ``$BYTEPAIR_DATA/corpora``.
 """
 
@@ -41,7 +41,7 @@ RANK_FILES = [
 
 
 def documents(full: bool) -> List[str]:
-    """The test documents: the excerpts, or the first 2,000 of each full corpus."""
+    """The test documents: the excerpts, or the first 300 of each full corpus."""
     out: List[str] = []
     for name in CORPORA:
         if full:
@@ -49,7 +49,7 @@ def documents(full: bool) -> List[str]:
             path = root / "corpora" / name
             if not path.is_file():
                 pytest.skip(f"{path} is missing (see ../shared/DATA.md)")
-            out += path.read_text(encoding="utf-8").split("\n\n")[:2000]
+            out += path.read_text(encoding="utf-8").split("\n\n")[:300]
         else:
             out += corpus(name).split("\n\n")[:60]
     return out
