@@ -311,6 +311,10 @@ class ChunkCounter:
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
+    # small files, each one document: the counts of feed_file on each in turn
+    def feed_small_files(
+        self, paths: Sequence[Union[str, os.PathLike[str]]], progress: Optional[_Progress] = None
+    ) -> None: ...
     # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
     def feed_shard(
         self,

@@ -77,6 +77,7 @@ import regex
 from . import patterns as _patterns
 from . import unicode16
 from .byte_table import bytes_to_unicode  # noqa: F401 - part of the spec, re-exported
+from .checks import DEFAULT_MAX_TOKEN_LENGTH
 
 Pair = Tuple[int, int]
 
@@ -91,7 +92,7 @@ def train(
     special_tokens: Sequence[str] = (),
     *,
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
 ) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
     """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
 
@@ -104,7 +105,8 @@ def train(
         special_tokens: their text is cut out before counting, so no merge can
             produce it; they get the ids after the last merge, in the order given.
         min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: never make a token longer than this many bytes.
+        max_token_length: never make a token longer than this many bytes
+            (default 256; None: no limit).
 
     Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
     corpus runs out of pairs (or of pairs seen ``min_frequency`` times).

@@ -24,7 +24,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
-from .checks import check_int, check_vocab_size, validate_specials
+from .checks import DEFAULT_MAX_TOKEN_LENGTH, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data, Inputs
 from .errors import TrainingError
@@ -141,7 +141,7 @@ def train(
     pattern: Optional[str] = DEFAULT_PATTERN,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: str = "bytepair",
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,
@@ -164,7 +164,9 @@ def train(
             their text is cut out of the corpus before counting, so merges never
             produce them.
         min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: skip pairs whose merged token would exceed this many bytes.
+        max_token_length: skip pairs whose merged token would exceed this many
+            bytes (default :data:`~bytepair.checks.DEFAULT_MAX_TOKEN_LENGTH`,
+            256; ``None``: no limit).
         name: the tokenizer's label.
         num_threads: counting threads (default: all cores). Results never depend on it.
         progress: show a progress line on stderr (bytes counted, then merges:
@@ -231,7 +233,7 @@ def train_report(
     pattern: Optional[str] = DEFAULT_PATTERN,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: str = "bytepair",
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,

@@ -80,6 +80,10 @@ impl ChunkCounter {
         separator: Option<&str>,
         block_size: usize,
     ) -> Result<Self> {
+        if specials.iter().any(String::is_empty) {
+            // it would match between every two bytes, inside characters too
+            return Err(Error::training("a special token is the empty string"));
+        }
         let specials_ac = if specials.is_empty() {
             None
         } else {

@@ -73,7 +73,7 @@ impl ChunkCounter {
         let size = file.metadata().map_err(|e| io_err(path, e))?.len();
         if !self.can_cut_inside() || size <= self.range_size as u64 {
             let name = path.display().to_string();
-            return self.feed_reader(file, &name, ctl);
+            return self.feed_reader_sized(file, &name, ctl, Some(size));
         }
         drop(file);
         self.ensure_tallies();
