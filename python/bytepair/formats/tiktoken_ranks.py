@@ -26,7 +26,7 @@ import os
 from typing import Dict, List, Mapping, Optional, Union
 
 from ..atomic import atomic_write_bytes
-from ..errors import FormatError
+from ..errors import FormatError, VocabError
 from ..registry import bundled_name_for_sha256, get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer
 from ..vocab import tokens_by_rank
