@@ -33,9 +33,11 @@ pub const LO: u8 = 16;
 pub const OTHER: u8 = 32;
 /// `[^\r\n\p{L}\p{N}]`: the optional one-character prefix of cl100k/o200k words.
 pub const PREFIX: u8 = 64;
+/// `\p{M}`: any mark (Qwen3.5's letter runs take them).
+pub const M: u8 = 128;
 
 /// The sub-expressions whose classes the scanners need, with their flag.
-const CLASSES: [(&str, u8); 7] = [
+const CLASSES: [(&str, u8); 8] = [
     (r"\p{L}", L),
     (r"\p{N}", N),
     (r"\s", WS),
@@ -43,6 +45,7 @@ const CLASSES: [(&str, u8); 7] = [
     (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LO),
     (r"[^\s\p{L}\p{N}]", OTHER),
     (r"[^\r\n\p{L}\p{N}]", PREFIX),
+    (r"\p{M}", M),
 ];
 
 /// The letters of the contractions (`'s`, `'ll`, `'ve`, ...), whose

@@ -209,10 +209,7 @@ impl ChunkCounter {
     }
 
     pub(super) fn can_cut_inside(&self) -> bool {
-        matches!(
-            self.pretok,
-            Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k
-        )
+        self.pretok.scanner().is_some()
     }
 
     /// Counts whole documents (each one is cut independently of the others).
