@@ -4,7 +4,8 @@
 //! Patterns with a hand-written scanner (module `patterns`, [`SPELLINGS`]):
 //! tiktoken's `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base`, and the
 //! open models' patterns (Hugging Face `ByteLevel`'s regex, Llama 3 / GLM-4 /
-//! OLMo 2, Qwen2, Qwen3.5, tekken), each recognised by its exact string and run
+//! OLMo 2, Qwen2, Qwen3.5, tekken, DeepSeek V3's chain of three `Split`s,
+//! [`Pretokenizer::from_splits`]), each recognised by its exact string and run
 //! by the scanner of its family ([`Named`]). The scanners (module `scan`) are
 //! proven equal to the regexes by differential tests (here against
 //! `fancy-regex`, the engine tiktoken uses; in `tests/pretokenize/` against
@@ -52,6 +53,7 @@
 
 mod block;
 mod classes;
+mod deepseek;
 mod named;
 mod patterns;
 mod scan;
@@ -64,8 +66,9 @@ use crate::SpanSink;
 
 pub use named::{Pieces, Scanner};
 pub use patterns::{
-    Known, Named, BYTELEVEL_PATTERN, CL100K_HF_PATTERN, CL100K_PATTERN, GPT2_PATTERN,
-    LLAMA3_PATTERN, NEMO_PATTERN, O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS,
+    Known, Named, BYTELEVEL_PATTERN, CHAIN_SEPARATOR, CL100K_HF_PATTERN, CL100K_PATTERN,
+    DEEPSEEK_V3_CHAIN, DEEPSEEK_V3_SPLITS, GPT2_PATTERN, LLAMA3_PATTERN, NEMO_PATTERN,
+    O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS,
 };
 
 /// How text is cut into pieces before merging.
@@ -114,6 +117,14 @@ impl Pretokenizer {
             Some("gpt2") | Some("r50k_base") | Some("p50k_base") => scan(Named::Gpt2),
             Some("cl100k") | Some("cl100k_base") => scan(Named::Cl100k),
             Some("o200k") | Some("o200k_base") => scan(Named::O200k),
+            Some(p) if p.contains(CHAIN_SEPARATOR) => {
+                return Err(Error::InvalidPattern {
+                    pattern: p.to_string(),
+                    reason: "a chain of Split patterns runs only where it has a scanner \
+                             (DeepSeek V3's); run the stages one after another"
+                        .to_string(),
+                })
+            }
             Some("") => {
                 return Err(Error::InvalidPattern {
                     pattern: String::new(),
@@ -160,12 +171,28 @@ impl Pretokenizer {
         self.named().map(Scanner::new)
     }
 
+    /// A chain of `Split` stages (every match and gap kept, each stage
+    /// re-splitting the pieces of the one before) as one pre-tokenizer: one
+    /// stage is [`Self::new`]; a longer chain only where it has a scanner
+    /// ([`DEEPSEEK_V3_SPLITS`]), else `None` (run the stages one by one).
+    pub fn from_splits(patterns: &[&str]) -> Result<Option<Self>> {
+        match patterns {
+            [one] => Self::new(Some(one)).map(Some),
+            _ => Ok(
+                Known::find(&patterns.join(&CHAIN_SEPARATOR.to_string())[..])
+                    .map(Pretokenizer::Scan),
+            ),
+        }
+    }
+
     /// The `fancy-regex` form of the pattern (for the scanned patterns too:
-    /// tests and benchmarks compare the scanners against it); `None` for `Whole`.
+    /// tests and benchmarks compare the scanners against it); `None` for `Whole`
+    /// and for a chain of `Split` stages, which no one regex expresses.
     pub fn regex(&self) -> Option<&fancy_regex::Regex> {
         static SCANNED: [OnceLock<fancy_regex::Regex>; SPELLINGS.len()] =
             [const { OnceLock::new() }; SPELLINGS.len()];
         match self {
+            Pretokenizer::Scan(k) if k.named().is_chain() => None,
             Pretokenizer::Scan(k) => SCANNED
                 .get(k.index())
                 .map(|slot| compiled(slot, k.pattern())),

@@ -22,10 +22,12 @@ impl Scanner {
     /// The scanner of a named pattern (the first call builds the shared character
     /// tables, a few ms).
     pub fn new(named: Named) -> Scanner {
-        Scanner {
-            named,
-            tables: unicode::tables(),
-        }
+        let tables = if named == Named::DeepSeekV3 {
+            unicode::deepseek_tables()
+        } else {
+            unicode::tables()
+        };
+        Scanner { named, tables }
     }
 
     /// Which pattern this scanner runs.
@@ -87,7 +89,7 @@ impl Scanner {
             ($named:expr) => {{
                 let named = $named;
                 match classes::Classifier::detect() {
-                    Some(how) if classes::worth_blocks(s.b) => {
+                    Some(how) if named.has_block_path() && classes::worth_blocks(s.b) => {
                         block::spans(named, &s, text, how, &mut f)
                     }
                     _ => {
@@ -113,6 +115,7 @@ impl Scanner {
             Named::Qwen2 => drive!(Named::Qwen2),
             Named::Qwen35 => drive!(Named::Qwen35),
             Named::Nemo => drive!(Named::Nemo),
+            Named::DeepSeekV3 => drive!(Named::DeepSeekV3),
         }
     }
 

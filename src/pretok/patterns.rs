@@ -72,6 +72,29 @@ pub const NEMO_PATTERN: &str = concat!(
     r"\s+",
 );
 
+/// Joins the patterns of a chain of `Split` pre-tokenizers (each re-splitting
+/// the pieces of the one before, every match and gap kept) into one pattern
+/// string; a chain is accepted only where it has a scanner.
+pub const CHAIN_SEPARATOR: char = '\u{1f}';
+
+/// DeepSeek V3 / V4: three `Split` stages, numbers in groups of three, then
+/// runs of CJK ideographs and kana, then the main pattern (with literal CR and
+/// LF characters, as the `tokenizer.json` files spell it).
+pub const DEEPSEEK_V3_SPLITS: [&str; 3] = [
+    r"\p{N}{1,3}",
+    "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+];
+
+/// [`DEEPSEEK_V3_SPLITS`] joined by [`CHAIN_SEPARATOR`] (a unit test checks).
+pub const DEEPSEEK_V3_CHAIN: &str = concat!(
+    r"\p{N}{1,3}",
+    "\u{1f}",
+    "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+",
+    "\u{1f}",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+);
+
 /// A scanner family: the pieces one hand-written scanner produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Named {
@@ -90,6 +113,8 @@ pub enum Named {
     Qwen35,
     /// [`NEMO_PATTERN`]: [`Named::O200k`] without contractions, single numbers.
     Nemo,
+    /// [`DEEPSEEK_V3_CHAIN`]: the three stages in one pass (scalar only).
+    DeepSeekV3,
 }
 
 impl Named {
@@ -103,6 +128,7 @@ impl Named {
             Named::Qwen2 => "qwen2",
             Named::Qwen35 => "qwen35",
             Named::Nemo => "nemo",
+            Named::DeepSeekV3 => "deepseek_v3",
         }
     }
 
@@ -116,6 +142,7 @@ impl Named {
             Named::Qwen2 => "scanner:qwen2",
             Named::Qwen35 => "scanner:qwen35",
             Named::Nemo => "scanner:nemo",
+            Named::DeepSeekV3 => "scanner:deepseek_v3",
         }
     }
 
@@ -127,7 +154,21 @@ impl Named {
 
     /// Numbers come in runs of up to three (`\p{N}{1,3}`) rather than one by one.
     pub fn groups_digits(self) -> bool {
-        matches!(self, Named::Cl100k | Named::O200k | Named::Llama3)
+        matches!(
+            self,
+            Named::Cl100k | Named::O200k | Named::Llama3 | Named::DeepSeekV3
+        )
+    }
+
+    /// Runs on the block path where the CPU has one (every family but the
+    /// DeepSeek chain, whose classes differ).
+    pub fn has_block_path(self) -> bool {
+        self != Named::DeepSeekV3
+    }
+
+    /// A chain of `Split` stages rather than one regex.
+    pub fn is_chain(self) -> bool {
+        self == Named::DeepSeekV3
     }
 
     /// Words are o200k's case-structured runs (`U*W+|U+W*`).
@@ -137,7 +178,7 @@ impl Named {
 }
 
 /// Every pattern string with a scanner, with its family and a short name.
-pub const SPELLINGS: [(&str, Named, &str); 9] = [
+pub const SPELLINGS: [(&str, Named, &str); 10] = [
     (GPT2_PATTERN, Named::Gpt2, "gpt2"),
     (CL100K_PATTERN, Named::Cl100k, "cl100k"),
     (O200K_PATTERN, Named::O200k, "o200k"),
@@ -147,6 +188,7 @@ pub const SPELLINGS: [(&str, Named, &str); 9] = [
     (QWEN2_PATTERN, Named::Qwen2, "qwen2"),
     (QWEN35_PATTERN, Named::Qwen35, "qwen35"),
     (NEMO_PATTERN, Named::Nemo, "nemo"),
+    (DEEPSEEK_V3_CHAIN, Named::DeepSeekV3, "deepseek_v3"),
 ];
 
 /// One spelling of [`SPELLINGS`]: a pattern that runs on a scanner.

@@ -32,6 +32,7 @@
 //! (a whitespace or `U` run is read at most three times across the pieces it
 //! ends up in), so splitting is linear in the text, with no recursion.
 
+use super::deepseek::DeepSeek;
 use super::patterns::Named;
 use super::unicode::{Tables, L, LO, M, N, OTHER, PREFIX, UP, WS};
 
@@ -349,6 +350,12 @@ impl<'a> Scan<'a> {
             Named::Qwen35 => self.cl_family::<false, false, true>(i),
             Named::O200k => self.o200k_family::<true, true>(i),
             Named::Nemo => self.o200k_family::<false, false>(i),
+            // `t` is the DeepSeek table here (see `Scanner::new`)
+            Named::DeepSeekV3 => DeepSeek {
+                b: self.b,
+                t: self.t,
+            }
+            .end(i),
         }
     }
 

@@ -72,15 +72,55 @@ const ALPHABET: &[char] = &[
     '\u{10428}',
     '\u{1f1e6}',
     '\u{2019}',
+    'の',
+    'カ',
+    '\u{309b}',
+    '\u{30fb}',
+    '\u{3040}',
+    '\u{3099}',
+    '$',
+    '^',
 ];
 
 /// A small alphabet for exhaustive enumeration: one per behaviour class.
 const SMALL: &[char] = &[
     'a', 'Z', 's', 'l', 'e', 'v', '\u{17f}', '0', ' ', '\n', '\r', '\t', '\'', '/', '.', '\u{301}',
-    '\u{2b0}', '한', '\u{1c5}', '\u{a0}',
+    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}',
 ];
 
+/// Hugging Face's chain of `Split` stages with the `Isolated` behaviour: each
+/// stage's regex runs on every piece of the stage before as its own text, and
+/// every match and every gap is kept.
+fn chain_pieces(stages: &[&str], text: &str) -> Vec<String> {
+    let mut pieces = vec![text.to_string()];
+    for stage in stages {
+        let re = compile(stage).expect("stage compiles");
+        let mut next = Vec::new();
+        for p in &pieces {
+            let mut at = 0;
+            for m in re.find_iter(p) {
+                let m = m.expect("no backtracking blowup");
+                if m.start() > at {
+                    next.push(p[at..m.start()].to_string());
+                }
+                if m.end() > m.start() {
+                    next.push(m.as_str().to_string());
+                }
+                at = at.max(m.end());
+            }
+            if at < p.len() {
+                next.push(p[at..].to_string());
+            }
+        }
+        pieces = next;
+    }
+    pieces
+}
+
 fn regex_pieces(p: &Pretokenizer, text: &str) -> Vec<String> {
+    if p.named() == Some(Named::DeepSeekV3) {
+        return chain_pieces(&DEEPSEEK_V3_SPLITS, text);
+    }
     let re = p.regex().expect("named pattern");
     re.find_iter(text)
         .map(|m| {
@@ -124,12 +164,32 @@ impl Rng {
 #[test]
 fn named_patterns_compile() {
     for (name, pat, family) in named() {
-        compile(pat).expect("compiles");
+        if family.is_chain() {
+            for stage in pat.split(CHAIN_SEPARATOR) {
+                compile(stage).expect("compiles");
+            }
+        } else {
+            compile(pat).expect("compiles");
+        }
         let p = Pretokenizer::new(Some(pat)).expect("compiles");
         assert_eq!(p.named(), Some(family), "{name}");
         assert_eq!(p.pattern(), Some(pat), "{name}");
         assert_eq!(p.path(), family.path(), "{name}");
     }
+    assert_eq!(
+        DEEPSEEK_V3_CHAIN,
+        DEEPSEEK_V3_SPLITS.join(&CHAIN_SEPARATOR.to_string()[..])
+    );
+    let chain = Pretokenizer::from_splits(&DEEPSEEK_V3_SPLITS).unwrap();
+    assert_eq!(chain.map(|p| p.path()), Some("scanner:deepseek_v3"));
+    assert!(Pretokenizer::from_splits(&DEEPSEEK_V3_SPLITS[1..])
+        .unwrap()
+        .is_none());
+    let unknown = format!("a{CHAIN_SEPARATOR}b");
+    assert!(matches!(
+        Pretokenizer::new(Some(&unknown)),
+        Err(Error::InvalidPattern { .. })
+    ));
     assert_eq!(Pretokenizer::new(Some("x+")).unwrap().path(), "regex");
     assert_eq!(Pretokenizer::new(None).unwrap().path(), "whole");
     assert_eq!(
