@@ -62,10 +62,15 @@ impl DeepSeek<'_> {
     /// End of the run from `i` of region characters having a flag of `mask`.
     #[inline(always)]
     fn run(&self, mut i: usize, cjk: bool, mask: u8) -> usize {
+        let ascii_letters = !cjk && mask & DS_L != 0;
         loop {
-            if !cjk {
-                while self.b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) && mask & DS_L != 0 {
+            if ascii_letters {
+                while self.b.get(i).is_some_and(|c| c.is_ascii_alphabetic()) {
                     i += 1;
+                }
+                // an ASCII byte after the letters ends a word run
+                if self.b.get(i).is_none_or(|&c| c < 0x80) {
+                    return i;
                 }
             }
             let (f, len) = self.in_region(i, cjk);
@@ -77,8 +82,21 @@ impl DeepSeek<'_> {
     }
 
     /// End of the piece starting at `i` (`i < len`).
-    #[inline]
+    #[inline(always)]
     pub fn end(&self, i: usize) -> usize {
+        // Fast path: an ASCII letter, or a space and one: the word alternative
+        // (a space is a prefix; no earlier alternative starts with either).
+        let c0 = self.b.get(i).copied().unwrap_or(0);
+        if c0.is_ascii_alphabetic() {
+            return self.run(i + 1, false, DS_L | DS_M);
+        }
+        if c0 == b' ' && self.b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            return self.run(i + 2, false, DS_L | DS_M);
+        }
+        self.general(i)
+    }
+
+    fn general(&self, i: usize) -> usize {
         let (f0, l0) = self.at(i);
         if f0 & DS_N != 0 {
             // `\p{N}{1,3}`
@@ -94,6 +112,7 @@ impl DeepSeek<'_> {
         }
         let cjk = f0 & DS_CJK != 0;
         let c0 = self.b.get(i).copied().unwrap_or(0);
+        debug_assert!(!c0.is_ascii_alphabetic());
         // `[ASCII punctuation][A-Za-z]+`
         if ascii_punct(c0) && self.b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
             let mut j = i + 2;
