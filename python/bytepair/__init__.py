@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import patterns
 from .char import CharTokenizer
 from .conversion import ConvertReport, convert
+from .documents import Inputs
 from .encoding import Encoding
 from .errors import (
     BytepairError,
@@ -42,6 +43,7 @@ __all__ = [
     "DisallowedSpecialError",
     "Encoding",
     "FormatError",
+    "Inputs",
     "PatternError",
     "ShrinkError",
     "Tokenizer",

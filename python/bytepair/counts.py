@@ -18,17 +18,19 @@ import hashlib
 import json
 import os
 import pathlib
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _core
+from . import memory as _memory
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates
+from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, TrainingError
 from .shards.paths import expand, shard_kind
 
 PathLike = Union[str, "os.PathLike[str]"]
-Data = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 #: Characters of str documents gathered before one parallel counting call.
 BATCH_CHARS = 8 << 20
@@ -228,144 +230,201 @@ def input_size(data: object) -> Optional[int]:
     return None
 
 
+@dataclass(frozen=True)
+class _Setup:
+    """Everything that makes a counter and names a cached table: one counting run's settings."""
+
+    pattern: Optional[str]
+    special_tokens: List[str]
+    inputs: Inputs
+    threads: Optional[int]
+    core_options: Dict[str, Any]
+    progress: Any
+
+    def counter(self) -> "_core.ChunkCounter":
+        return _core.ChunkCounter(self.pattern, self.special_tokens, self.inputs.documents, self.threads,
+                                  **self.core_options)
+
+    def finish(self, counter: "_core.ChunkCounter") -> ChunkCounts:
+        return ChunkCounts.from_table(counter.finish(), self.pattern, self.special_tokens)
+
+    def callback(self) -> Any:
+        return self.progress.counting() if self.progress is not None else None
+
+
 def count_chunks(
     data: Data,
     *,
     pattern: Optional[str] = "o200k",
     special_tokens: Sequence[str] = (),
     num_threads: Optional[int] = None,
-    documents: Optional[str] = None,
-    progress=None,
+    progress: Any = None,
     block_size: Optional[int] = None,
     stream_block: Optional[int] = None,
-    text_column: str = "text",
-    text_field: str = "text",
-    memory_limit: Optional[int] = None,
-    cache_dir: Optional[PathLike] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> ChunkCounts:
     """Counts the chunks of ``data`` in the Rust core.
 
     ``data`` is a str (one document), a path, or an iterable of str and paths
     (streamed: str items are gathered into batches of about 8 M characters,
     never all at once). A path is a text file (one document, counted in
-    parallel ranges), a Parquet or JSONL shard (one document per row / line:
-    the string in ``text_column`` / under ``text_field``), a directory or a
-    glob (see :mod:`bytepair.shards.paths`). Special tokens are cut out;
-    ``documents`` is an optional separator: each document is further split at
-    it (the separator is dropped), so with ``pattern=None`` every such document
-    is one chunk. ``progress`` is a :class:`~bytepair.progress.TrainProgress` or
-    None. ``block_size``/``stream_block`` tune the task and read sizes (results
-    never depend on them; tests use tiny values). ``memory_limit`` (bytes): the
-counting tables' limit; past it they are spilled to sorted runs in a
-temporary directory and merged exactly at the end (see :mod:`bytepair.memory`).
-    ``cache_dir``: each file's table is saved there (``.bpc``, keyed by the
-    file's content hash, the pattern, the special tokens, the separator and
-    the text column / field) as soon as it is counted, and loaded instead of
-    counted when present, so a run stopped by Ctrl-C resumes where it
-    stopped; the merged counts are those of an uncached run.
+    parallel ranges), a Parquet or JSONL shard (one document per row / line),
+    a directory or a glob (see :mod:`bytepair.shards.paths`). Special tokens
+    are cut out. ``inputs`` (:class:`~bytepair.documents.Inputs`, or its
+    fields as keywords) says how the data is read: the Parquet column and
+    JSONL field of the text, the ``documents`` separator, the per-file
+    ``cache_dir`` (each file's table is saved there as soon as it is counted
+    and loaded instead of counted when present, so a run stopped by Ctrl-C
+    resumes where it stopped; the merged counts are those of an uncached run),
+    and ``memory_limit`` (past the counting tables' share of it, they are
+    spilled to sorted runs in a temporary directory and merged exactly at the
+    end; see :mod:`bytepair.memory`). ``progress`` is a
+    :class:`~bytepair.progress.TrainProgress` or None. ``block_size`` /
+    ``stream_block`` tune the task and read sizes (results never depend on
+    them; tests use tiny values).
 
     >>> count_chunks(["ab", "ab\\n\\nab"], pattern=None, documents="\\n\\n").as_dict()
     {b'ab': 3}
     """
-    pat = _patterns.resolve(pattern)
-    if documents is not None and (not isinstance(documents, str) or not documents):
-        raise TrainingError(f"documents must be a non-empty separator str or None, got {documents!r}")
-    kwargs: Dict[str, Any] = {}
-    if block_size is not None:
-        kwargs["block_size"] = block_size
-    if stream_block is not None:
-        kwargs["stream_block"] = stream_block
-    if memory_limit is not None:
-        kwargs["memory_limit"] = memory_limit
-    threads = _threads(num_threads)
-    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
-    cb_of = progress.counting if progress is not None else (lambda: None)
-    # with a cache: the counts so far, files merged in as whole tables in input order
-    done = ChunkCounts(pattern=pat, special_tokens=special_tokens)
-
-    def feed_texts(batch: List[str], size: int) -> None:
-        try:
-            counter.feed_texts(batch, cb_of())
-        except UnicodeEncodeError:  # lone surrogates: repaired as encode repairs them (nothing was fed yet)
-            counter.feed_texts([fix_surrogates(t) for t in batch], cb_of())
-        if progress is not None:
-            progress.counted(size)
-
-    if not isinstance(text_column, str) or not text_column or not isinstance(text_field, str) or not text_field:
-        raise TrainingError(f"text_column and text_field must be non-empty str, got {text_column!r}, {text_field!r}")
-
-    def feed_file(given: "os.PathLike[str]") -> None:
-        nonlocal counter
-        for path in expand(given):
-            # Opened here first so a missing or unreadable file raises Python's own
-            # OSError naming the path (the core's error would not name it).
-            with open(path, "rb"):
-                pass
-            kind, gz = shard_kind(path)
-            column = text_column if kind == "parquet" else text_field
-            if cache_dir is None:
-                _feed_shard(counter, path, kind, gz, column, cb_of())
+    setup = _setup(pattern, special_tokens, num_threads, progress, block_size, stream_block,
+                   Inputs.of(inputs, options, "count_chunks"))
+    counter = setup.counter()
+    done: Optional[ChunkCounts] = None  # with a cache: the tables of the parts before, in input order
+    for item in _items(data):
+        if isinstance(item, _TextBatch):
+            _feed_texts(counter, item, setup)
+            continue
+        for path in expand(item):
+            if setup.inputs.cache_dir is None:
+                _feed_file(counter, path, setup)
             else:
                 if len(counter):  # the str documents before this file, in order
-                    done.update(ChunkCounts.from_table(counter.finish(), pat, special_tokens))
-                    counter = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
-                key = _cache_key(path, pat, special_tokens, documents, kind, column)
-                cached = os.path.join(os.fspath(cache_dir), key + ".bpc")
-                if os.path.exists(cached):
-                    done.update(ChunkCounts.load(cached))
-                else:
-                    one = _core.ChunkCounter(pat, list(special_tokens), documents, threads, **kwargs)
-                    _feed_shard(one, path, kind, gz, column, cb_of())
-                    table = ChunkCounts.from_table(one.finish(), pat, special_tokens)
-                    os.makedirs(os.fspath(cache_dir), exist_ok=True)
-                    table.save(cached)
-                    done.update(table)
-            if progress is not None:
-                try:
-                    progress.counted(os.path.getsize(path))
-                except OSError:
-                    pass
+                    done = _joined(done, setup.finish(counter))
+                    counter = setup.counter()
+                done = _joined(done, _cached_file_counts(path, setup))
+            _progress_file(setup.progress, path)
+    return _joined(done, setup.finish(counter))
 
+
+
+def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: Optional[int], progress: Any,
+           block_size: Optional[int], stream_block: Optional[int], inputs: Inputs) -> _Setup:
+    """The run's settings, checked; the counting tables get their share of ``inputs.memory_limit``."""
+    threads = _threads(num_threads)
+    core_options: Dict[str, Any] = {}
+    if block_size is not None:
+        core_options["block_size"] = block_size
+    if stream_block is not None:
+        core_options["stream_block"] = stream_block
+    limit = inputs.limit()
+    if limit is not None:
+        core_options["memory_limit"] = _memory.counting_share(limit, threads)
+    return _Setup(_patterns.resolve(pattern), list(special_tokens), inputs, threads, core_options, progress)
+
+
+def _joined(done: Optional[ChunkCounts], more: ChunkCounts) -> ChunkCounts:
+    """``more`` after ``done`` (first-seen order kept)."""
+    return more if done is None else done.update(more)
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass
+class _TextBatch:
+    """str documents counted in one parallel call, and their size in UTF-8 bytes."""
+
+    texts: List[str]
+    size: int
+
+
+def _items(data: Data) -> Iterator[Union[_TextBatch, "os.PathLike[str]"]]:
+    """The input in order: str documents gathered into batches of about
+    :data:`BATCH_CHARS`, and each path given (expanded later)."""
     if isinstance(data, str):
-        feed_texts([data], utf8_len(data))
-    elif isinstance(data, os.PathLike):
-        feed_file(data)
-    elif isinstance(data, (bytes, bytearray, memoryview)):
+        yield _TextBatch([data], utf8_len(data))
+        return
+    if isinstance(data, os.PathLike):
+        yield data
+        return
+    if isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("training data must be str, not bytes; decode it first")
-    else:
-        try:
-            items = iter(data)  # type: ignore[call-overload]
-        except TypeError:
-            raise TypeError(f"training data must be str, a path or an iterable of them, got {type(data).__name__}") from None
-        batch: List[str] = []
-        size = 0
-        for item in items:
-            if isinstance(item, str):
-                batch.append(item)
-                size += utf8_len(item)
-                if size >= BATCH_CHARS:
-                    feed_texts(batch, size)
-                    batch, size = [], 0
-            elif isinstance(item, os.PathLike):
-                if batch:
-                    feed_texts(batch, size)
-                    batch, size = [], 0
-                feed_file(item)
-            else:
-                raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
-        if batch:
-            feed_texts(batch, size)
-    rest = ChunkCounts.from_table(counter.finish(), pat, list(special_tokens))
-    if cache_dir is None:
-        return rest
-    return done.update(rest)
+    try:
+        items = iter(data)
+    except TypeError:
+        raise TypeError(f"training data must be str, a path or an iterable of them, got {type(data).__name__}") from None
+    batch = _TextBatch([], 0)
+    for item in items:
+        if isinstance(item, str):
+            batch.texts.append(item)
+            batch.size += utf8_len(item)
+            if batch.size >= BATCH_CHARS:
+                yield batch
+                batch = _TextBatch([], 0)
+        elif isinstance(item, os.PathLike):
+            if batch.texts:
+                yield batch
+                batch = _TextBatch([], 0)
+            yield item
+        else:
+            raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
+    if batch.texts:
+        yield batch
 
 
-def _feed_shard(counter: "_core.ChunkCounter", path: str, kind: str, gz: bool, column: str, cb) -> None:
+# ---------------------------------------------------------------- counting
+
+
+def _feed_texts(counter: "_core.ChunkCounter", batch: _TextBatch, setup: _Setup) -> None:
+    try:
+        counter.feed_texts(batch.texts, setup.callback())
+    except UnicodeEncodeError:  # lone surrogates: repaired as encode repairs them (nothing was fed yet)
+        counter.feed_texts([fix_surrogates(t) for t in batch.texts], setup.callback())
+    if setup.progress is not None:
+        setup.progress.counted(batch.size)
+
+
+def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:
+    """Counts one file (text, JSONL or Parquet, by its name) into ``counter``."""
+    # Opened here first so a missing or unreadable file raises Python's own
+    # OSError naming the path (the core's error would not name it).
+    with open(path, "rb"):
+        pass
+    kind, gz = shard_kind(path)
     if kind == "text" and not gz:
-        counter.feed_file(path, cb)
+        counter.feed_file(path, setup.callback())
     else:
-        counter.feed_shard(path, kind, column, gz, cb)
+        counter.feed_shard(path, kind, setup.inputs.column_of(kind), gz, setup.callback())
+
+
+def _progress_file(progress: Any, path: str) -> None:
+    if progress is not None:
+        try:
+            progress.counted(os.path.getsize(path))
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------- the per-file cache
+
+
+def _cached_file_counts(path: str, setup: _Setup) -> ChunkCounts:
+    """One file's counts: loaded from the cache when there, else counted and saved there."""
+    assert setup.inputs.cache_dir is not None  # the caller counts uncached files itself
+    folder = os.fspath(setup.inputs.cache_dir)
+    kind, _ = shard_kind(path)
+    key = _cache_key(path, setup.pattern, setup.special_tokens, setup.inputs.documents, kind,
+                     setup.inputs.column_of(kind))
+    cached = os.path.join(folder, key + ".bpc")
+    if os.path.exists(cached):
+        return ChunkCounts.load(cached)
+    one = setup.counter()
+    _feed_file(one, path, setup)
+    table = setup.finish(one)
+    os.makedirs(folder, exist_ok=True)
+    table.save(cached)
+    return table
 
 
 def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], documents: Optional[str],
@@ -378,6 +437,7 @@ def _cache_key(path: str, pattern: Optional[str], specials: Sequence[str], docum
             h.update(block)
     what = json.dumps([_VERSION, pattern, list(specials), documents, kind, column])
     return h.hexdigest() + "-" + hashlib.blake2b(what.encode("utf-8"), digest_size=8).hexdigest()
+
 
 
 #: The former name of :func:`count_chunks`, kept for code written against it.

@@ -18,7 +18,20 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class BytepairError(Exception):
-    """Base class of every bytepair exception."""
+    """Base class of every bytepair exception.
+
+    ``argument`` names the argument of the function called that the error is
+    about (``"memory_limit"``, ``"text_column"`` ...) when there is one, so a
+    caller such as the command line can point at its own spelling of it (the
+    ``--memory`` flag) without reading the message; ``None`` otherwise.
+    """
+
+    argument: Optional[str] = None
+
+    def __init__(self, *args: object, argument: Optional[str] = None) -> None:
+        super().__init__(*args)
+        if argument is not None:
+            self.argument = argument
 
 
 class PatternError(BytepairError, ValueError):
@@ -95,7 +108,7 @@ class ArgumentError(BytepairError, ValueError):
 
     def __init__(self, message: str, *, name: Optional[str] = None, low: Optional[int] = None,
                  high: Optional[int] = None) -> None:
-        super().__init__(message)
+        super().__init__(message, argument=name)
         self.name = name
         self.low = low
         self.high = high

@@ -29,14 +29,16 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Optional, Sequence, Union
+from dataclasses import replace
+from typing import Any, Optional, Sequence, Union
 
 from . import _core
+from . import memory as _memory
 from . import patterns as _patterns
 from .char import CharTokenizer
 from .checks import MAX_VOCAB, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
-from .documents import Data
+from .documents import Data, Inputs
 from .errors import TrainingError
 from .formats import load
 from .progress import TrainProgress, enabled
@@ -84,8 +86,9 @@ def extend(
     max_token_length: Optional[int] = None,
     name: Optional[str] = None,
     num_threads: Optional[int] = None,
-    documents: Optional[str] = None,
     progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> Tokenizer:
     """Adds merges learned on ``data`` to ``base``, keeping every base id.
 
@@ -102,8 +105,12 @@ def extend(
             text differently and change the base's own ids on it.
         special_tokens: new special tokens, given the ids after the new merges.
             The base's specials are kept, and their text is cut out of the corpus.
-        min_frequency, max_token_length, num_threads, documents, progress: as
-            for :func:`bytepair.train`.
+        min_frequency, max_token_length, num_threads, progress: as for
+            :func:`bytepair.train`.
+        inputs: how ``data`` is read, as for :func:`bytepair.train` (a
+            :class:`~bytepair.documents.Inputs`, or its fields as keywords:
+            ``text_column``, ``text_field``, ``documents``, ``cache_dir``,
+            ``memory_limit``).
         name: the result's name (default: ``"<base name>+<merges>"``).
 
     When the corpus supports fewer merges, it stops early with a warning.
@@ -115,6 +122,7 @@ def extend(
     >>> ext.truncate(50257)[0] == bytepair.get_encoding("gpt2")
     True
     """
+    read = Inputs.of(inputs, options, "extend")
     tok = resolve_base(base)
     specials = validate_specials(special_tokens)
     clash = [s for s in specials if s in tok.special_tokens]
@@ -160,8 +168,9 @@ def extend(
             table = counts.table
         else:
             assert data is not None  # checked above: exactly one of data / counts
+            limit = read.limit() or _memory.default_limit()
             table = count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
-                          documents=documents, progress=status).table
+                                 progress=status, inputs=replace(read, memory_limit=limit)).table
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,

@@ -61,17 +61,19 @@ def parse_size(value: Union[int, str]) -> int:
     (decimal kB/MB/GB/TB, binary KiB/MiB/GiB/TiB), between 16 MB and 1 PB;
     anything else raises TrainingError naming the value."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}")
+        raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}",
+                            argument="memory_limit")
     if isinstance(value, int):
         n = value
     else:
         m = _SIZE.fullmatch(value)
         unit = m.group(2).upper() if m else ""
         if m is None or unit not in _UNITS:
-            raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes")
+            raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes",
+                                argument="memory_limit")
         n = int(float(m.group(1)) * _UNITS[unit])
     if not MIN_LIMIT <= n <= MAX_LIMIT:
-        raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB")
+        raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB", argument="memory_limit")
     return n
 
 
@@ -87,6 +89,13 @@ def default_limit() -> int:
     """:data:`DEFAULT_FRACTION` of the physical memory (4 GB when unknown)."""
     total = physical_memory()
     return max(MIN_LIMIT, int(total * DEFAULT_FRACTION)) if total else 4 * 10**9
+
+
+def counting_share(limit: int, num_threads: Optional[int]) -> int:
+    """The counting tables' part of ``limit``: what is left after each thread's
+    read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
+    threads = num_threads or os.cpu_count() or 1
+    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
 
 
 def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool = True) -> int:

@@ -15,7 +15,8 @@ content better than characters do), ``"chars"`` (tokens per character) or
 ``"tokens"`` (raw token counts: the paper's measure, meaningful only when the
 dev texts are translations of one another).
 
-The parity *report*, which measures tokenizers side by side on texts by
+:func:`train_parity` trains this way (:func:`learn_parity` also says which
+language chose each merge). The parity *report*, which measures tokenizers side by side on texts by
 language, is a tool: :func:`bytepair.inspect.parity`.
 """
 
@@ -28,6 +29,7 @@ from . import _core
 from . import patterns as _patterns
 from .checks import check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
+from .documents import Inputs
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
@@ -40,7 +42,7 @@ LanguageData = Mapping[str, Any]
 def check_unit(unit: str) -> str:
     """``unit`` when it is one of :data:`UNITS`, else a TrainingError."""
     if unit not in UNITS:
-        raise TrainingError(f"parity_unit must be one of {', '.join(UNITS)}, not {unit!r}")
+        raise TrainingError(f"parity_unit must be one of {', '.join(UNITS)}, not {unit!r}", argument="parity_unit")
     return unit
 
 
@@ -52,36 +54,78 @@ def _size(counts: ChunkCounts, unit: str) -> int:
     return sum(len(c.decode("utf-8", "replace")) * n for c, n in counts.items())
 
 
-def learn_parity(
+def train_parity(
     languages: LanguageData,
-    vocab_size: int,
+    vocab_size: Optional[int],
     *,
     dev: Optional[LanguageData] = None,
+    parity_unit: str = "bytes",
+    global_merges: int = 0,
     pattern: Optional[str] = "o200k",
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     name: str = "bytepair-parity",
     num_threads: Optional[int] = None,
-    documents: Optional[str] = None,
     progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
+) -> Tokenizer:
+    """Trains a tokenizer with parity-aware BPE.
+
+    Args:
+        languages: language name -> training data (anything :func:`bytepair.train` takes).
+        vocab_size: 256 byte tokens + merges + special tokens.
+        dev: language name -> dev data, one per language, where costs are
+            measured (default: each language's training data).
+        parity_unit: how a dev text's cost is measured: tokens per ``"bytes"``,
+            per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
+        global_merges: the hybrid variant: the first N merges are standard BPE
+            on all languages pooled, the rest parity-aware.
+        pattern, special_tokens, min_frequency, max_token_length, name,
+        num_threads, progress, inputs: as for :func:`bytepair.train` (the
+        fields of ``inputs`` can be given as keywords too).
+
+    ``bytepair.train(objective="parity", languages=..., dev=..., parity_unit=...,
+    parity_global_merges=...)`` is another spelling of this call.
+    :func:`learn_parity` also returns which language chose each merge.
+
+    >>> tok = train_parity({"en": "the cat " * 40, "ko": "고양이 " * 10}, 262, pattern="gpt2")
+    >>> tok.n_vocab
+    262
+    """
+    return learn_parity(languages, vocab_size, dev=dev, parity_unit=parity_unit, global_merges=global_merges,
+                        pattern=pattern, special_tokens=special_tokens, min_frequency=min_frequency,
+                        max_token_length=max_token_length, name=name, num_threads=num_threads, progress=progress,
+                        inputs=inputs, **options)[0]
+
+
+def learn_parity(
+    languages: LanguageData,
+    vocab_size: Optional[int],
+    *,
+    dev: Optional[LanguageData] = None,
     parity_unit: str = "bytes",
     global_merges: int = 0,
+    pattern: Optional[str] = "o200k",
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    name: str = "bytepair-parity",
+    num_threads: Optional[int] = None,
+    progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> Tuple[Tokenizer, List[str]]:
-    """Parity-aware training; returns the tokenizer and, per merge, the language
-    that chose it. :func:`bytepair.train` with ``objective="parity"`` calls this.
-
-    ``languages`` maps a language name to its training data (anything
-    :func:`bytepair.train` takes); ``dev`` maps the same names to dev data
-    (default: each language's training data is its own dev set).
-    ``global_merges=N`` is the hybrid variant: the first N merges are standard
-    BPE on all languages pooled (reported as chosen by ``"*"``), the rest
-    parity-aware.
+    """Parity-aware training as :func:`train_parity` (the same arguments);
+    returns the tokenizer and, per merge, the language that chose it
+    (``"*"``: a pooled merge of the hybrid variant).
 
     >>> tok, chosen = learn_parity({"en": "the cat " * 40, "ko": "고양이 " * 10}, 262, pattern="gpt2")
     >>> chosen
     ['en', 'ko', 'ko', 'en', 'ko', 'en']
     """
+    read = Inputs.of(inputs, options, "learn_parity")
     unit = check_unit(parity_unit)
     specials = validate_specials(special_tokens)
     if not isinstance(languages, Mapping) or not languages:
@@ -106,7 +150,7 @@ def learn_parity(
     pat = _patterns.resolve(pattern)
     total = sum(input_size(d) or 0 for d in languages.values())
     status = TrainProgress(enabled(progress), total or None)
-    kw: Dict[str, Any] = dict(pattern=pat, special_tokens=specials, num_threads=num_threads, documents=documents)
+    kw: Dict[str, Any] = dict(pattern=pat, special_tokens=specials, num_threads=num_threads, inputs=read)
     try:
         tables, dev_tables, sizes = [], [], []
         for lang in languages:
@@ -139,4 +183,4 @@ def learn_parity(
     return tok, [names[i] if i < len(names) else "*" for i in chooser]
 
 
-__all__ = ["UNITS", "check_unit", "learn_parity"]
+__all__ = ["UNITS", "check_unit", "learn_parity", "train_parity"]

@@ -47,7 +47,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .checks import fix_surrogates
-from .documents import Data, iter_documents
+from .documents import Data, Inputs, iter_documents
 from .errors import MissingExtraError, ShrinkError
 from .tokenizer import Tokenizer
 
@@ -88,7 +88,8 @@ def _numpy() -> Any:
     return numpy
 
 
-def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = None) -> "np.ndarray":
+def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = None,
+              inputs: Optional[Inputs] = None, **options: Any) -> "np.ndarray":
     """How often each id occurs in the encoding of ``data`` (special-token text
     counts as plain text, as in any user document): an ``int64`` array of
     length ``tokenizer.n_vocab``.
@@ -97,7 +98,10 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     iterable of str / paths). The encoding runs in the Rust core on
     ``num_threads`` threads (default: one per core) with the GIL released:
     short documents in batches, a long one cut where its ids cannot change;
-    numpy's ``bincount`` adds the ids up.
+    numpy's ``bincount`` adds the ids up. ``inputs`` (or its fields as
+    keywords) says how paths are read, as for :func:`bytepair.train`:
+    ``text_column``, ``text_field`` and ``documents`` apply; ``cache_dir`` and
+    ``memory_limit`` are for counting chunks and are refused here.
 
     >>> import bytepair
     >>> enc = bytepair.get_encoding("o200k_base")
@@ -108,7 +112,8 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     np = _numpy()
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
-    core, n = tokenizer.core, tokenizer.n_vocab
+    read = _reading(inputs, options, "token_use")
+    core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
 
     def add(ids: Any) -> None:
@@ -117,7 +122,7 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
 
     batch: List[str] = []
     size = 0
-    for doc in iter_documents(data):
+    for doc in iter_documents(data, read):
         doc = fix_surrogates(doc)
         if len(doc) >= LONG_CHARS:
             add(core.encode_to_array(doc, [], [], num_threads))
@@ -130,6 +135,16 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     if batch:
         add(core.encode_batch_to_arrays(batch, [], [], num_threads)[0])
     return total
+
+
+def _reading(inputs: Optional[Inputs], options: Dict[str, Any], func: str) -> Inputs:
+    """The input options of a shrink call: those that apply to reading a sample."""
+    read = Inputs.of(inputs, options, func)
+    for unused in ("cache_dir", "memory_limit"):
+        if getattr(read, unused) is not None:
+            raise ShrinkError(f"{unused} is for counting chunks (train, extend); shrink encodes its sample: "
+                              f"drop {unused}", argument=unused)
+    return read
 
 
 # ---------------------------------------------------------------- the merge closure
@@ -269,6 +284,8 @@ def shrink(
     strategy: str = "prior",
     num_threads: Optional[int] = None,
     name: Optional[str] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
 ) -> Tuple[Tokenizer, "np.ndarray"]:
     """A smaller tokenizer for the domain of ``data``, and its ``id_map``.
 
@@ -288,6 +305,9 @@ def shrink(
         strategy: how the budget is filled (:data:`STRATEGIES`).
         num_threads: encoding threads for the count (default: one per core).
         name: the small tokenizer's name (default: the base's + ``-shrunk``).
+        inputs: how ``data`` is read, as for :func:`bytepair.train`
+            (:class:`~bytepair.documents.Inputs` or its fields as keywords;
+            ``cache_dir`` and ``memory_limit`` do not apply: see :func:`token_use`).
 
     Returns:
         ``(small, id_map)``: ids are dense, in the base's rank order, special
@@ -300,6 +320,7 @@ def shrink(
             token in ``keep_tokens``, or a vocabulary without a merge structure.
     """
     np = _numpy()
+    read = _reading(inputs, options, "shrink")
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
     if (data is None) == (counts is None):
@@ -320,7 +341,7 @@ def shrink(
             extra = f" (256 bytes + {len(special_ids)} special tokens)" if what == "keep" else ""
             raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}")
     if counts is None:
-        use = token_use(tokenizer, data, num_threads=num_threads)  # type: ignore[arg-type]
+        use = token_use(tokenizer, data, num_threads=num_threads, inputs=read)  # type: ignore[arg-type]
     else:
         use = np.asarray(counts)
         if use.shape != (n,) or not np.issubdtype(use.dtype, np.integer) or (use < 0).any():

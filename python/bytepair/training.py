@@ -16,19 +16,25 @@ exactly that of :func:`bytepair.reference.train` (same merges, same ids).
 from __future__ import annotations
 
 import os
+import time
 import warnings
-from typing import Mapping, Optional, Sequence, Union
+from dataclasses import dataclass, replace
+from typing import Any, List, Optional, Sequence, Tuple
 
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .checks import check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
-from .documents import Data
+from .documents import Data, Inputs
 from .errors import TrainingError
-from .parity import learn_parity
+from .parity import train_parity
 from .progress import TrainProgress, enabled
 from .tokenizer import Tokenizer
+
+#: The keywords of the parity spelling ``train(objective="parity", ...)`` (see
+#: :func:`bytepair.parity.train_parity`, which takes them as its own arguments).
+PARITY_OPTIONS = ("languages", "dev", "parity_unit", "parity_global_merges")
 
 
 class _DefaultPattern(str):
@@ -50,15 +56,8 @@ def _warn_if_path(data: object) -> None:
             warnings.warn(
                 f"training on the str {data!r} as text, but it is also the name of a file; "
                 f"to train on the file, pass pathlib.Path({data!r})",
-                stacklevel=3,
+                stacklevel=4,
             )
-
-
-def counting_share(limit: int, num_threads: Optional[int]) -> int:
-    """The counting tables' part of the limit: what is left after each
-    thread's read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
-    threads = num_threads or os.cpu_count() or 1
-    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
 
 
 def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) -> str:
@@ -73,11 +72,63 @@ def _check_merge_memory(table: "_core.ChunkTable", num_merges: int, limit: int) 
         raise TrainingError(
             f"the merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct chunks "
             f"({table.arena_len / 1e6:,.0f} MB of chunk bytes) and {num_merges:,} merges, more than "
-            f"memory_limit ({limit / 1e6:,.0f} MB): raise the limit or train fewer merges"
+            f"memory_limit ({limit / 1e6:,.0f} MB): raise the limit or train fewer merges",
+            argument="memory_limit",
         )
     if compact and _memory.merge_loop_bytes(*args, compact=False) > limit:
         return "compact"
     return "auto"
+
+
+@dataclass(frozen=True)
+class Training:
+    """What a training run made and measured: the result of :func:`train_report`.
+
+    Attributes:
+        tokenizer: the trained tokenizer (what :func:`train` returns).
+        chunks: distinct chunks trained on.
+        bytes: UTF-8 bytes of the text counted (special-token text cut out).
+        tokens: tokens of that text under ``tokenizer`` (each distinct chunk
+            encoded once, weighted by its count: the corpus is not read again).
+        counting_seconds: time spent counting (0 when given ``counts``).
+        merging_seconds: time spent learning merges and building the tokenizer.
+        peak_memory: the process's peak resident memory in bytes, when the
+            system reports it.
+    """
+
+    tokenizer: Tokenizer
+    chunks: int
+    bytes: int
+    tokens: int
+    counting_seconds: float
+    merging_seconds: float
+    peak_memory: Optional[int]
+
+    @property
+    def seconds(self) -> float:
+        """Counting plus merging."""
+        return self.counting_seconds + self.merging_seconds
+
+    @property
+    def bytes_per_token(self) -> float:
+        """The trained tokenizer's compression of its own training text."""
+        return self.bytes / max(self.tokens, 1)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """A training run's checked arguments."""
+
+    specials: List[str]
+    vocab_size: int
+    num_merges: int
+    min_frequency: int
+    max_len: Optional[int]
+    limit: int
+    name: str
+    num_threads: Optional[int]
+    progress: Optional[bool]
+    inputs: Inputs
 
 
 def train(
@@ -91,17 +142,10 @@ def train(
     max_token_length: Optional[int] = None,
     name: str = "bytepair",
     num_threads: Optional[int] = None,
-    documents: Optional[str] = None,
     progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
     objective: str = "frequency",
-    languages: Optional[Mapping[str, Data]] = None,
-    dev: Optional[Mapping[str, Data]] = None,
-    parity_unit: str = "bytes",
-    parity_global_merges: int = 0,
-    text_column: str = "text",
-    text_field: str = "text",
-    memory_limit: Union[int, str, None] = None,
-    cache_dir: Union[str, "os.PathLike[str]", None] = None,
+    **options: Any,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
 
@@ -121,34 +165,23 @@ def train(
         max_token_length: skip pairs whose merged token would exceed this many bytes.
         name: the tokenizer's label.
         num_threads: counting threads (default: all cores). Results never depend on it.
-        documents: a separator (e.g. ``"\\n\\n"``): each document is further
-            split at it and the separator dropped, so with ``pattern=None`` each
-            such document is its own chunk.
         progress: show a progress line on stderr (bytes counted, then merges:
             rate, resident memory, time left; see :mod:`bytepair.progress`);
             default: only when stderr is a terminal.
-        objective: ``"frequency"`` (standard BPE: the most frequent pair of the
-            whole corpus) or ``"parity"`` (parity-aware BPE: the language whose
-            dev text is currently most expensive chooses each merge; see
-            :mod:`bytepair.parity`). Parity needs ``languages`` instead of ``data``.
-        languages: for ``objective="parity"``: language name -> training data.
-        dev: for ``objective="parity"``: language name -> dev data, one per
-            language (default: each language's training data).
-        parity_unit: how a dev text's cost is measured: tokens per ``"bytes"``,
-            per ``"chars"``, or raw ``"tokens"`` (parallel dev texts).
-        parity_global_merges: the hybrid variant: the first N merges are
-            standard BPE on all languages pooled, the rest parity-aware.
-        text_column: the string column of Parquet shards.
-        text_field: the key of the text in JSONL shards.
-        memory_limit: a size (``"2GB"``, ``"512MiB"``) or bytes bounding the
-            trainer's data (default: half the machine's memory). Counting
-            spills to disk past it, with identical results; when the merge
-            loop alone would not fit, a TrainingError says how much it needs
-            before merging starts. See :mod:`bytepair.memory`.
-        cache_dir: a folder where each file's counts are saved as soon as it is
-            counted (keyed by its content hash, the pattern and the special
-            tokens) and reused, so a run stopped by Ctrl-C while counting
-            resumes where it stopped (see :func:`bytepair.counts.count_chunks`).
+        inputs: how ``data`` is read, a :class:`~bytepair.documents.Inputs`:
+            ``text_column`` (Parquet), ``text_field`` (JSONL), ``documents`` (a
+            separator splitting each document further), ``cache_dir`` (each
+            file's counts saved as soon as counted and reused: a run stopped by
+            Ctrl-C resumes where it stopped) and ``memory_limit`` (a size such
+            as ``"2GB"`` or bytes bounding the trainer's data, default half the
+            machine's memory: counting spills to disk past it with identical
+            results, and when the merge loop alone would not fit, a
+            TrainingError says how much it needs before merging starts). Each
+            field can also be given here as a keyword of its own name.
+        objective: ``"frequency"``: standard BPE, the most frequent pair of the
+            whole corpus. ``"parity"`` with ``languages=``, ``dev=``,
+            ``parity_unit=`` and ``parity_global_merges=`` is another spelling
+            of :func:`bytepair.parity.train_parity` (parity-aware BPE).
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -157,28 +190,78 @@ def train(
     Ties between equally frequent pairs go to the pair met first (distinct
     chunks in first-seen order, pairs left to right). When the corpus cannot
     supply ``vocab_size`` tokens, training stops early with a warning that
-    states the size reached.
+    states the size reached. :func:`train_report` trains the same way and
+    also returns the run's figures.
 
     >>> tok = train("banana bandana", 259, pattern=None)
     >>> tok.encode("banana")
     [257, 258]
     """
+    parity = {k: options.pop(k) for k in PARITY_OPTIONS if k in options}
     if objective not in ("frequency", "parity"):
-        raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}")
+        raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}", argument="objective")
     if objective == "parity":
         if data is not None or counts is not None:
             raise TypeError("objective='parity' trains on languages={name: data, ...}, not on data or counts")
-        if languages is None:
-            raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)")
+        if parity.get("languages") is None:
+            raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)",
+                                argument="languages")
+        return train_parity(parity["languages"], vocab_size, dev=parity.get("dev"),  # type: ignore[arg-type]
+                            parity_unit=parity.get("parity_unit", "bytes"),
+                            global_merges=parity.get("parity_global_merges", 0), pattern=pattern,
+                            special_tokens=special_tokens, min_frequency=min_frequency,
+                            max_token_length=max_token_length, name=name, num_threads=num_threads,
+                            progress=progress, inputs=inputs, **options)
+    if parity:
+        raise TypeError(f"{', '.join(k + '=' for k in parity)} are for objective='parity' "
+                        "(or bytepair.parity.train_parity)")
+    job, table_of = _prepare(data, vocab_size, counts, pattern, special_tokens, min_frequency, max_token_length,
+                             name, num_threads, progress, Inputs.of(inputs, options, "train"))
+    tok, _, _ = _learn(job, table_of, data, counts, keep=False)
+    return tok
 
-        vocab_size = check_vocab_size(vocab_size)
-        tok, _ = learn_parity(languages, vocab_size, dev=dev, pattern=pattern, special_tokens=special_tokens,
-                              min_frequency=min_frequency, max_token_length=max_token_length,
-                              name=name, num_threads=num_threads, documents=documents, progress=progress,
-                              parity_unit=parity_unit, global_merges=parity_global_merges)
-        return tok
-    if languages is not None or dev is not None:
-        raise TypeError("languages= and dev= are for objective='parity'")
+
+def train_report(
+    data: Optional[Data] = None,
+    vocab_size: Optional[int] = None,
+    *,
+    counts: Optional[ChunkCounts] = None,
+    pattern: Optional[str] = DEFAULT_PATTERN,
+    special_tokens: Sequence[str] = (),
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    name: str = "bytepair",
+    num_threads: Optional[int] = None,
+    progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
+) -> Training:
+    """Trains as :func:`train` does (the same arguments, frequency objective)
+    and returns the tokenizer with the run's figures, a :class:`Training`.
+
+    The figures come from the chunk table, which is kept through the merge
+    loop to measure them (``train`` frees a table it counted once the loop is
+    built).
+
+    >>> run = train_report("banana bandana", 259, pattern=None)
+    >>> run.tokenizer.encode("banana"), run.chunks, run.bytes, run.tokens
+    ([257, 258], 1, 14, 6)
+    """
+    job, table_of = _prepare(data, vocab_size, counts, pattern, special_tokens, min_frequency, max_token_length,
+                             name, num_threads, progress, Inputs.of(inputs, options, "train_report"))
+    tok, table, seconds = _learn(job, table_of, data, counts, keep=True)
+    chunks = [(c.decode("utf-8", "replace"), n) for c, n in table.items()]
+    n_bytes = sum(len(c) * n for c, n in table.items())
+    ids = tok.encode_ordinary_batch([c for c, _ in chunks], num_threads=job.num_threads)
+    n_tokens = sum(len(x) * n for x, (_, n) in zip(ids, chunks))
+    return Training(tok, len(chunks), n_bytes, n_tokens, seconds[0], seconds[1], _memory.peak_rss())
+
+
+def _prepare(data: Optional[Data], vocab_size: Optional[int], counts: Optional[ChunkCounts],
+             pattern: Optional[str], special_tokens: Sequence[str], min_frequency: int,
+             max_token_length: Optional[int], name: str, num_threads: Optional[int], progress: Optional[bool],
+             inputs: Inputs) -> Tuple[_Job, Optional[str]]:
+    """The checked job and the pattern to count ``data`` with (the counts' own with ``counts``)."""
     specials = validate_specials(special_tokens)
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
@@ -191,7 +274,7 @@ def train(
         theirs = _patterns.name_of(counts.pattern) or counts.pattern
         raise TrainingError(
             f"pattern={pattern!r} differs from the pattern the counts were made with ({theirs!r}); "
-            "counts fix the pre-tokenization: drop pattern= or count again with it"
+            "counts fix the pre-tokenization: drop pattern= or count again with it", argument="pattern"
         )
     if data is not None:
         _warn_if_path(data)
@@ -200,40 +283,54 @@ def train(
     if vocab_size < 256 + len(specials):
         raise TrainingError(
             f"vocab_size {vocab_size} is too small: it must be at least 256 (one token per byte)"
-            f" + {len(specials)} special tokens = {256 + len(specials)}"
+            f" + {len(specials)} special tokens = {256 + len(specials)}", argument="vocab_size"
         )
-    limit = _memory.default_limit() if memory_limit is None else _memory.parse_size(memory_limit)
-    num_merges = vocab_size - 256 - len(specials)
+    limit = inputs.limit() or _memory.default_limit()
+    job = _Job(specials, vocab_size, vocab_size - 256 - len(specials), min_frequency, max_len, limit, name,
+               num_threads, progress, replace(inputs, memory_limit=limit))
     if counts is not None:
-        _check_merge_memory(counts.table, num_merges, limit)
-    status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
+        _check_merge_memory(counts.table, job.num_merges, limit)
+        return job, counts.pattern
+    return job, _patterns.resolve(pattern)
+
+
+def _learn(job: _Job, pattern: Optional[str], data: Optional[Data], counts: Optional[ChunkCounts],
+           keep: bool) -> Tuple[Tokenizer, ChunkCounts, Tuple[float, float]]:
+    """Counts ``data`` (unless given ``counts``), learns the merges and builds the
+    tokenizer; returns it, the chunk table (emptied unless ``keep`` or given)
+    and the seconds spent counting and merging."""
+    status = TrainProgress(enabled(job.progress), input_size(data) if data is not None else None)
+    t0 = time.perf_counter()
     try:
-        if counts is not None:
-            pat = counts.pattern
-            table = counts.table
+        if counts is None:
+            assert data is not None  # checked: exactly one of data / counts
+            counts = count_chunks(data, pattern=pattern, special_tokens=job.specials, num_threads=job.num_threads,
+                                  progress=status, inputs=job.inputs)
+            consume = not keep
+            t1 = time.perf_counter()
         else:
-            assert data is not None  # checked above: exactly one of data / counts
-            pat = _patterns.resolve(pattern)
-            table = count_chunks(data, pattern=pat, special_tokens=specials, num_threads=num_threads,
-                          documents=documents, progress=status, text_column=text_column,
-                          text_field=text_field, memory_limit=counting_share(limit, num_threads),
-                          cache_dir=cache_dir).table
-        if len(table) == 0:
+            consume = False  # never the caller's counts
+            t1 = t0
+        if len(counts) == 0:
             raise TrainingError("the training corpus is empty (no text left after removing special tokens)")
-        merge_loop = _check_merge_memory(table, num_merges, limit)
-        # a table counted here is freed once the merge loop is built (never the caller's counts)
-        merges = _core.learn_merges(table, num_merges, min_frequency, max_len, status.merging(num_merges),
-                                    consume=counts is None, merge_loop=merge_loop)
+        merge_loop = _check_merge_memory(counts.table, job.num_merges, job.limit)
+        # a table counted here is freed once the merge loop is built
+        merges = _core.learn_merges(counts.table, job.num_merges, job.min_frequency, job.max_len,
+                                    status.merging(job.num_merges), consume=consume, merge_loop=merge_loop)
         status.merged(len(merges))
     finally:
         status.close()
-    if len(merges) < num_merges:
+    if len(merges) < job.num_merges:
         warnings.warn(
-            f"the corpus supports only {len(merges)} merges (min_frequency={min_frequency}"
-            f"{'' if max_len is None else f', max_token_length={max_len}'}); the vocab size is"
-            f" {256 + len(merges) + len(specials)} instead of {vocab_size}",
-            stacklevel=2,
+            f"the corpus supports only {len(merges)} merges (min_frequency={job.min_frequency}"
+            f"{'' if job.max_len is None else f', max_token_length={job.max_len}'}); the vocab size is"
+            f" {256 + len(merges) + len(job.specials)} instead of {job.vocab_size}",
+            stacklevel=3,
         )
-    special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
-    core = _core.CoreBPE.from_merges(merges, special_ids, pat)
-    return Tokenizer.from_core(core, pat, special_ids, name=name, merges=merges)
+    special_ids = {s: 256 + len(merges) + i for i, s in enumerate(job.specials)}
+    core = _core.CoreBPE.from_merges(merges, special_ids, pattern)
+    tok = Tokenizer._from_core(core, pattern, special_ids, name=job.name, merges=merges)
+    return tok, counts, (t1 - t0, time.perf_counter() - t1)
+
+
+__all__ = ["DEFAULT_PATTERN", "PARITY_OPTIONS", "Training", "train", "train_report"]

@@ -110,7 +110,7 @@ def test_small_chunks_many_threads_same_bytes(tmp_path, monkeypatch):
 
     res = {}
     core.encode_shards(
-        tok.core,
+        tok._core,
         [(str(p), "jsonl", False, "bin", str(out / f"p{k}.bin")) for k, p in enumerate(paths)],
         column="text",
         eot=tok.eot_token,

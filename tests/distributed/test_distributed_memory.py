@@ -19,7 +19,7 @@ from bytepair.counts import ChunkCounts
 from bytepair.distributed import count_chunks, iter_documents
 from bytepair.distributed.engines import Engine, call_task
 from bytepair.errors import TrainingError
-from bytepair.training import counting_share
+from bytepair.memory import counting_share
 from conftest import run_cli as run
 
 #: The core's counter (the tests below put a watched one in its place).

@@ -108,7 +108,7 @@ def test_every_codec_and_encoding_gives_the_pyarrow_documents(tmp_path, monkeypa
     names = [n for n in sorted(paths) if n not in FALLBACK]
     errors: List[object] = []
     ids, offsets = bytepair._core.encode_shards(
-        tok.core,
+        tok._core,
         [(str(paths[n]), "parquet", False, "collect", None) for n in names],
         column="text",
         eot=None,

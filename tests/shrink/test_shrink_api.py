@@ -82,7 +82,7 @@ def test_keep_tokens_stay_with_their_closure(o200k):
         else:
             b = w.encode() if isinstance(w, str) else w
             # one token, built by merges (not only by the whole-piece shortcut)
-            assert len(small.core.encode_piece_with(b, "scan")) == 1
+            assert len(small._core.encode_piece_with(b, "scan")) == 1
     assert id_map[small.encode(" tokenizer")].tolist() == o200k.encode(" tokenizer")
 
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import argparse
 import glob
-import time
 from pathlib import Path
 from typing import Any
 
-from .. import memory, patterns, train
+from .. import patterns
 from ..atomic import check_output_path
-from ..counts import ChunkCounts, count_chunks, input_size
-from ..progress import TrainProgress, enabled
+from ..counts import ChunkCounts
+from ..documents import Inputs
 from ..render import show_bytes, show_token
-from ..training import counting_share
+from ..training import train_report
 from .common import (
     UsageError,
     add_command,
@@ -68,11 +67,10 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
     specials = args.special or ["<|endoftext|>"]
-    extra = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
-    # train() shows its own progress line (merging) unless told not to
-    kw: dict = {"num_threads": args.threads, "progress": False if args.quiet or args.json else None,
-                "memory_limit": args.memory}
-    t0 = time.perf_counter()
+    kw: dict = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length,
+                "num_threads": args.threads, "progress": False if args.quiet or args.json else None,
+                "inputs": Inputs(text_column=args.text_column, text_field=args.text_field, cache_dir=args.cache,
+                                 memory_limit=args.memory)}
     if args.counts:
         if args.files or args.text is not None:
             raise UsageError("give either --counts FILE or training text, not both")
@@ -90,41 +88,27 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise UsageError(f"--special {' '.join(args.special)} differs from the special tokens {args.counts} was "
                              f"counted with ({', '.join(counts.special_tokens)}); drop --special, or count again")
         source = args.counts
+        run = train_report(None, args.vocab_size, counts=counts, special_tokens=specials, **kw)
     else:
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
-        status = TrainProgress(enabled(kw["progress"]), input_size(data))
-        try:
-            limit = memory.default_limit() if args.memory is None else memory.parse_size(args.memory)
-            counts = count_chunks(data, pattern=pattern, special_tokens=specials, num_threads=args.threads,
-                           progress=status, text_column=args.text_column, text_field=args.text_field,
-                           memory_limit=counting_share(limit, args.threads), cache_dir=args.cache)
-            status.end_counting()
-        finally:
-            status.close()
-    tok = train(None, args.vocab_size, counts=counts, special_tokens=specials, **extra, **kw)
-    secs = time.perf_counter() - t0
-    # the summary from the counts (each distinct chunk encoded once), never the corpus again
-    chunks = [(c.decode("utf-8", "replace"), n) for c, n in counts.items()]
-    n_bytes = sum(len(c.encode("utf-8")) * n for c, n in chunks)
-    lengths = tok.encode_ordinary_batch([c for c, _ in chunks], num_threads=args.threads)
-    n_tokens = sum(len(ids) * n for ids, (_, n) in zip(lengths, chunks))
-    peak = memory.peak_rss()
+        run = train_report(data, args.vocab_size, pattern=pattern, special_tokens=specials, **kw)
+    tok, peak = run.tokenizer, run.peak_memory
     tok.save(out)
     first_bytes = [tok.decode_single_token_bytes(256 + k) for k in range(min(10, len(tok.merges)))]
     first = [show_bytes(b) for b in first_bytes]
     if args.json:
-        emit_json({"source": source, "bytes": n_bytes, "seconds": secs, "n_vocab": tok.n_vocab,
+        emit_json({"source": source, "bytes": run.bytes, "seconds": run.seconds, "n_vocab": tok.n_vocab,
                    "merges": len(tok.merges), "special_tokens": specials,
-                   "bytes_per_token": n_bytes / max(n_tokens, 1), "first_merges": first, "output": str(out),
+                   "bytes_per_token": run.bytes_per_token, "first_merges": first, "output": str(out),
                    "peak_memory_bytes": peak})
         return 0
     n_special = len(specials)
     shown_peak = "" if peak is None else f", peak memory {peak / 1e6:,.0f} MB"
-    emit(f"trained on {source} ({n_bytes:,} bytes) in {secs:.2f} s{shown_peak}")
+    emit(f"trained on {source} ({run.bytes:,} bytes) in {run.seconds:.2f} s{shown_peak}")
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
-    emit(f"bytes per token on the training text: {n_bytes / max(n_tokens, 1):.2f}")
+    emit(f"bytes per token on the training text: {run.bytes_per_token:.2f}")
     emit(f"first merges: {', '.join(show_token(b) for b in first_bytes) if first else '(none)'}")
     emit(f"wrote {out}")
     return 0

@@ -34,10 +34,10 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 from .. import _core
 from ..counts import ChunkCounts
 from ..counts import count_chunks as count_here
+from ..documents import Inputs
 from ..memory import parse_size
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, normalize_paths
-from ..training import counting_share
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, RayEngine, get_engine, in_order, task_threads
 from .errors import ShardsFailedError
@@ -62,9 +62,8 @@ def _count_shard(shared: Tuple[Any, ...], path: str) -> ChunkCounts:
                 raise TypeError(f"{path}: the reader yielded a {type(d).__name__}, not str")
             yield d
 
-    threads = task_threads()
-    share = None if limit is None else counting_share(limit, threads)
-    return count_here(checked(), pattern=pattern, special_tokens=specials, num_threads=threads, memory_limit=share)
+    return count_here(checked(), pattern=pattern, special_tokens=specials, num_threads=task_threads(),
+                      inputs=Inputs(memory_limit=limit))
 
 
 def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:

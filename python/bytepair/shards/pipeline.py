@@ -46,7 +46,7 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     a special token: the Python path searches every text for it)."""
     if disallowed and not isinstance(disallowed, str) and any(s not in tok.special_tokens for s in disallowed):
         return None
-    pol = tok.special_policy(allowed, disallowed)
+    pol = tok._special_policy(allowed, disallowed)
     if pol.every_disallowed:
         return ([], sorted(tok.special_tokens))
     return (list(pol.allowed), list(pol.disallowed))
@@ -111,7 +111,7 @@ def run(
     jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
     num_threads = check_threads(num_threads)
     return _core.encode_shards(
-        tok.core,
+        tok._core,
         jobs,
         column=text_column,
         eot=eot,
