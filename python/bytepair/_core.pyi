@@ -20,6 +20,7 @@ __all__ = [
     "FAST_PATTERNS",
     "MAX_THREADS",
     "NAMED_PATTERNS",
+    "SUPERWORD_PATTERN",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -77,6 +78,7 @@ NAMED_PATTERNS: Dict[str, str]
 # Every pattern string that runs on a scanner, by a short name: tiktoken's three,
 # Hugging Face ByteLevel's, Llama 3's, Qwen2's, Qwen3.5's, tekken's, ...
 FAST_PATTERNS: Dict[str, str]
+SUPERWORD_PATTERN: str
 
 # Private (scripts/gen-unicode16.py, tests): a class's (first, last) code-point
 # ranges as regex-syntax (Unicode 16.0) reads it, and its simple case folding.
@@ -294,6 +296,10 @@ class ChunkCounter:
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
+    # small files, each one document: the counts of feed_file on each in turn
+    def feed_small_files(
+        self, paths: Sequence[Union[str, os.PathLike[str]]], progress: Optional[_Progress] = None
+    ) -> None: ...
     # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
     def feed_shard(
         self,
@@ -302,6 +308,7 @@ class ChunkCounter:
         column: str,
         gzip: bool = False,
         progress: Optional[_Progress] = None,
+        loader: Optional[_ColumnLoader] = None,
     ) -> None: ...
     def __len__(self) -> int: ...  # distinct chunks so far
     @property
@@ -330,6 +337,7 @@ def extend_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    max_words: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

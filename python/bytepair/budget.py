@@ -111,7 +111,7 @@ def count(
     text: str,
     *,
     limit: Optional[int] = None,
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> int:
     """Tokens of ``text``; with ``limit``, at most ``limit + 1``: the core stops as
@@ -147,7 +147,7 @@ def truncate_text(
     max_tokens: int,
     *,
     side: Side = "end",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> str:
     """The longest prefix (``side="end"``: the end is cut) or suffix
@@ -201,7 +201,7 @@ def chunk_spans(
     *,
     overlap: int = 0,
     boundary: Boundary = "token",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> List[Tuple[int, int]]:
     """The ``(start, end)`` character spans of :func:`chunk_text`'s chunks."""
@@ -286,7 +286,7 @@ def chunk_text(
     *,
     overlap: int = 0,
     boundary: Boundary = "token",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> List[str]:
     """Splits ``text`` into chunks of at most ``max_tokens`` tokens each (each chunk
@@ -320,7 +320,7 @@ def encode_with_offsets(
     text: str,
     *,
     unit: Unit = "char",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
     """``encode`` plus the span of text each token covers: ``offsets[i]`` is the
@@ -357,8 +357,8 @@ def encode_with_unstable(
     tok: "Tokenizer",
     text: str,
     *,
-    allowed_special: "AllowedSpecial" = frozenset(),
-    disallowed_special: "DisallowedSpecial" = "all",
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
+    disallowed_special: "DisallowedSpecial" = None,
 ) -> Tuple[List[int], List[List[int]]]:
     """tiktoken's ``encode_with_unstable``, with its semantics: ``(stable, completions)``
     where ``stable`` encodes a prefix of ``text`` that no continuation can change
@@ -372,10 +372,10 @@ def encode_with_unstable(
     after it covers the unstable bytes; and, when they end in whitespace, the
     unstable bytes encoded as two pieces split before that character.
     """
-    if allowed_special is NO_SPECIALS and disallowed_special == "all" and type(text) is str:
+    if allowed_special is NO_SPECIALS and disallowed_special is None and type(text) is str:
         # the default call, without the argument normalisation
         try:
-            return tok._core.encode_with_unstable(text)
+            return tok._core.encode_with_unstable(text, *tok._default_policy.core_args)
         except UnicodeEncodeError:
             pass  # lone surrogates: the general path repairs them
     p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)

@@ -14,26 +14,32 @@ released.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import pathlib
+import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Hashable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
-from .checks import check_threads, fix_surrogates
+from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, TrainingError
-from .shards.paths import expand, shard_kind
+from .shards.paths import expand, expand_all, file_key, shard_kind
+from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: Characters of str documents gathered before one parallel counting call.
 BATCH_CHARS = 8 << 20
+#: Text files of at most this many bytes are read and counted in batches (of
+#: about BATCH_CHARS bytes) instead of one core call each.
+SMALL_FILE = 1 << 20
 
 
 class ChunkCounts:
@@ -224,7 +230,7 @@ def input_size(data: object) -> Optional[int]:
         data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(f) for x in data for f in expand(x))
+            return sum(os.path.getsize(f) for f in expand_all(data))
         except (OSError, TrainingError):
             return None
     return None
@@ -289,14 +295,27 @@ def count_chunks(
     """
     setup = _setup(pattern, special_tokens, num_threads, progress, block_size, stream_block,
                    Inputs.of(inputs, options, "count_chunks"))
+    cache = setup.inputs.cache_dir
+    if cache is not None and os.path.exists(cache) and not os.path.isdir(cache):
+        raise TrainingError(f"cache_dir {os.fspath(cache)} is a file, not a folder: give a folder (it is created "
+                            "if missing)", argument="cache_dir")
     counter = setup.counter()
     done: Optional[ChunkCounts] = None  # with a cache: the tables of the parts before, in input order
+    seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
+    small = _SmallFiles()
     for item in _items(data):
         if isinstance(item, _TextBatch):
+            small.flush(counter, setup)
             _feed_texts(counter, item, setup)
             continue
         for path in expand(item):
+            if file_key(path) in seen:
+                continue
+            seen.add(file_key(path))
             if setup.inputs.cache_dir is None:
+                if small.take(path, counter, setup):
+                    continue
+                small.flush(counter, setup)
                 _feed_file(counter, path, setup)
             else:
                 if len(counter):  # the str documents before this file, in order
@@ -304,6 +323,7 @@ def count_chunks(
                     counter = setup.counter()
                 done = _joined(done, _cached_file_counts(path, setup))
             _progress_file(setup.progress, path)
+    small.flush(counter, setup)
     return _joined(done, setup.finish(counter))
 
 
@@ -320,7 +340,7 @@ def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: O
     limit = inputs.limit()
     if limit is not None:
         core_options["memory_limit"] = _memory.counting_share(limit, threads)
-    return _Setup(_patterns.resolve(pattern), list(special_tokens), inputs, threads, core_options, progress)
+    return _Setup(_patterns.resolve(pattern), validate_specials(special_tokens), inputs, threads, core_options, progress)
 
 
 def _joined(done: Optional[ChunkCounts], more: ChunkCounts) -> ChunkCounts:
@@ -385,6 +405,37 @@ def _feed_texts(counter: "_core.ChunkCounter", batch: _TextBatch, setup: _Setup)
         setup.progress.counted(batch.size)
 
 
+class _SmallFiles:
+    """Small text files waiting to be counted in one core pass (a pass per file
+    of a kilobyte cost more than its counting); flushed before any other input,
+    so the order is kept."""
+
+    def __init__(self) -> None:
+        self.paths: List[str] = []
+        self.size = 0
+
+    def take(self, path: str, counter: "_core.ChunkCounter", setup: _Setup) -> bool:
+        """Queues ``path`` when it is a small plain text file (counted by a later flush)."""
+        kind, gz = shard_kind(path)
+        if kind != "text" or gz:
+            return False
+        size = os.stat(path).st_size  # a missing file: Python's own error, naming it
+        if size > SMALL_FILE:
+            return False
+        self.paths.append(path)  # an unreadable one: a ReadError naming it
+        self.size += size
+        if self.size >= BATCH_CHARS:
+            self.flush(counter, setup)
+        return True
+
+    def flush(self, counter: "_core.ChunkCounter", setup: _Setup) -> None:
+        if self.paths:
+            counter.feed_small_files(self.paths, setup.callback())
+            if setup.progress is not None:
+                setup.progress.counted(self.size)
+            self.paths, self.size = [], 0
+
+
 def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:
     """Counts one file (text, JSONL or Parquet, by its name) into ``counter``."""
     # Opened here first so a missing or unreadable file raises Python's own
@@ -395,7 +446,10 @@ def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:
     if kind == "text" and not gz:
         counter.feed_file(path, setup.callback())
     else:
-        counter.feed_shard(path, kind, setup.inputs.column_of(kind), gz, setup.callback())
+        # pyarrow reads the Parquet files the core's reader does not (other codecs)
+        column = setup.inputs.column_of(kind)
+        loader = functools.partial(parquet_columns, column) if kind == "parquet" else None
+        counter.feed_shard(path, kind, column, gz, setup.callback(), loader)
 
 
 def _progress_file(progress: Any, path: str) -> None:
@@ -418,7 +472,11 @@ def _cached_file_counts(path: str, setup: _Setup) -> ChunkCounts:
                      setup.inputs.column_of(kind))
     cached = os.path.join(folder, key + ".bpc")
     if os.path.exists(cached):
-        return ChunkCounts.load(cached)
+        try:
+            return ChunkCounts.load(cached)
+        except (FormatError, OSError) as e:  # a disk error, an edit: counted again and replaced
+            warnings.warn(f"the cached counts {cached} are damaged ({e}); counting the file again and replacing "
+                          "them", stacklevel=4)
     one = setup.counter()
     _feed_file(one, path, setup)
     table = setup.finish(one)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from fractions import Fraction
 from typing import Optional, Tuple, Union
 
 try:
@@ -51,14 +52,14 @@ MIN_LIMIT = 16_000_000
 #: Largest accepted limit (1 PB).
 MAX_LIMIT = 10**15
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15,
+          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40, "PIB": 1 << 50}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
 def parse_size(value: Union[int, str]) -> int:
     """Bytes from an int or a size like ``"2GB"``, ``"1.5 GiB"``, ``"300MB"``
-    (decimal kB/MB/GB/TB, binary KiB/MiB/GiB/TiB), between 16 MB and 1 PB;
+    (decimal kB/MB/GB/TB/PB, binary KiB/MiB/GiB/TiB/PiB), between 16 MB and 1 PB;
     anything else raises TrainingError naming the value."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}",
@@ -71,7 +72,7 @@ def parse_size(value: Union[int, str]) -> int:
         if m is None or unit not in _UNITS:
             raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes",
                                 argument="memory_limit")
-        n = int(float(m.group(1)) * _UNITS[unit])
+        n = int(Fraction(m.group(1)) * _UNITS[unit])  # exact: a float overflows past 1e308
     if not MIN_LIMIT <= n <= MAX_LIMIT:
         raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB", argument="memory_limit")
     return n

@@ -204,8 +204,9 @@ class Tokenizer:
         return list(self._merges)
 
     # ================================================================ Encoding
-    # allowed_special / disallowed_special are tiktoken's (see bytepair.special);
-    # num_threads: None is one thread per core, and ids never depend on it.
+    # allowed_special / disallowed_special are tiktoken's, with one default for
+    # every method (see bytepair.special); num_threads: None is one thread per
+    # core, and ids never depend on it.
 
     def encode(self, text: str, *, allowed_special: AllowedSpecial = NO_SPECIALS,
                disallowed_special: DisallowedSpecial = None, num_threads: Optional[int] = None) -> List[int]:
@@ -278,8 +279,8 @@ class Tokenizer:
 
     def encode_files(self, paths: Union[PathLike, Sequence[PathLike]], *, text_column: str = "text",
                      format: Optional[str] = None, num_threads: Optional[int] = None,
-                     allowed_special: AllowedSpecial = frozenset(),
-                     disallowed_special: DisallowedSpecial = ()) -> Tuple["np.ndarray", "np.ndarray"]:
+                     allowed_special: AllowedSpecial = NO_SPECIALS,
+                     disallowed_special: DisallowedSpecial = None) -> Tuple["np.ndarray", "np.ndarray"]:
         """The documents of whole files (text, JSONL, Parquet; ``.gz`` too) encoded
         in Rust, as :meth:`encode_batch_to_numpy` gives them (see
         :func:`bytepair.shards.pipeline.encode_files`)."""
@@ -312,6 +313,8 @@ class Tokenizer:
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of text (or bytes) that is exactly one token, special tokens
         included; a ``KeyError`` when it is not one token."""
+        if not isinstance(text_or_bytes, (str, bytes, bytearray, memoryview)):  # bytes(5): five zero bytes
+            raise TypeError(f"expected str or bytes, got {type(text_or_bytes).__name__}")
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
         r = self._core.single_token(b)
         if r is None:
@@ -346,7 +349,7 @@ class Tokenizer:
                                           disallowed_special=disallowed_special)
 
     def encode_with_unstable(self, text: str, *, allowed_special: AllowedSpecial = NO_SPECIALS,
-                             disallowed_special: DisallowedSpecial = "all") -> Tuple[List[int], List[List[int]]]:
+                             disallowed_special: DisallowedSpecial = None) -> Tuple[List[int], List[List[int]]]:
         """tiktoken's ``(stable, completions)`` of a text whose end may change:
         :func:`bytepair.budget.encode_with_unstable`."""
         return budget.encode_with_unstable(self, text, allowed_special=allowed_special,

@@ -14,9 +14,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use super::dataset::PyLoader;
 use super::errors::to_py;
 use super::text::Text;
-use crate::dataset::Input;
+use crate::dataset::{ColumnLoader, Input};
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
@@ -250,6 +251,22 @@ impl PyChunkCounter {
         })
     }
 
+    /// Counts small UTF-8 files, each one document, in one pass (the counts
+    /// of `feed_file` on each in turn).
+    #[pyo3(signature = (paths, progress=None))]
+    fn feed_small_files(
+        &mut self,
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let (pool, counter) = self.live()?;
+        let ctl = Control::default();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_small_files(&paths, &ctl))
+        })
+    }
+
     /// Counts one UTF-8 file as one document, read in blocks.
     #[pyo3(signature = (path, progress=None))]
     fn feed_file(
@@ -267,8 +284,11 @@ impl PyChunkCounter {
 
     /// Counts one dataset shard: `format` is `"text"` (the file is one
     /// document), `"jsonl"` or `"parquet"` (one document per line / row, the
-    /// string under `column`); `gzip` for `.gz` text and JSONL.
-    #[pyo3(signature = (path, format, column, gzip=false, progress=None))]
+    /// string under `column`); `gzip` for `.gz` text and JSONL. `loader`:
+    /// the Python column loader of the Parquet files the Rust reader refuses
+    /// (see `encode_shards`).
+    #[pyo3(signature = (path, format, column, gzip=false, progress=None, loader=None))]
+    #[allow(clippy::too_many_arguments)] // a Python method: its keywords are its arguments
     fn feed_shard(
         &mut self,
         py: Python<'_>,
@@ -277,7 +297,9 @@ impl PyChunkCounter {
         column: &str,
         gzip: bool,
         progress: Option<Bound<'_, PyAny>>,
+        loader: Option<Py<PyAny>>,
     ) -> PyResult<()> {
+        let loader = loader.map(PyLoader);
         let input = match format {
             "text" => Input::Text { path, gzip },
             "jsonl" => Input::Jsonl { path, gzip },
@@ -291,7 +313,14 @@ impl PyChunkCounter {
         let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
-            pool.install(|| counter.feed_shard(&input, column, &ctl))
+            pool.install(|| {
+                counter.feed_shard(
+                    &input,
+                    column,
+                    loader.as_ref().map(|l| l as &dyn ColumnLoader),
+                    &ctl,
+                )
+            })
         })
     }
 

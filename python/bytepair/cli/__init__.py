@@ -26,7 +26,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 from typing import NoReturn
 
@@ -97,6 +99,10 @@ _CLI_SPEAK = [
      r" (for special tokens: bytepair convert the file with --special TOKEN=ID, ids from \1)"),
     (re.compile(r"\bspecial_tokens="), "--special"),
     (re.compile(r"\btext_column="), "--text-column"),
+    (re.compile(r"\btext_column\b"), "--text-column"),
+    (re.compile(r"\btext_field\b"), "--text-field"),
+    (re.compile(r"\bmemory_limit\b"), "--memory"),
+    (re.compile(r"\bcache_dir\b"), "--cache"),
     (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
     (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
     (re.compile(r"\bnum_threads\b"), "--threads"),
@@ -129,6 +135,35 @@ def _message(e: BaseException) -> str:
     return cli_speak("\n  ".join(line for line in lines if line))
 
 
+#: Options whose value is text the command uses as text (not a path): bytes a
+#: terminal passed that are not UTF-8 are refused, naming the option, as stdin
+#: refuses them, instead of becoming U+FFFD.
+_TEXT_OPTIONS = {"text": "--text", "special": "--special", "keep_token": "--keep-token", "pattern": "--pattern",
+                 "name": "--name", "text_column": "--text-column", "text_field": "--text-field",
+                 "documents": "--documents", "bos": "--bos", "eos": "--eos", "pad": "--pad"}
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    for dest, flag in _TEXT_OPTIONS.items():
+        if dest == "text" and getattr(args, "command", None) == "diff":  # diff's --text names files
+            continue
+        values = getattr(args, dest, None)
+        for v in values if isinstance(values, list) else [values]:
+            if isinstance(v, str) and any("\udc80" <= c <= "\udcff" for c in v):
+                raw = os.fsencode(v)
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise UsageError(f"{flag} {raw!r} is not UTF-8 text (invalid byte at offset {e.start}); "
+                                     "give UTF-8 text") from None
+
+
+def _terminate(signum: int, frame: object) -> NoReturn:
+    """SIGTERM ends the command as an exception does: files being written
+    (atomic writes' temporary files) are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
     print(f"bytepair: warning: {_message(Warning(str(message)))}", file=sys.stderr)
@@ -146,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     saved = warnings.showwarning
     warnings.showwarning = _show_warning
+    on_term = _on_sigterm(_terminate)
     try:
+        _check_text_options(args)
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         try:
@@ -166,6 +203,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         warnings.showwarning = saved
+        _on_sigterm(on_term)
+
+
+def _on_sigterm(handler: object) -> object:
+    """Installs ``handler`` for SIGTERM (main thread only) and returns the
+    previous one; None: nothing to install or restore."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # pragma: no cover
