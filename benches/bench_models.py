@@ -1,7 +1,8 @@
-"""Open models' tokenizers: bytepair against gigatoken, HF tokenizers and
-kitoken, per model file, on one core.
+"""Open models' tokenizers on one core: per model file against the peers
+(section ``models``), and per pattern (section ``patterns``).
 
-Protocol:
+Section ``models`` (the default): bytepair against gigatoken, HF tokenizers and
+kitoken, per model file. Protocol:
 
 * **One fresh process per (peer, model, corpus)**, started by this script
   (``--child``) and pinned to one CPU (``os.sched_setaffinity``; CPU time,
@@ -29,6 +30,33 @@ Protocol:
 
     python benches/bench_models.py --mb 1
     python benches/bench_models.py --models llama-3.2 qwen-2.5 --corpora en_austen --repeat 5
+
+Section ``patterns`` (the pre-tokenizer's share): an ``Encoding`` built from
+cl100k_base's ranks with each open model's pattern (``_core.FAST_PATTERNS``:
+Llama 3 / GLM-4 / OLMo 2, Qwen2, Qwen3.5, tekken, MiniMax = o200k, Hugging Face
+ByteLevel) against cl100k_base itself on the same text, so that only the
+pattern differs. The target: no pattern below 0.7x cl100k_base's speed.
+
+Protocol:
+
+* one fresh process per (corpus, pattern, engine, round), pinned with
+  ``taskset -c 0``, timed in CPU time (``time.process_time``);
+* the corpus (``$BYTEPAIR_DATA/corpora``) cut into five slices of ``--mb`` MB
+  (character boundaries); the first is encoded untimed (warm caches), the MB/s
+  is the median of slices 2-5 (``encode_to_numpy``: steady, arrays);
+* engine ``scanner``: the pattern string as is (it runs on its scanner, checked
+  with ``pretokenizer_path``); engine ``regex``: the same regex wrapped in
+  ``(?:...)``, which no scanner recognises, so ``fancy-regex`` splits (what
+  every such pattern cost before it had a scanner; not for DeepSeek V3's chain
+  of three Splits, which is no single regex);
+* rounds interleave every cell (``--repeat``: rounds here); a cell's figure is the median
+  over rounds, its ratio the median of the per-round ratios to cl100k_base on
+  the same corpus;
+* exactness: each child hashes its ids; the scanner's hash must equal the
+  regex engine's for the same pattern (``WRONG`` otherwise).
+
+    PYTHONPATH=python python benches/bench_models.py --section patterns --mb 1 --repeat 3
+    PYTHONPATH=python python benches/bench_models.py --section patterns --patterns llama3 qwen2 --corpora en_austen
 """
 
 from __future__ import annotations
@@ -53,6 +81,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
 PEERS = ["bytepair", "gigatoken", "hf", "kitoken"]
 YARDSTICK = "bytepair-cl100k"
+PATTERNS = ["cl100k", "llama3", "qwen2", "qwen35", "nemo", "o200k", "bytelevel", "deepseek_v3"]
 L3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
       r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 QWEN35 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
@@ -340,20 +369,112 @@ def run(models: List[str], corpora: List[str], mb: float, repeat: int, cpu: int)
                 [load_row(m, first[m]) for m in models])
 
 
+# ---------------------------------------------------------------- section patterns
+
+
+def slices(corpus: str, mb: float, n: int = 5) -> List[str]:
+    root = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "corpora"
+    data = (root / f"{corpus}.txt").read_bytes()
+    size = min(int(mb * 1e6), len(data) // n)
+    out = []
+    for k in range(n):
+        out.append(data[k * size:(k + 1) * size].decode("utf-8", errors="ignore"))
+    return out
+
+
+def pattern_child(corpus: str, pattern_name: str, engine: str, mb: float) -> Dict[str, Any]:
+    import bytepair
+    from bytepair import _core
+
+    base = bytepair.get_encoding("cl100k_base")
+    pat = _core.FAST_PATTERNS[pattern_name]
+    if engine == "regex":
+        pat = f"(?:{pat})"
+    enc = bytepair.Encoding(f"bench-{pattern_name}", pat_str=pat, mergeable_ranks=base._mergeable_ranks,
+                            special_tokens={})
+    parts = slices(corpus, mb)
+    digest = hashlib.sha256()
+    rates = []
+    for k, text in enumerate(parts):
+        t0 = time.process_time()
+        ids = enc.encode_to_numpy(text)
+        dt = time.process_time() - t0
+        digest.update(ids.tobytes())
+        if k > 0:
+            rates.append(len(text.encode()) / 1e6 / dt)
+    return {"mbps": statistics.median(rates), "hash": digest.hexdigest()[:16],
+            "path": _core.pretokenizer_path(pat)}
+
+
+def run_pattern_child(corpus: str, pattern: str, engine: str, mb: float) -> Dict[str, Any]:
+    job = {"section": "patterns", "corpus": corpus, "pattern": pattern, "engine": engine, "mb": mb}
+    cmd = ["taskset", "-c", "0", sys.executable, __file__, "--child", json.dumps(job)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=os.environ)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_patterns(args: argparse.Namespace) -> None:
+    import bytepair
+
+    pats = ["cl100k"] + [p for p in args.patterns if p != "cl100k"]
+    engines = ["scanner"] if args.no_regex else ["scanner", "regex"]
+    print(f"# {' '.join(sys.argv)}")
+    print(f"# bytepair {bytepair.__version__}; {platform.machine()} {platform.processor() or ''}; "
+          f"{os.cpu_count()} cores; load {os.getloadavg()[0]:.1f}; one core (taskset -c 0), CPU time, "
+          f"median of slices 2-5 of {args.mb} MB, median of {args.repeat} rounds")
+    cells: Dict[Tuple[str, str, str], List[Dict[str, Any]]] = {}
+    for _ in range(args.repeat):
+        for corpus in args.corpora:
+            for pat in pats:
+                for engine in engines:
+                    if engine == "regex" and pat in ("cl100k", "deepseek_v3"):
+                        continue
+                    r = run_pattern_child(corpus, pat, engine, args.mb)
+                    cells.setdefault((corpus, pat, engine), []).append(r)
+    head = f"{'corpus':14} {'pattern':10} {'path':16} {'MB/s':>7} {'x cl100k':>9} {'regex MB/s':>11} {'x regex':>8}"
+    print(head)
+    print("-" * len(head))
+    for corpus in args.corpora:
+        base = cells[(corpus, "cl100k", "scanner")]
+        for pat in pats:
+            runs = cells[(corpus, pat, "scanner")]
+            mbps = statistics.median(r["mbps"] for r in runs)
+            ratio = statistics.median(r["mbps"] / b["mbps"] for r, b in zip(runs, base))
+            line = f"{corpus:14} {pat:10} {runs[0]['path']:16} {mbps:7.1f} {ratio:8.2f}x"
+            rx = cells.get((corpus, pat, "regex"))
+            if rx:
+                rx_mbps = statistics.median(r["mbps"] for r in rx)
+                ok = {r["hash"] for r in rx} == {r["hash"] for r in runs}
+                line += f" {rx_mbps:11.1f} {mbps / rx_mbps:7.1f}x" + ("" if ok else "  WRONG")
+            print(line)
+
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--section", choices=["models", "patterns"], default="models")
+    ap.add_argument("--patterns", nargs="+", default=PATTERNS, choices=PATTERNS, help="section patterns")
+    ap.add_argument("--no-regex", action="store_true", help="section patterns: skip the fancy-regex engine column")
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     ap.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA)
     ap.add_argument("--mb", type=float, default=1.0, help="MB of each corpus (from its start), 0.01..100")
-    ap.add_argument("--repeat", type=int, default=3, help="steady passes per process, 1..50 (median)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="models: steady passes per process; patterns: interleaved rounds; 1..50 (median)")
     ap.add_argument("--cpu", type=int, default=0, help="the CPU every child is pinned to")
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(json.loads(args.child))))
+        job = json.loads(args.child)
+        if job.get("section") == "patterns":
+            print(json.dumps(pattern_child(job["corpus"], job["pattern"], job["engine"], job["mb"])))
+        else:
+            print(json.dumps(child(job)))
         return
     if not 0.01 <= args.mb <= 100 or not 1 <= args.repeat <= 50 or not 0 <= args.cpu < (os.cpu_count() or 1):
         ap.error("--mb must be 0.01..100, --repeat 1..50, --cpu a CPU of this machine")
+    if args.section == "patterns":
+        run_patterns(args)
+        return
     print(f"machine: {machine()}")
     print(f"command: python benches/bench_models.py {' '.join(argv if argv is not None else sys.argv[1:])}")
     print(f"versions: {versions()}")

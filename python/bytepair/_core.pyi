@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "FAST_PATTERNS",
     "MAX_THREADS",
     "NAMED_PATTERNS",
     "SUPERWORD_PATTERN",
@@ -41,6 +42,7 @@ __all__ = [
     "pretokenize",
     "pretokenize_count",
     "pretokenize_spans",
+    "pretokenizer_path",
     "set_piece_cache_budget",
     "truncate_at",
     "truncate_span",
@@ -63,6 +65,9 @@ def pretokenize(pattern: Optional[str], text: str) -> List[str]: ...
 # (start, end) byte offsets of each piece in the UTF-8 encoding of `text`.
 def pretokenize_spans(pattern: Optional[str], text: str) -> List[Tuple[int, int]]: ...
 def pretokenize_count(pattern: Optional[str], text: str) -> int: ...
+# Which path splits text with `pattern`: "scanner:<family>" (e.g. "scanner:llama3"),
+# "regex" (fancy-regex) or "whole" (None).
+def pretokenizer_path(pattern: Optional[str]) -> str: ...
 
 # Private (tests): pretokenize_spans of a named pattern on the scalar scanner
 # alone, the reference of the block pre-tokenizer (src/pretok/block.rs).
@@ -71,6 +76,9 @@ def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]:
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.
 NAMED_PATTERNS: Dict[str, str]
+# Every pattern string that runs on a scanner, by a short name: tiktoken's three,
+# Hugging Face ByteLevel's, Llama 3's, Qwen2's, Qwen3.5's, tekken's, ...
+FAST_PATTERNS: Dict[str, str]
 SUPERWORD_PATTERN: str
 
 # Private (scripts/gen-unicode16.py, tests): a class's (first, last) code-point
@@ -188,6 +196,9 @@ class CoreBPE:
     def n_mergeable(self) -> int: ...
     @property
     def n_vocab(self) -> int: ...
+    # Which path splits text: "scanner:<family>", "regex" or "whole".
+    @property
+    def pretokenizer_path(self) -> str: ...
 
     # allowed/disallowed_special: special-token names; both None = tiktoken's
     # default (every special token disallowed).

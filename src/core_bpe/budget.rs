@@ -62,7 +62,7 @@
 use super::{CoreBpe, SpecialPolicy};
 use crate::error::Result;
 use crate::pretok::unicode::{self, L, N};
-use crate::pretok::Pretokenizer;
+use crate::pretok::{Named, Pretokenizer};
 
 /// The budget searches' view of the special-token policy.
 struct Plan<'a> {
@@ -122,7 +122,7 @@ impl<'a> Plan<'a> {
         let b = t.as_bytes();
         let hi = hi.min(t.len());
         match self.core.pretok {
-            Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k => {
+            Pretokenizer::Scan(k) if k.named().is_tiktoken() => {
                 let tables = unicode::tables();
                 let mut prev: Option<u8> = None;
                 let start = floor_char(t, lo.min(hi));
@@ -245,8 +245,10 @@ impl<'a> Plan<'a> {
     /// cl100k patterns only, no special match in the segment).
     fn inner_restarts(&self, lo: usize, hi: usize) -> Vec<usize> {
         let mut out = Vec::new();
-        if !matches!(self.core.pretok, Pretokenizer::Gpt2 | Pretokenizer::Cl100k)
-            || self.specials.iter().any(|&(s, e)| s < hi && e > lo)
+        if !matches!(
+            self.core.pretok.named(),
+            Some(Named::Gpt2) | Some(Named::Cl100k)
+        ) || self.specials.iter().any(|&(s, e)| s < hi && e > lo)
         {
             return out;
         }

@@ -1,4 +1,4 @@
-//! Block pre-tokenizer for the named patterns: piece starts of ASCII text decided
+//! Block pre-tokenizer for the scanner families: piece starts of ASCII text decided
 //! 64 bytes at a time from bit masks, with the scalar scanner (`scan.rs`) for
 //! the rest.
 //!
@@ -62,6 +62,13 @@
 //! and the two positions after them, are hard. The whitespace alternatives give
 //! the same pieces as cl100k's away from the end of the text.
 //!
+//! The open models' families share these rules in ASCII text: Llama 3 and
+//! Qwen2/Qwen3.5 are cl100k's (their whitespace differs only at the end of the
+//! text, which blocks never reach; Qwen3.5's marks are never ASCII), tekken is
+//! o200k's (its missing contractions only make the hard apostrophes
+//! unnecessary). Qwen2, Qwen3.5 and tekken take numbers one at a time: every
+//! digit starts a piece, and no digit is hard.
+//!
 //! gpt2 is simpler ([`derive_gpt2`]): runs of letters, digits and punctuation,
 //! each joined by a space just before it, and whitespace runs cut before their
 //! last character; a letter after an apostrophe is hard (contractions).
@@ -73,8 +80,8 @@
 //! The classifier (the masks of one block) is [`super::classes`].
 
 use super::classes::{block_at, has_high, Classes, Classifier};
+use super::patterns::{next_char_boundary, Named};
 use super::scan::Scan;
-use super::Named;
 use crate::SpanSink;
 
 /// What the next block needs from this one (masks as of this block).
@@ -167,27 +174,32 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
     let nna = x.na >> 1 | (next.na & 1) << 63;
 
     let mut starts = x.l & (pd | pcr | pp & (ppp | ppsp));
-    if named == Named::O200k {
+    if named.cased_words() {
         // o200k's words are `[A-Z]*[a-z]*` in ASCII: a new one at a capital after
         // a small letter
         starts |= x.up & p1(x.l & !x.up, pc.l & !pc.up);
     }
-    starts |= x.d & !pd;
+    let groups = named.groups_digits();
+    starts |= if groups { x.d & !pd } else { x.d };
     starts |= x.p & (pl | pd | pt | pcr);
     starts |= wq & !pwq;
     starts |= q & pwq & !pcr & !nw;
 
     let mut hard = x.na | pna | ppna | nna;
     let dx = x.d | x.na;
-    hard |= x.d & pd & later(dx, pc.d | pc.na, 2) & later(dx, pc.d | pc.na, 3);
+    if groups {
+        hard |= x.d & pd & later(dx, pc.d | pc.na, 2) & later(dx, pc.d | pc.na, 3);
+    }
     let unsure = eaten ^ eaten_x;
     hard |= unsure | p1(unsure, prev.eaten ^ prev.eaten_x);
     // After `'` and a letter: the piece at the apostrophe may be a contraction
     // ending here (`'s`) or one further (`'ll`), which the hard position, being
     // inside or at the end of that piece, hands to the scalar scanner.
-    if named == Named::O200k {
+    if named.cased_words() {
         // A contraction after a letter (`don't`) belongs to the word: the
-        // apostrophe is hard, the scalar scanner settles the word's end.
+        // apostrophe is hard, the scalar scanner settles the word's end (also
+        // for tekken, which has no contractions: a hard position is only ever
+        // handed to the scalar scanner).
         hard |= x.ap & pl;
         hard |= hz | later(hz, prev.hz, 1) | later(hz, prev.hz, 2);
     } else {
@@ -243,7 +255,7 @@ fn carry_of(named: Named, prev: &Carry, x: &Classes) -> Carry {
     // Line breaks eaten by a punctuation piece's `[\r\n]*+`.
     let eaten = fill(x.c, x.c & (pp | prev.eaten >> 63));
     let eaten_x = fill(x.c, x.c & (pp | pna | prev.eaten_x >> 63));
-    let hz = if named == Named::O200k {
+    let hz = if named.cased_words() {
         let m = x.c | x.sl;
         let marks = x.sl & later(x.c, pc.c, 1) | m & (prev.hz >> 63);
         mark_precedes(m, marks)
@@ -419,7 +431,7 @@ fn scalar_until<F: SpanSink>(
         let e = if e > cur {
             e.min(n)
         } else {
-            super::named::next_char_boundary(text, cur)
+            next_char_boundary(text, cur)
         };
         f.span(cur, e);
         cur = e;
@@ -436,11 +448,7 @@ fn above(k: usize) -> u64 {
 /// The scalar scanner's end of the piece at `i` (a pattern with a block path).
 #[inline(always)]
 fn scalar_end(named: Named, s: &Scan, i: usize) -> usize {
-    match named {
-        Named::Gpt2 => s.gpt2(i),
-        Named::Cl100k => s.cl100k(i),
-        Named::O200k => s.o200k(i),
-    }
+    s.end(named, i)
 }
 
 /// The scalar scanner's piece end at `cur`, out of line: the block loop stays small.
@@ -450,7 +458,7 @@ fn hard_piece(named: Named, s: &Scan, text: &str, cur: usize) -> usize {
     if e > cur {
         e.min(s.b.len())
     } else {
-        super::named::next_char_boundary(text, cur)
+        next_char_boundary(text, cur)
     }
 }
 

@@ -1,17 +1,22 @@
 //! Pre-tokenization: splitting text into the pieces ("chunks") inside which BPE
 //! merges happen. Merges never cross a piece boundary.
 //!
-//! The three named patterns are the exact regular expressions of tiktoken's
-//! `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base` encodings. They run on
-//! hand-written scanners (module `scan`) that are proven equal to the regexes by
-//! differential tests (here against `fancy-regex`, the engine tiktoken uses, and
-//! in `tests/pretokenize/` against tiktoken itself), with character classes read
-//! from `regex-syntax` ([`unicode`]). Any other pattern goes through `fancy-regex`
-//! (it needs look-ahead and possessive quantifiers). [`Pretokenizer::Whole`] does
-//! no splitting at all.
+//! Patterns with a hand-written scanner (module `patterns`, [`SPELLINGS`]):
+//! tiktoken's `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base`, and the
+//! open models' patterns (Hugging Face `ByteLevel`'s regex, Llama 3 / GLM-4 /
+//! OLMo 2, Qwen2, Qwen3.5, tekken, DeepSeek V3's chain of three `Split`s,
+//! [`Pretokenizer::from_splits`]), each recognised by its exact string and run
+//! by the scanner of its family ([`Named`]). The scanners (module `scan`) are
+//! proven equal to the regexes by differential tests (here against
+//! `fancy-regex`, the engine tiktoken uses; in `tests/pretokenize/` against
+//! tiktoken and Hugging Face `tokenizers`' Oniguruma), with character classes
+//! read from `regex-syntax` ([`unicode`]). Any other pattern goes through
+//! `fancy-regex` (it needs look-ahead and possessive quantifiers).
+//! [`Pretokenizer::Whole`] does no splitting at all. [`Pretokenizer::path`]
+//! says which of the three a pre-tokenizer takes.
 //!
 //! Three ways to consume pieces, fastest first:
-//! * [`Scanner`] (from [`Pretokenizer::scanner`], named patterns only): a `Copy`
+//! * [`Scanner`] (from [`Pretokenizer::scanner`], scanned patterns only): a `Copy`
 //!   handle with [`Scanner::piece_end`] and an infallible iterator
 //!   [`Scanner::pieces`]; the encoder and trainer hot loops use this.
 //! * [`Pretokenizer::for_each_piece`] / [`Pretokenizer::for_each_span`]: a
@@ -41,14 +46,16 @@
 //! * The scanners are `#[inline(always)]` into one loop per pattern
 //!   ([`Scanner::for_each_span`]); the rarer general paths stay out of line.
 //! * On a CPU with AVX2, [`Scanner::for_each_span`] runs the block path
-//!   (module `block`) for all three patterns: ASCII text 64 bytes at a time,
+//!   (module `block`) for every family: ASCII text 64 bytes at a time,
 //!   piece starts from class bit masks, the scalar scanner for non-ASCII text
 //!   and the rare uncertain positions. `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
 //!   [`Scanner::for_each_span_scalar`] is the reference it is tested against.
 
 mod block;
 mod classes;
+mod deepseek;
 mod named;
+mod patterns;
 mod scan;
 pub mod unicode;
 
@@ -57,17 +64,18 @@ use std::sync::OnceLock;
 use crate::error::{Error, Result};
 use crate::SpanSink;
 
-pub use named::{Named, Pieces, Scanner, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN};
+pub use named::{Pieces, Scanner};
+pub use patterns::{
+    Known, Named, BYTELEVEL_PATTERN, CHAIN_SEPARATOR, CL100K_HF_PATTERN, CL100K_PATTERN,
+    DEEPSEEK_V3_CHAIN, DEEPSEEK_V3_SPLITS, GPT2_PATTERN, LLAMA3_PATTERN, NEMO_PATTERN,
+    O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS,
+};
 
 /// How text is cut into pieces before merging.
 #[derive(Debug, Clone)]
 pub enum Pretokenizer {
-    /// tiktoken's gpt2 / r50k_base pattern.
-    Gpt2,
-    /// tiktoken's cl100k_base pattern.
-    Cl100k,
-    /// tiktoken's o200k_base pattern.
-    O200k,
+    /// A pattern with a hand-written scanner (one of [`SPELLINGS`]).
+    Scan(Known),
     /// Any other regular expression (the source string and the compiled form).
     Custom(String, Box<fancy_regex::Regex>),
     /// No pre-tokenization: the whole text is one piece.
@@ -75,7 +83,7 @@ pub enum Pretokenizer {
 }
 
 fn compiled(slot: &'static OnceLock<fancy_regex::Regex>, pat: &str) -> &'static fancy_regex::Regex {
-    // The named patterns are constants known to compile (checked by a unit test).
+    // The scanned patterns are constants known to compile (checked by a unit test).
     slot.get_or_init(|| {
         compile(pat).unwrap_or_else(|e| panic!("built-in pattern must compile: {e}"))
     })
@@ -94,17 +102,29 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
 impl Pretokenizer {
     /// Builds a pre-tokenizer from a pattern: `None` means no splitting; the
     /// names `gpt2`/`r50k_base`/`p50k_base`, `cl100k`/`cl100k_base`,
-    /// `o200k`/`o200k_base` or the exact regex strings of those encodings select
-    /// the built-in scanners; anything else is compiled as a regular expression
-    /// (an error names the pattern and the parser's complaint).
+    /// `o200k`/`o200k_base` select tiktoken's patterns; a pattern string equal
+    /// to one of [`SPELLINGS`] (tiktoken's, Hugging Face `ByteLevel`'s, Llama 3's,
+    /// Qwen's, tekken's, ...) runs on its scanner; anything else is compiled as
+    /// a regular expression (an error names the pattern and the parser's
+    /// complaint).
     pub fn new(pattern: Option<&str>) -> Result<Self> {
+        if let Some(k) = pattern.and_then(Known::find) {
+            return Ok(Pretokenizer::Scan(k));
+        }
+        let scan = |named| Pretokenizer::Scan(Known::of(named));
         Ok(match pattern {
             None => Pretokenizer::Whole,
-            Some("gpt2") | Some("r50k_base") | Some("p50k_base") | Some(GPT2_PATTERN) => {
-                Pretokenizer::Gpt2
+            Some("gpt2") | Some("r50k_base") | Some("p50k_base") => scan(Named::Gpt2),
+            Some("cl100k") | Some("cl100k_base") => scan(Named::Cl100k),
+            Some("o200k") | Some("o200k_base") => scan(Named::O200k),
+            Some(p) if p.contains(CHAIN_SEPARATOR) => {
+                return Err(Error::InvalidPattern {
+                    pattern: p.to_string(),
+                    reason: "a chain of Split patterns runs only where it has a scanner \
+                             (DeepSeek V3's); run the stages one after another"
+                        .to_string(),
+                })
             }
-            Some("cl100k") | Some("cl100k_base") | Some(CL100K_PATTERN) => Pretokenizer::Cl100k,
-            Some("o200k") | Some("o200k_base") | Some(O200K_PATTERN) => Pretokenizer::O200k,
             Some("") => {
                 return Err(Error::InvalidPattern {
                     pattern: String::new(),
@@ -120,35 +140,62 @@ impl Pretokenizer {
     /// The regex source string, or `None` for [`Pretokenizer::Whole`].
     pub fn pattern(&self) -> Option<&str> {
         match self {
-            Pretokenizer::Gpt2 => Some(GPT2_PATTERN),
-            Pretokenizer::Cl100k => Some(CL100K_PATTERN),
-            Pretokenizer::O200k => Some(O200K_PATTERN),
+            Pretokenizer::Scan(k) => Some(k.pattern()),
             Pretokenizer::Custom(p, _) => Some(p),
             Pretokenizer::Whole => None,
         }
     }
 
-    /// The hand-written scanner of a named pattern; `None` for custom regexes
-    /// and for [`Pretokenizer::Whole`].
-    pub fn scanner(&self) -> Option<Scanner> {
+    /// Which path splits text: `scanner:<family>` (e.g. `scanner:llama3`) for a
+    /// pattern with a hand-written scanner, `regex` for `fancy-regex`, `whole`
+    /// for no splitting.
+    pub fn path(&self) -> &'static str {
         match self {
-            Pretokenizer::Gpt2 => Some(Scanner::new(Named::Gpt2)),
-            Pretokenizer::Cl100k => Some(Scanner::new(Named::Cl100k)),
-            Pretokenizer::O200k => Some(Scanner::new(Named::O200k)),
+            Pretokenizer::Scan(k) => k.path(),
+            Pretokenizer::Custom(..) => "regex",
+            Pretokenizer::Whole => "whole",
+        }
+    }
+
+    /// The scanner family of a pattern with a scanner; `None` otherwise.
+    pub fn named(&self) -> Option<Named> {
+        match self {
+            Pretokenizer::Scan(k) => Some(k.named()),
             Pretokenizer::Custom(..) | Pretokenizer::Whole => None,
         }
     }
 
-    /// The `fancy-regex` form of the pattern (for the named patterns too: tests
-    /// and benchmarks compare the scanners against it); `None` for `Whole`.
+    /// The hand-written scanner of a pattern that has one; `None` for custom
+    /// regexes and for [`Pretokenizer::Whole`].
+    pub fn scanner(&self) -> Option<Scanner> {
+        self.named().map(Scanner::new)
+    }
+
+    /// A chain of `Split` stages (every match and gap kept, each stage
+    /// re-splitting the pieces of the one before) as one pre-tokenizer: one
+    /// stage is [`Self::new`]; a longer chain only where it has a scanner
+    /// ([`DEEPSEEK_V3_SPLITS`]), else `None` (run the stages one by one).
+    pub fn from_splits(patterns: &[&str]) -> Result<Option<Self>> {
+        match patterns {
+            [one] => Self::new(Some(one)).map(Some),
+            _ => Ok(
+                Known::find(&patterns.join(&CHAIN_SEPARATOR.to_string())[..])
+                    .map(Pretokenizer::Scan),
+            ),
+        }
+    }
+
+    /// The `fancy-regex` form of the pattern (for the scanned patterns too:
+    /// tests and benchmarks compare the scanners against it); `None` for `Whole`
+    /// and for a chain of `Split` stages, which no one regex expresses.
     pub fn regex(&self) -> Option<&fancy_regex::Regex> {
-        static GPT2: OnceLock<fancy_regex::Regex> = OnceLock::new();
-        static CL100K: OnceLock<fancy_regex::Regex> = OnceLock::new();
-        static O200K: OnceLock<fancy_regex::Regex> = OnceLock::new();
+        static SCANNED: [OnceLock<fancy_regex::Regex>; SPELLINGS.len()] =
+            [const { OnceLock::new() }; SPELLINGS.len()];
         match self {
-            Pretokenizer::Gpt2 => Some(compiled(&GPT2, GPT2_PATTERN)),
-            Pretokenizer::Cl100k => Some(compiled(&CL100K, CL100K_PATTERN)),
-            Pretokenizer::O200k => Some(compiled(&O200K, O200K_PATTERN)),
+            Pretokenizer::Scan(k) if k.named().is_chain() => None,
+            Pretokenizer::Scan(k) => SCANNED
+                .get(k.index())
+                .map(|slot| compiled(slot, k.pattern())),
             Pretokenizer::Custom(_, re) => Some(re),
             Pretokenizer::Whole => None,
         }
@@ -160,16 +207,14 @@ impl Pretokenizer {
     /// its own (tiktoken would drop it; bytepair never loses text).
     ///
     /// Errors: [`Error::RegexRuntime`] when a custom regex exceeds its
-    /// backtracking limit (never for the named patterns or `Whole`).
+    /// backtracking limit (never for the scanned patterns or `Whole`).
     ///
-    /// Complexity: linear in `text` for the named patterns; for custom patterns,
+    /// Complexity: linear in `text` for the scanned patterns; for custom patterns,
     /// whatever `fancy-regex` needs (bounded by its backtracking limit).
     pub fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) -> Result<()> {
         match self {
-            Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k => {
-                if let Some(s) = self.scanner() {
-                    s.for_each_span(text, f);
-                }
+            Pretokenizer::Scan(k) => {
+                Scanner::new(k.named()).for_each_span(text, f);
                 Ok(())
             }
             Pretokenizer::Whole => {
@@ -228,7 +273,7 @@ impl Pretokenizer {
     /// pieces of `text`, *whatever text follows* (so a streaming reader can cut
     /// there before it has seen the rest).
     ///
-    /// For the named patterns the cut is safe when the character before `p` is a
+    /// For the scanned patterns the cut is safe when the character before `p` is a
     /// letter or number and `text[p]` is a space or `\n`: every alternative that
     /// contains a letter or number stops there and reads nothing further but
     /// class tests that a space, a newline and the end of text all fail, and no

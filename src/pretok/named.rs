@@ -1,50 +1,14 @@
-//! The named patterns: the exact regular expressions of tiktoken's
-//! `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base` encodings (defined only
-//! here; Python reads them as `_core.NAMED_PATTERNS`), and [`Scanner`], the
-//! handle that runs each one's hand-written scanner (module `scan`, and on a
-//! CPU with AVX2 the block path, module `block`).
+//! [`Scanner`], the handle that runs a scanner family's hand-written scanner
+//! (module `scan`, and on a CPU with AVX2 the block path, module `block`), and
+//! [`Pieces`], its iterator. The patterns themselves are in `patterns`.
 //!
 //! Complexity: linear in the text (see [`Scanner::piece_end`]).
 
+use super::patterns::{next_char_boundary, Named};
 use super::scan::Scan;
 use super::unicode::{self, Tables};
 use super::{block, classes};
 use crate::SpanSink;
-
-/// tiktoken's `r50k_pat_str` (used by gpt2 / r50k_base / p50k_base).
-pub const GPT2_PATTERN: &str =
-    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-
-/// tiktoken's cl100k_base pattern.
-pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
-
-/// tiktoken's o200k_base pattern.
-pub const O200K_PATTERN: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"\p{N}{1,3}",
-    "|",
-    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
-    "|",
-    r"\s*[\r\n]+",
-    "|",
-    r"\s+(?!\S)",
-    "|",
-    r"\s+",
-);
-
-/// Which named pattern a [`Scanner`] runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Named {
-    /// [`GPT2_PATTERN`].
-    Gpt2,
-    /// [`CL100K_PATTERN`].
-    Cl100k,
-    /// [`O200K_PATTERN`].
-    O200k,
-}
 
 /// A hand-written scanner for one named pattern: cheap to copy, shareable across
 /// threads, infallible.
@@ -58,10 +22,12 @@ impl Scanner {
     /// The scanner of a named pattern (the first call builds the shared character
     /// tables, a few ms).
     pub fn new(named: Named) -> Scanner {
-        Scanner {
-            named,
-            tables: unicode::tables(),
-        }
+        let tables = if named == Named::DeepSeekV3 {
+            unicode::deepseek_tables()
+        } else {
+            unicode::tables()
+        };
+        Scanner { named, tables }
     }
 
     /// Which pattern this scanner runs.
@@ -86,11 +52,7 @@ impl Scanner {
             b: text.as_bytes(),
             t: self.tables,
         };
-        let end = match self.named {
-            Named::Gpt2 => s.gpt2(start),
-            Named::Cl100k => s.cl100k(start),
-            Named::O200k => s.o200k(start),
-        };
+        let end = s.end(self.named, start);
         // Defensive: the scanners always advance; never loop or overrun.
         if end > start {
             end.min(text.len())
@@ -124,38 +86,36 @@ impl Scanner {
         let n = text.len();
         let mut i = 0;
         macro_rules! drive {
-            ($method:ident) => {
-                while i < n {
-                    let e = s.$method(i);
-                    let e = if e > i {
-                        e.min(n)
-                    } else {
-                        next_char_boundary(text, i)
-                    };
-                    f.span(i, e);
-                    i = e;
+            ($named:expr) => {{
+                let named = $named;
+                match classes::Classifier::detect() {
+                    Some(how) if named.has_block_path() && classes::worth_blocks(s.b) => {
+                        block::spans(named, &s, text, how, &mut f)
+                    }
+                    _ => {
+                        while i < n {
+                            let e = s.end(named, i);
+                            let e = if e > i {
+                                e.min(n)
+                            } else {
+                                next_char_boundary(text, i)
+                            };
+                            f.span(i, e);
+                            i = e;
+                        }
+                    }
                 }
-            };
+            }};
         }
         match self.named {
-            Named::Gpt2 => match classes::Classifier::detect() {
-                Some(how) if classes::worth_blocks(s.b) => {
-                    block::spans(Named::Gpt2, &s, text, how, &mut f)
-                }
-                _ => drive!(gpt2),
-            },
-            Named::Cl100k => match classes::Classifier::detect() {
-                Some(how) if classes::worth_blocks(s.b) => {
-                    block::spans(Named::Cl100k, &s, text, how, &mut f)
-                }
-                _ => drive!(cl100k),
-            },
-            Named::O200k => match classes::Classifier::detect() {
-                Some(how) if classes::worth_blocks(s.b) => {
-                    block::spans(Named::O200k, &s, text, how, &mut f)
-                }
-                _ => drive!(o200k),
-            },
+            Named::Gpt2 => drive!(Named::Gpt2),
+            Named::Cl100k => drive!(Named::Cl100k),
+            Named::O200k => drive!(Named::O200k),
+            Named::Llama3 => drive!(Named::Llama3),
+            Named::Qwen2 => drive!(Named::Qwen2),
+            Named::Qwen35 => drive!(Named::Qwen35),
+            Named::Nemo => drive!(Named::Nemo),
+            Named::DeepSeekV3 => drive!(Named::DeepSeekV3),
         }
     }
 
@@ -169,14 +129,6 @@ impl Scanner {
             i = e;
         }
     }
-}
-
-pub(super) fn next_char_boundary(text: &str, i: usize) -> usize {
-    let mut j = i + 1;
-    while j < text.len() && !text.is_char_boundary(j) {
-        j += 1;
-    }
-    j.min(text.len()).max(i.min(text.len()))
 }
 
 /// Iterator over the pieces of a text (see [`Scanner::pieces`]).

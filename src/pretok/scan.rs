@@ -1,4 +1,6 @@
-//! Hand-written scanners for the three named patterns.
+//! Hand-written scanners for the scanner families (module `patterns`): one
+//! generic scanner per family shape (gpt2; cl100k, Llama 3, Qwen2, Qwen3.5;
+//! o200k, tekken), its variants chosen by const parameters.
 //!
 //! Each scanner answers one question: given that a piece starts at byte `i`,
 //! where does it end? It does so by following the regex's alternatives in order,
@@ -18,6 +20,11 @@
 //!   `W` character inside the `U` run (where the backtracking engine would have
 //!   stopped giving back characters), and fails if there is none.
 //!
+//! The open models' spellings drop the possessive quantifiers (`?+`, `++`).
+//! Backtracking into those places never yields another match: an optional
+//! prefix is never in the class of the run after it, and `[\r\n]*` follows a
+//! run that excludes `\r` and `\n`; so the pieces are the possessive forms'.
+//!
 //! No pattern here has look-behind or anchors other than the end of text, so a
 //! piece depends only on the text from its start onwards.
 //!
@@ -25,7 +32,9 @@
 //! (a whitespace or `U` run is read at most three times across the pieces it
 //! ends up in), so splitting is linear in the text, with no recursion.
 
-use super::unicode::{Tables, L, LO, N, OTHER, PREFIX, UP, WS};
+use super::deepseek::DeepSeek;
+use super::patterns::Named;
+use super::unicode::{Tables, L, LO, M, N, OTHER, PREFIX, UP, WS};
 
 /// A cursor-less view of the text being scanned.
 pub(crate) struct Scan<'a> {
@@ -94,13 +103,14 @@ impl<'a> Scan<'a> {
         i
     }
 
-    /// [`Self::run`] for `mask` = `L` (ASCII members: `A-Z`, `a-z`) or `LO`
-    /// (ASCII members: `a-z`), eight bytes at a time while the text is ASCII.
+    /// [`Self::run`] for `mask` = `L` or `L | M` (ASCII members: `A-Z`,
+    /// `a-z`) or `LO` (ASCII members: `a-z`), eight bytes at a time while the
+    /// text is ASCII.
     #[inline(always)]
     fn run_letters(&self, mut i: usize, mask: u8) -> usize {
         const HI: u64 = 0x8080_8080_8080_8080;
         // Setting bit 5 maps A-Z onto a-z and no other byte into a-z.
-        let fold = if mask == L {
+        let fold = if mask & L != 0 {
             0x2020_2020_2020_2020u64
         } else {
             0
@@ -137,6 +147,18 @@ impl<'a> Scan<'a> {
             i += 1;
         }
         i
+    }
+
+    /// Qwen3.5's `[^\s\p{L}\p{M}\p{N}]+` from `i`: characters flagged `OTHER`
+    /// and not `M`.
+    fn run_unmarked_other(&self, mut i: usize) -> usize {
+        loop {
+            let (f, len) = self.at(i);
+            if len == 0 || f & (OTHER | M) != OTHER {
+                return i;
+            }
+            i += len;
+        }
     }
 
     /// `\p{N}{1,3}` at `i` (the character at `i` is a number).
@@ -317,23 +339,71 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// End of the cl100k piece starting at `i` (`i < len`).
+    /// End of the piece starting at `i` (`i < len`) in family `named`.
     #[inline(always)]
-    pub fn cl100k(&self, i: usize) -> usize {
+    pub fn end(&self, named: Named, i: usize) -> usize {
+        match named {
+            Named::Gpt2 => self.gpt2(i),
+            Named::Cl100k => self.cl_family::<true, true, false>(i),
+            Named::Llama3 => self.cl_family::<false, true, false>(i),
+            Named::Qwen2 => self.cl_family::<false, false, false>(i),
+            Named::Qwen35 => self.cl_family::<false, false, true>(i),
+            Named::O200k => self.o200k_family::<true, true>(i),
+            Named::Nemo => self.o200k_family::<false, false>(i),
+            // `t` is the DeepSeek table here (see `Scanner::new`)
+            Named::DeepSeekV3 => DeepSeek {
+                b: self.b,
+                t: self.t,
+            }
+            .end(i),
+        }
+    }
+
+    /// The numbers alternative at the number at `i`: `\p{N}{1,3}` or `\p{N}`.
+    #[inline(always)]
+    fn numbers<const GROUPS: bool>(&self, i: usize, len: usize) -> usize {
+        if GROUPS {
+            self.digits3(i)
+        } else {
+            i + len
+        }
+    }
+
+    /// End of the piece starting at `i` (`i < len`) in the cl100k family:
+    /// cl100k itself (`TIKTOKEN_WS`: `\s++$` before `\s*[\r\n]`), Llama 3
+    /// (`\s*[\r\n]+` first), Qwen2 (single numbers, `GROUPS` false) and
+    /// Qwen3.5 (`MARKS`: `[\p{L}\p{M}]+` words, marks out of punctuation runs).
+    #[inline(always)]
+    pub fn cl_family<const TIKTOKEN_WS: bool, const GROUPS: bool, const MARKS: bool>(
+        &self,
+        i: usize,
+    ) -> usize {
         // Fast path: a letter, or a prefix character and a letter
         // (`[^\r\n\p{L}\p{N}]?+\p{L}++`), unless the prefix is an apostrophe,
         // where a contraction comes first.
+        let letter = if MARKS { L | M } else { L };
         let (f0, l0, f1, l1) = self.peek2(i);
-        if f0 & L != 0 {
-            return self.letters_after(i + l0, l0, L);
+        if f0 & letter != 0 {
+            return self.letters_after(i + l0, l0, letter);
         }
-        if f0 & PREFIX != 0 && f1 & L != 0 && self.byte(i) != b'\'' {
-            return self.letters_after(i + l0 + l1, l1, L);
+        if f0 & PREFIX != 0 && f1 & letter != 0 && self.byte(i) != b'\'' {
+            return self.letters_after(i + l0 + l1, l1, letter);
         }
-        self.cl100k_general(i)
+        self.cl_general::<TIKTOKEN_WS, GROUPS, MARKS>(i)
     }
 
-    fn cl100k_general(&self, i: usize) -> usize {
+    fn cl_general<const TIKTOKEN_WS: bool, const GROUPS: bool, const MARKS: bool>(
+        &self,
+        i: usize,
+    ) -> usize {
+        let letter = if MARKS { L | M } else { L };
+        let other = |f: u8| {
+            if MARKS {
+                f & (OTHER | M) == OTHER
+            } else {
+                f & OTHER != 0
+            }
+        };
         let c0 = self.byte(i);
         if c0 == b'\'' {
             if let Some(e) = self.contraction_folded(i + 1) {
@@ -341,58 +411,97 @@ impl<'a> Scan<'a> {
             }
         }
         let (f0, l0) = self.at(i);
-        // `[^\r\n\p{L}\p{N}]?+\p{L}++` without the prefix
-        if f0 & L != 0 {
-            return self.run(i, L);
+        // `[^\r\n\p{L}\p{N}]?+\p{L}++` without the prefix (a mark that would
+        // be the prefix of Qwen3.5's words is in the run itself)
+        if f0 & letter != 0 {
+            return self.run(i, letter);
         }
-        // `\p{N}{1,3}+`
+        // `\p{N}{1,3}+` or `\p{N}`
         if f0 & N != 0 {
-            return self.digits3(i);
+            return self.numbers::<GROUPS>(i, l0);
         }
         let (f1, _) = self.at(i + l0);
         // ... with the prefix
-        if f0 & PREFIX != 0 && f1 & L != 0 {
-            return self.run(i + l0, L);
+        if f0 & PREFIX != 0 && f1 & letter != 0 {
+            return self.run(i + l0, letter);
         }
         // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
         let crlf = |c: u8| c == b'\r' || c == b'\n';
-        if f0 & OTHER != 0 {
-            return self.run_bytes(self.run(i, OTHER), crlf);
+        let punct_end = |s: usize| {
+            let e = if MARKS {
+                self.run_unmarked_other(s)
+            } else {
+                self.run(s, OTHER)
+            };
+            self.run_bytes(e, crlf)
+        };
+        if other(f0) {
+            return punct_end(i);
         }
-        if c0 == b' ' && f1 & OTHER != 0 {
-            return self.run_bytes(self.run(i + 1, OTHER), crlf);
+        if c0 == b' ' && other(f1) {
+            return punct_end(i + 1);
         }
-        // `\s++$|\s*[\r\n]|\s+(?!\S)|\s`
         let (j, last, crlf_end) = self.ws_run(i);
-        if j == self.b.len() {
-            j
-        } else if crlf_end > i {
-            crlf_end
-        } else if last > i {
-            last
+        if TIKTOKEN_WS {
+            // `\s++$|\s*[\r\n]|\s+(?!\S)|\s`
+            if j == self.b.len() {
+                j
+            } else if crlf_end > i {
+                crlf_end
+            } else if last > i {
+                last
+            } else {
+                i + l0
+            }
         } else {
-            i + l0
+            Self::ws_lines_first(i, j, last, crlf_end, self.b.len())
         }
     }
 
-    /// End of the o200k piece starting at `i` (`i < len`).
+    /// `\s*[\r\n]+|\s+(?!\S)|\s+` on the whitespace run `i..j` (its last
+    /// character at `last`, its last line break ending at `crlf_end`).
     #[inline(always)]
-    pub fn o200k(&self, i: usize) -> usize {
+    fn ws_lines_first(i: usize, j: usize, last: usize, crlf_end: usize, len: usize) -> usize {
+        if crlf_end > i {
+            crlf_end
+        } else if j == len {
+            j
+        } else if last > i {
+            last
+        } else {
+            j
+        }
+    }
+
+    /// The optional trailing contraction at `e` (o200k only).
+    #[inline(always)]
+    fn contraction_if<const CONTRACTIONS: bool>(&self, e: usize) -> usize {
+        if CONTRACTIONS {
+            self.o200k_contraction(e)
+        } else {
+            e
+        }
+    }
+
+    /// End of the piece starting at `i` (`i < len`) in the o200k family:
+    /// o200k itself, and tekken (no contractions, single numbers).
+    #[inline(always)]
+    pub fn o200k_family<const CONTRACTIONS: bool, const GROUPS: bool>(&self, i: usize) -> usize {
         // Fast path: a lower-case-only letter (`Ll`), or a non-letter prefix
         // character and one: no upper-case run, so the word is the `LO` run and
         // an optional contraction.
         let (f0, l0, f1, l1) = self.peek2(i);
         let lower = |f: u8| f & (UP | LO) == LO;
         if lower(f0) {
-            return self.o200k_contraction(self.letters_after(i + l0, l0, LO));
+            return self.contraction_if::<CONTRACTIONS>(self.letters_after(i + l0, l0, LO));
         }
         if f0 & (PREFIX | UP) == PREFIX && lower(f1) {
-            return self.o200k_contraction(self.letters_after(i + l0 + l1, l1, LO));
+            return self.contraction_if::<CONTRACTIONS>(self.letters_after(i + l0 + l1, l1, LO));
         }
-        self.o200k_general(i)
+        self.o200k_general::<CONTRACTIONS, GROUPS>(i)
     }
 
-    fn o200k_general(&self, i: usize) -> usize {
+    fn o200k_general<const CONTRACTIONS: bool, const GROUPS: bool>(&self, i: usize) -> usize {
         let (f0, l0) = self.at(i);
         if f0 & (UP | LO) != 0 {
             if f0 & PREFIX == 0 {
@@ -402,27 +511,27 @@ impl<'a> Scan<'a> {
                     Some(e) => e,
                     None => self.run(self.run(i, UP), LO),
                 };
-                return self.o200k_contraction(e);
+                return self.contraction_if::<CONTRACTIONS>(e);
             }
             // A mark: it can be the prefix of the first alternative; if that fails,
             // the first alternative without prefix matches the mark alone (a mark
             // is in both UP and LO, and nothing after it was in LO).
             let e = self.o200k_upper_lower(i + l0).unwrap_or(i + l0);
-            return self.o200k_contraction(e);
+            return self.contraction_if::<CONTRACTIONS>(e);
         }
         if f0 & PREFIX != 0 {
             // Punctuation, symbol or horizontal space as the prefix of a word.
             let s = i + l0;
             if let Some(e) = self.o200k_upper_lower(s) {
-                return self.o200k_contraction(e);
+                return self.contraction_if::<CONTRACTIONS>(e);
             }
             if self.at(s).0 & UP != 0 {
-                return self.o200k_contraction(self.run(self.run(s, UP), LO));
+                return self.contraction_if::<CONTRACTIONS>(self.run(self.run(s, UP), LO));
             }
         }
-        // `\p{N}{1,3}`
+        // `\p{N}{1,3}` or `\p{N}`
         if f0 & N != 0 {
-            return self.digits3(i);
+            return self.numbers::<GROUPS>(i, l0);
         }
         // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
         let crlf_slash = |c: u8| c == b'\r' || c == b'\n' || c == b'/';
@@ -434,14 +543,6 @@ impl<'a> Scan<'a> {
         }
         // `\s*[\r\n]+|\s+(?!\S)|\s+`
         let (j, last, crlf_end) = self.ws_run(i);
-        if crlf_end > i {
-            crlf_end
-        } else if j == self.b.len() {
-            j
-        } else if last > i {
-            last
-        } else {
-            j
-        }
+        Self::ws_lines_first(i, j, last, crlf_end, self.b.len())
     }
 }

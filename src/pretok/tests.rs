@@ -4,11 +4,10 @@
 
 use super::*;
 
-const NAMED: [(&str, Named); 3] = [
-    ("gpt2", Named::Gpt2),
-    ("cl100k", Named::Cl100k),
-    ("o200k", Named::O200k),
-];
+/// Every pattern with a scanner, by its short name: `(pattern, family)`.
+fn named() -> impl Iterator<Item = (&'static str, &'static str, Named)> {
+    SPELLINGS.into_iter().map(|(p, n, name)| (name, p, n))
+}
 
 /// One or more characters of every class combination the scanners tell
 /// apart, plus every character a pattern names literally.
@@ -73,15 +72,55 @@ const ALPHABET: &[char] = &[
     '\u{10428}',
     '\u{1f1e6}',
     '\u{2019}',
+    'の',
+    'カ',
+    '\u{309b}',
+    '\u{30fb}',
+    '\u{3040}',
+    '\u{3099}',
+    '$',
+    '^',
 ];
 
 /// A small alphabet for exhaustive enumeration: one per behaviour class.
 const SMALL: &[char] = &[
     'a', 'Z', 's', 'l', 'e', 'v', '\u{17f}', '0', ' ', '\n', '\r', '\t', '\'', '/', '.', '\u{301}',
-    '\u{2b0}', '한', '\u{1c5}', '\u{a0}',
+    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}',
 ];
 
+/// Hugging Face's chain of `Split` stages with the `Isolated` behaviour: each
+/// stage's regex runs on every piece of the stage before as its own text, and
+/// every match and every gap is kept.
+fn chain_pieces(stages: &[&str], text: &str) -> Vec<String> {
+    let mut pieces = vec![text.to_string()];
+    for stage in stages {
+        let re = compile(stage).expect("stage compiles");
+        let mut next = Vec::new();
+        for p in &pieces {
+            let mut at = 0;
+            for m in re.find_iter(p) {
+                let m = m.expect("no backtracking blowup");
+                if m.start() > at {
+                    next.push(p[at..m.start()].to_string());
+                }
+                if m.end() > m.start() {
+                    next.push(m.as_str().to_string());
+                }
+                at = at.max(m.end());
+            }
+            if at < p.len() {
+                next.push(p[at..].to_string());
+            }
+        }
+        pieces = next;
+    }
+    pieces
+}
+
 fn regex_pieces(p: &Pretokenizer, text: &str) -> Vec<String> {
+    if p.named() == Some(Named::DeepSeekV3) {
+        return chain_pieces(&DEEPSEEK_V3_SPLITS, text);
+    }
     let re = p.regex().expect("named pattern");
     re.find_iter(text)
         .map(|m| {
@@ -93,8 +132,8 @@ fn regex_pieces(p: &Pretokenizer, text: &str) -> Vec<String> {
 }
 
 fn check(text: &str) {
-    for (name, _) in NAMED {
-        let p = Pretokenizer::new(Some(name)).expect("named");
+    for (name, pat, _) in named() {
+        let p = Pretokenizer::new(Some(pat)).expect("named");
         let ours: Vec<String> = p
             .split(text)
             .expect("infallible")
@@ -124,9 +163,39 @@ impl Rng {
 
 #[test]
 fn named_patterns_compile() {
-    for p in [GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN] {
-        compile(p).expect("compiles");
+    for (name, pat, family) in named() {
+        if family.is_chain() {
+            for stage in pat.split(CHAIN_SEPARATOR) {
+                compile(stage).expect("compiles");
+            }
+        } else {
+            compile(pat).expect("compiles");
+        }
+        let p = Pretokenizer::new(Some(pat)).expect("compiles");
+        assert_eq!(p.named(), Some(family), "{name}");
+        assert_eq!(p.pattern(), Some(pat), "{name}");
+        assert_eq!(p.path(), family.path(), "{name}");
     }
+    assert_eq!(
+        DEEPSEEK_V3_CHAIN,
+        DEEPSEEK_V3_SPLITS.join(&CHAIN_SEPARATOR.to_string()[..])
+    );
+    let chain = Pretokenizer::from_splits(&DEEPSEEK_V3_SPLITS).unwrap();
+    assert_eq!(chain.map(|p| p.path()), Some("scanner:deepseek_v3"));
+    assert!(Pretokenizer::from_splits(&DEEPSEEK_V3_SPLITS[1..])
+        .unwrap()
+        .is_none());
+    let unknown = format!("a{CHAIN_SEPARATOR}b");
+    assert!(matches!(
+        Pretokenizer::new(Some(&unknown)),
+        Err(Error::InvalidPattern { .. })
+    ));
+    assert_eq!(Pretokenizer::new(Some("x+")).unwrap().path(), "regex");
+    assert_eq!(Pretokenizer::new(None).unwrap().path(), "whole");
+    assert_eq!(
+        Pretokenizer::new(Some("cl100k_base")).unwrap().path(),
+        "scanner:cl100k"
+    );
 }
 
 #[test]
@@ -180,8 +249,8 @@ fn whole_and_empty() {
     let w = Pretokenizer::new(None).unwrap();
     assert_eq!(w.split("a b").unwrap(), vec!["a b"]);
     assert!(w.split("").unwrap().is_empty());
-    for (name, _) in NAMED {
-        assert!(Pretokenizer::new(Some(name))
+    for (_, pat, _) in named() {
+        assert!(Pretokenizer::new(Some(pat))
             .unwrap()
             .split("")
             .unwrap()
@@ -270,7 +339,7 @@ fn whitespace_tails_match_fancy_regex() {
 #[test]
 fn hostile_inputs_split_as_the_oracle_says() {
     const BIG: usize = 1_000_000;
-    for (name, named) in NAMED {
+    for (name, _, named) in named() {
         let sc = Scanner::new(named);
         let x = "x".repeat(BIG);
         assert_eq!(
@@ -288,8 +357,10 @@ fn hostile_inputs_split_as_the_oracle_says() {
         let digits = "7".repeat(BIG);
         let want = if named == Named::Gpt2 {
             1
-        } else {
+        } else if named.groups_digits() {
             BIG.div_ceil(3)
+        } else {
+            BIG
         };
         assert_eq!(sc.pieces(&digits).count(), want, "{name}");
         let marks = "\u{301}".repeat(BIG / 2);
@@ -299,7 +370,7 @@ fn hostile_inputs_split_as_the_oracle_says() {
         // o200k's backtracking case: a modifier letter, then a long run of capitals.
         let lm_caps = format!("\u{2b0}{}", "A".repeat(BIG));
         let got: Vec<&str> = sc.pieces(&lm_caps).collect();
-        let want: Vec<&str> = if named == Named::O200k {
+        let want: Vec<&str> = if named.cased_words() {
             vec!["\u{2b0}", &lm_caps[2..]]
         } else {
             vec![&lm_caps]
@@ -319,7 +390,7 @@ fn real_text_matches_fancy_regex() {
         대한민국 헌법은 1948년에 제정되었다. 日本語のテキスト、中文文本。Привет, мир!\n\
         नमस्ते दुनिया 🎉🎉 café naïve ÉCOLE Ǆemal ʰʰA ﬁne ſtuff\u{a0}\u{a0}end  \n";
     check(text);
-    for (name, named) in NAMED {
+    for (name, _, named) in named() {
         let sc = Scanner::new(named);
         let mut spans = Vec::new();
         sc.for_each_span(text, |s, e| spans.push((s, e)));
@@ -340,8 +411,8 @@ fn safe_cuts_do_not_change_pieces() {
             .map(|_| ALPHABET[rng.below(ALPHABET.len())])
             .collect();
         let text: String = (0..len).map(|_| pool[rng.below(pool.len())]).collect();
-        for (name, _) in NAMED {
-            let p = Pretokenizer::new(Some(name)).unwrap();
+        for (name, pat, _) in named() {
+            let p = Pretokenizer::new(Some(pat)).unwrap();
             let whole = p.split(&text).unwrap();
             for q in 0..=text.len() {
                 if !p.is_safe_cut(&text, q) {

@@ -33,9 +33,11 @@ pub const LO: u8 = 16;
 pub const OTHER: u8 = 32;
 /// `[^\r\n\p{L}\p{N}]`: the optional one-character prefix of cl100k/o200k words.
 pub const PREFIX: u8 = 64;
+/// `\p{M}`: any mark (Qwen3.5's letter runs take them).
+pub const M: u8 = 128;
 
 /// The sub-expressions whose classes the scanners need, with their flag.
-const CLASSES: [(&str, u8); 7] = [
+const CLASSES: [(&str, u8); 8] = [
     (r"\p{L}", L),
     (r"\p{N}", N),
     (r"\s", WS),
@@ -43,6 +45,36 @@ const CLASSES: [(&str, u8); 7] = [
     (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LO),
     (r"[^\s\p{L}\p{N}]", OTHER),
     (r"[^\r\n\p{L}\p{N}]", PREFIX),
+    (r"\p{M}", M),
+];
+
+/// DeepSeek V3's classes (their own table, [`deepseek_tables`]): `\p{L}`.
+pub const DS_L: u8 = 1;
+/// `\p{N}`.
+pub const DS_N: u8 = 2;
+/// `\s` (the same bit as [`WS`], so the whitespace scan serves both tables).
+pub const DS_WS: u8 = WS;
+/// DeepSeek's CJK ranges `[一-龥぀-ゟ゠-ヿ]`.
+pub const DS_CJK: u8 = 8;
+/// `\p{M}`.
+pub const DS_M: u8 = 16;
+/// `[\p{P}\p{S}]`.
+pub const DS_PS: u8 = 32;
+/// `[^\r\n\p{L}\p{P}\p{S}]`: the optional prefix of DeepSeek's words.
+pub const DS_PREFIX: u8 = 64;
+
+/// The classes of [`deepseek_tables`].
+const DS_CLASSES: [(&str, u8); 7] = [
+    (r"\p{L}", DS_L),
+    (r"\p{N}", DS_N),
+    (r"\s", DS_WS),
+    (
+        "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]",
+        DS_CJK,
+    ),
+    (r"\p{M}", DS_M),
+    (r"[\p{P}\p{S}]", DS_PS),
+    (r"[^\r\n\p{L}\p{P}\p{S}]", DS_PREFIX),
 ];
 
 /// The letters of the contractions (`'s`, `'ll`, `'ve`, ...), whose
@@ -90,9 +122,9 @@ fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
 }
 
 impl Tables {
-    fn build() -> Tables {
+    fn build(classes: &[(&str, u8)]) -> Tables {
         let mut flat = vec![0u8; 0x110000];
-        for (pattern, flag) in CLASSES {
+        for &(pattern, flag) in classes {
             for (lo, hi) in class_ranges(pattern) {
                 for slot in flat.iter_mut().take(hi as usize + 1).skip(lo as usize) {
                     *slot |= flag;
@@ -221,7 +253,13 @@ fn decode(b: &[u8], i: usize) -> (u32, usize) {
 /// The process-wide tables (built on first use, in a few ms).
 pub fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(Tables::build)
+    TABLES.get_or_init(|| Tables::build(&CLASSES))
+}
+
+/// The process-wide tables of DeepSeek V3's classes (`DS_*` flags).
+pub fn deepseek_tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| Tables::build(&DS_CLASSES))
 }
 
 #[cfg(test)]
@@ -233,7 +271,11 @@ mod tests {
     fn flags_match_regex_on_every_code_point() {
         let t = tables();
         let all: String = (0..0x110000u32).filter_map(char::from_u32).collect();
-        for (pattern, flag) in CLASSES {
+        for (t, (pattern, flag)) in CLASSES
+            .iter()
+            .map(|&c| (t, c))
+            .chain(DS_CLASSES.iter().map(|&c| (deepseek_tables(), c)))
+        {
             let re = regex::Regex::new(pattern).expect("class compiles");
             let mut expected = vec![false; 0x110000];
             for m in re.find_iter(&all) {

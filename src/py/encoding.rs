@@ -472,6 +472,12 @@ impl PyCoreBpe {
     fn n_vocab(&self) -> usize {
         self.inner.n_vocab()
     }
+
+    /// Which path splits text: `scanner:<family>`, `regex` or `whole`.
+    #[getter]
+    fn pretokenizer_path(&self) -> &'static str {
+        self.inner.pretokenizer().path()
+    }
 }
 
 /// Wipes every thread's piece caches back to the vocabulary seed (benchmarks

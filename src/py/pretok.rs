@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
 
 use super::errors::to_py;
-use crate::pretok::{Pretokenizer, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN};
+use crate::pretok::{Pretokenizer, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, SPELLINGS};
 
 /// Splits `text` into pre-tokenization pieces with the named or custom pattern
 /// (`None`: the whole text is one piece).
@@ -49,6 +49,15 @@ fn pretokenize_count(py: Python<'_>, pattern: Option<&str>, text: &str) -> PyRes
     .map_err(to_py)
 }
 
+/// Which path splits text with `pattern`: `scanner:<family>` for a pattern
+/// with a hand-written scanner, `regex` for any other (fancy-regex), `whole`
+/// for `None`.
+#[pyfunction]
+#[pyo3(signature = (pattern))]
+fn pretokenizer_path(pattern: Option<&str>) -> PyResult<&'static str> {
+    Ok(Pretokenizer::new(pattern).map_err(to_py)?.path())
+}
+
 /// Private (tests): the spans of a named pattern by the scalar scanner alone,
 /// the reference of the block pre-tokenizer that `pretokenize_spans` may use.
 #[pyfunction]
@@ -61,7 +70,7 @@ fn _pretokenize_spans_scalar(
     let p = Pretokenizer::new(Some(pattern)).map_err(to_py)?;
     let Some(sc) = p.scanner() else {
         return Err(PyValueError::new_err(format!(
-            "{pattern:?} is not a named pattern (gpt2, cl100k, o200k)"
+            "{pattern:?} is not a pattern with a scanner (gpt2, cl100k, o200k or a FAST_PATTERNS value)"
         )));
     };
     Ok(py.detach(|| {
@@ -126,6 +135,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pretokenize_spans, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize_count, m)?)?;
     m.add_function(wrap_pyfunction!(_pretokenize_spans_scalar, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenizer_path, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_class, m)?)?;
     m.add_function(wrap_pyfunction!(_unicode_case_folds, m)?)?;
     // The named patterns are defined once, in `crate::pretok`; `bytepair.patterns` reads them here.
@@ -134,6 +144,12 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     named.set_item("cl100k", CL100K_PATTERN)?;
     named.set_item("o200k", O200K_PATTERN)?;
     m.add("NAMED_PATTERNS", named)?;
+    // Every pattern string with a scanner, by a short name (tiktoken's three too).
+    let fast = pyo3::types::PyDict::new(m.py());
+    for (pattern, _, name) in SPELLINGS {
+        fast.set_item(name, pattern)?;
+    }
+    m.add("FAST_PATTERNS", fast)?;
     m.add("SUPERWORD_PATTERN", crate::train::spans::SUPERWORD)?;
     Ok(())
 }

@@ -123,5 +123,5 @@ def test_shared_hostile_inputs(name, case):
 
 
 def test_scalar_binding_refuses_custom_patterns():
-    with pytest.raises(ValueError, match="not a named pattern"):
+    with pytest.raises(ValueError, match="not a pattern with a scanner"):
         _core._pretokenize_spans_scalar(r"\w+", "ab")

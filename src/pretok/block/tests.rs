@@ -84,7 +84,15 @@ fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize
 
 /// The block path with every classifier available equals the scalar scanner.
 /// The patterns with a block path.
-const BLOCKED: [Named; 3] = [Named::Gpt2, Named::Cl100k, Named::O200k];
+const BLOCKED: [Named; 7] = [
+    Named::Gpt2,
+    Named::Cl100k,
+    Named::O200k,
+    Named::Llama3,
+    Named::Qwen2,
+    Named::Qwen35,
+    Named::Nemo,
+];
 
 fn check(text: &str) {
     for named in BLOCKED {
