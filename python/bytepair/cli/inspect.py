@@ -40,6 +40,7 @@ from .common import (
     read_joined_text,
     read_texts,
     show_result,
+    unescape,
     use_color,
 )
 
@@ -218,7 +219,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError("--documents splits the --text files; give --text FILE")
     if args.text:
         documents = "\\n\\n" if args.documents is None else args.documents
-        sep = None if documents == "none" else documents.encode().decode("unicode_escape")
+        sep = None if documents == "none" else unescape(documents, "--documents")
         docs = []
         for f in args.text:
             docs.extend(_documents(str(decode_input(Path(f).read_bytes(), f, False)), sep))

@@ -23,6 +23,7 @@ from .common import (
     one_tokenizer,
     positive_int,
     read_stdin_bytes,
+    unescape,
 )
 
 #: Output formats (those of ``bytepair convert``).
@@ -63,7 +64,7 @@ def _keep_tokens(values: list[str] | None) -> list[Any]:
         if v.startswith("#") and v[1:].isdigit():
             out.append(int(v[1:]))
         else:
-            out.append(v.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+            out.append(unescape(v, "--keep-token"))
     return out
 
 
