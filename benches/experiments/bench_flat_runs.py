@@ -52,7 +52,7 @@ def main() -> None:
     print(machine())
     rows = []
     for name in args.encodings:
-        core = bytepair.get_encoding(name).core
+        core = bytepair.get_encoding(name)._core
         for label, unit in UNITS.items():
             per_byte = {}
             for mb in args.mb:

@@ -37,7 +37,7 @@ from bytepair import registry
 
 
 def cache_entries(enc: Any) -> int:
-    stats = enc.core.piece_cache_stats() or {}
+    stats = enc._core.piece_cache_stats() or {}
     return int(stats.get("entries", 0)) + int(stats.get("long_entries", 0))
 
 

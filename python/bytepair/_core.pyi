@@ -291,6 +291,7 @@ class ChunkCounter:
         column: str,
         gzip: bool = False,
         progress: Optional[_Progress] = None,
+        loader: Optional[_ColumnLoader] = None,
     ) -> None: ...
     def __len__(self) -> int: ...  # distinct chunks so far
     @property

@@ -25,12 +25,12 @@ still index the text you passed).
 from __future__ import annotations
 
 import collections.abc
-from typing import TYPE_CHECKING, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, cast
+from typing import TYPE_CHECKING, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import _core
 from .checks import check_text, fix_surrogates
 from .errors import ArgumentError
-from .special import check_foreign_disallowed
+from .special import NO_SPECIALS, check_foreign_disallowed
 
 if TYPE_CHECKING:  # pragma: no cover
     from .special import AllowedSpecial, DisallowedSpecial
@@ -69,13 +69,13 @@ class _Prepared:
     def __init__(self, tok: "Tokenizer", text: str, allowed: "AllowedSpecial", disallowed: "DisallowedSpecial",
                  *, eager: bool = True):
         text = check_text(text)
-        pol = tok.special_policy(allowed, disallowed).core_args
+        pol = tok._special_policy(allowed, disallowed).core_args
         if disallowed:
             check_foreign_disallowed(text, disallowed, tok.special_tokens)
         self.original = text
         self.text = text
         self.policy = pol
-        self.core = tok.core
+        self.core = tok._core
         # repaired index -> original index (only when a surrogate pair became one char)
         self._map: Optional[List[int]] = None
         if eager and not text.isascii():
@@ -111,7 +111,7 @@ def count(
     text: str,
     *,
     limit: Optional[int] = None,
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> int:
     """Tokens of ``text``; with ``limit``, at most ``limit + 1``: the core stops as
@@ -147,7 +147,7 @@ def truncate_text(
     max_tokens: int,
     *,
     side: Side = "end",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> str:
     """The longest prefix (``side="end"``: the end is cut) or suffix
@@ -201,7 +201,7 @@ def chunk_spans(
     *,
     overlap: int = 0,
     boundary: Boundary = "token",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> List[Tuple[int, int]]:
     """The ``(start, end)`` character spans of :func:`chunk_text`'s chunks."""
@@ -286,7 +286,7 @@ def chunk_text(
     *,
     overlap: int = 0,
     boundary: Boundary = "token",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> List[str]:
     """Splits ``text`` into chunks of at most ``max_tokens`` tokens each (each chunk
@@ -320,7 +320,7 @@ def encode_with_offsets(
     text: str,
     *,
     unit: Unit = "char",
-    allowed_special: "AllowedSpecial" = frozenset(),
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
     disallowed_special: "DisallowedSpecial" = None,
 ) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
     """``encode`` plus the span of text each token covers: ``offsets[i]`` is the
@@ -357,8 +357,8 @@ def encode_with_unstable(
     tok: "Tokenizer",
     text: str,
     *,
-    allowed_special: "AllowedSpecial" = frozenset(),
-    disallowed_special: "DisallowedSpecial" = "all",
+    allowed_special: "AllowedSpecial" = NO_SPECIALS,
+    disallowed_special: "DisallowedSpecial" = None,
 ) -> Tuple[List[int], List[List[int]]]:
     """tiktoken's ``encode_with_unstable``, with its semantics: ``(stable, completions)``
     where ``stable`` encodes a prefix of ``text`` that no continuation can change
@@ -372,6 +372,12 @@ def encode_with_unstable(
     after it covers the unstable bytes; and, when they end in whitespace, the
     unstable bytes encoded as two pieces split before that character.
     """
+    if allowed_special is NO_SPECIALS and disallowed_special is None and type(text) is str:
+        # the default call, without the argument normalisation
+        try:
+            return tok._core.encode_with_unstable(text, *tok._default_policy.core_args)
+        except UnicodeEncodeError:
+            pass  # lone surrogates: the general path repairs them
     p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
     return p.call(_core.CoreBPE.encode_with_unstable)
 
@@ -382,7 +388,32 @@ def encode_bytes(tok: "Tokenizer", data: bytes) -> List[int]:
     end and the invalid rest are then merged as one piece."""
     if isinstance(data, str):
         raise TypeError("expected bytes, got str; encode text with encode() or encode_ordinary()")
-    return tok.core.encode_bytes(bytes(data))
+    return tok._core.encode_bytes(bytes(data))
 
 
-__all__ = ["chunk_spans", "chunk_text", "count", "encode_with_offsets", "encode_with_unstable", "truncate_text"]
+def encode_single_piece(tok: "Tokenizer", text_or_bytes: Union[str, bytes]) -> List[int]:
+    """tiktoken's ``_encode_single_piece``: text (or bytes) merged as one piece,
+    without the pre-tokenizer; special-token text is plain text."""
+    if isinstance(text_or_bytes, str):
+        text_or_bytes = fix_surrogates(check_text(text_or_bytes)).encode("utf-8")
+    elif not isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+        raise TypeError(f"expected str or bytes, got {type(text_or_bytes).__name__}")
+    return tok._core.encode_single_piece(bytes(text_or_bytes))
+
+
+def decode_with_offsets(tok: "Tokenizer", tokens: Sequence[int]) -> Tuple[str, List[int]]:
+    """tiktoken's ``decode_with_offsets``: ``(text, offsets)``, the decoded text
+    and, per token, the index of the character holding its first byte (a token
+    that starts inside a character points at that character). Invalid UTF-8
+    raises ``UnicodeDecodeError``, as in tiktoken."""
+    parts = tok.decode_tokens_bytes(tokens)
+    offsets = []
+    chars = 0
+    for b in parts:
+        offsets.append(max(0, chars - (1 if b and 0x80 <= b[0] < 0xC0 else 0)))
+        chars += sum(1 for c in b if not 0x80 <= c < 0xC0)
+    return b"".join(parts).decode("utf-8", errors="strict"), offsets
+
+
+__all__ = ["chunk_spans", "chunk_text", "count", "decode_with_offsets", "encode_bytes", "encode_single_piece",
+           "encode_with_offsets", "encode_with_unstable", "truncate_text"]

@@ -4,10 +4,12 @@ raises an error (a ``TypeError``, or a ``ValueError`` subclass from
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Type
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Type, TypeVar
 
 from . import _core
-from .errors import ArgumentError, BytepairError, ThreadsError, TrainingError
+from .errors import ArgumentError, BytepairError, ThreadsError, TrainingError, UnknownTokenError
+
+T = TypeVar("T")
 
 #: The largest vocabulary size: ids are 32-bit.
 MAX_VOCAB = 2**32 - 1
@@ -118,3 +120,41 @@ def fix_surrogates(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def call_on_ids(fn: Callable[..., T], ids: Any, n_vocab: int, *args: Any, each: Optional[Iterable[Any]] = None) -> T:
+    """``fn(ids, *args)`` with the core's id errors made precise: an unknown id
+    names the range of ids (or says it is a gap); an id that is not an int, or
+    out of range, gets the error naming it. ``each``: the id lists to check
+    (default ``[ids]``; a batch passes its lists)."""
+    try:
+        return fn(ids, *args)
+    except UnknownTokenError as e:
+        raise _with_range(e, n_vocab) from None
+    except (OverflowError, TypeError):
+        for one in [ids] if each is None else each:
+            _raise_bad_ids(one, n_vocab)
+        raise
+
+
+def _with_range(e: UnknownTokenError, n_vocab: int) -> UnknownTokenError:
+    """The core's unknown-id error with the range of ids added, as for negative ids."""
+    msg = str(e)
+    if "(ids are" in msg:
+        return e
+    inside = e.id is not None and 0 <= e.id < n_vocab
+    out = UnknownTokenError(f"{msg} (a gap: no token holds that id)" if inside else f"{msg} (ids are 0..{n_vocab - 1})")
+    out.id = e.id
+    return out
+
+
+def _raise_bad_ids(ids: Iterable[object], n_vocab: int) -> None:
+    """Raises the precise error for the first id the core could not convert."""
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"token ids must be a sequence of int, not {type(ids).__name__}")
+    for i in ids:
+        if not hasattr(i, "__index__") or isinstance(i, float):
+            raise TypeError(f"token ids are int, got {type(i).__name__} ({i!r})")
+        v = i.__index__()  # type: ignore[attr-defined]
+        if v < 0 or v >= n_vocab:
+            raise UnknownTokenError(f"token id {v} is not in the vocabulary (ids are 0..{n_vocab - 1})")

@@ -36,6 +36,7 @@ from .formats import load as load_any
 from .formats import native as _native
 from .formats import tiktoken_ranks as _tiktoken
 from .formats.common import UNSET
+from .outputs import check_outputs
 from .registry import get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
 
@@ -347,6 +348,9 @@ def convert(
     files = _payload(tok, to, merges, roles, model_max_length)
 
     dest = os.fspath(destination)
+    if isinstance(source, (str, os.PathLike)) and os.path.exists(source):  # never written over the source
+        planned = [os.path.join(dest, k) for k in files] if to in FOLDER_TARGETS else [dest]
+        check_outputs([("the destination", p) for p in planned], [("the source", source)])
     if to in FOLDER_TARGETS:
         folder = dest
         made_folder = not os.path.isdir(folder)

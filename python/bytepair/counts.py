@@ -14,12 +14,14 @@ released.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import pathlib
+import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Hashable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from . import _core
 from . import memory as _memory
@@ -28,7 +30,8 @@ from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, TrainingError
-from .shards.paths import expand, shard_kind
+from .shards.paths import expand, expand_all, file_key, shard_kind
+from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -224,7 +227,7 @@ def input_size(data: object) -> Optional[int]:
         data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(f) for x in data for f in expand(x))
+            return sum(os.path.getsize(f) for f in expand_all(data))
         except (OSError, TrainingError):
             return None
     return None
@@ -289,13 +292,21 @@ def count_chunks(
     """
     setup = _setup(pattern, special_tokens, num_threads, progress, block_size, stream_block,
                    Inputs.of(inputs, options, "count_chunks"))
+    cache = setup.inputs.cache_dir
+    if cache is not None and os.path.exists(cache) and not os.path.isdir(cache):
+        raise TrainingError(f"cache_dir {os.fspath(cache)} is a file, not a folder: give a folder (it is created "
+                            "if missing)", argument="cache_dir")
     counter = setup.counter()
     done: Optional[ChunkCounts] = None  # with a cache: the tables of the parts before, in input order
+    seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
     for item in _items(data):
         if isinstance(item, _TextBatch):
             _feed_texts(counter, item, setup)
             continue
         for path in expand(item):
+            if file_key(path) in seen:
+                continue
+            seen.add(file_key(path))
             if setup.inputs.cache_dir is None:
                 _feed_file(counter, path, setup)
             else:
@@ -395,7 +406,10 @@ def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:
     if kind == "text" and not gz:
         counter.feed_file(path, setup.callback())
     else:
-        counter.feed_shard(path, kind, setup.inputs.column_of(kind), gz, setup.callback())
+        # pyarrow reads the Parquet files the core's reader does not (other codecs)
+        column = setup.inputs.column_of(kind)
+        loader = functools.partial(parquet_columns, column) if kind == "parquet" else None
+        counter.feed_shard(path, kind, column, gz, setup.callback(), loader)
 
 
 def _progress_file(progress: Any, path: str) -> None:
@@ -418,7 +432,11 @@ def _cached_file_counts(path: str, setup: _Setup) -> ChunkCounts:
                      setup.inputs.column_of(kind))
     cached = os.path.join(folder, key + ".bpc")
     if os.path.exists(cached):
-        return ChunkCounts.load(cached)
+        try:
+            return ChunkCounts.load(cached)
+        except (FormatError, OSError) as e:  # a disk error, an edit: counted again and replaced
+            warnings.warn(f"the cached counts {cached} are damaged ({e}); counting the file again and replacing "
+                          "them", stacklevel=4)
     one = setup.counter()
     _feed_file(one, path, setup)
     table = setup.finish(one)

@@ -4,8 +4,10 @@ iterable of texts and paths, and :class:`Inputs`, the options that say how
 :func:`bytepair.counts.count_chunks` read it.
 
 A ``str`` is always one document of text, never a path; an ``os.PathLike``
-names a UTF-8 text file that is one document (with :class:`Inputs`: a shard,
-directory or glob, see :mod:`bytepair.shards.paths`).
+is read as :func:`bytepair.train` reads it: a UTF-8 text file is one
+document, a JSONL or Parquet shard (gzip too) one per line / row, a folder or
+glob every regular file it names (see :mod:`bytepair.shards.paths`), each
+file once.
 
 >>> list(iter_documents(["a", "b"]))
 ['a', 'b']
@@ -17,11 +19,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields, replace
-from typing import Any, Iterable, Iterator, List, Mapping, Optional, Union
+from typing import Any, Hashable, Iterable, Iterator, List, Mapping, Optional, Set, Union
 
 from . import memory as _memory
 from .errors import TrainingError
-from .shards.paths import expand, shard_kind
+from .shards.paths import expand, file_key, shard_kind
 from .shards.readers import iter_documents as shard_documents
 
 #: What ``train``, ``extend`` and the inspection tools accept as text.
@@ -118,10 +120,10 @@ def read_text_file(path: "os.PathLike[str] | str") -> str:
 def iter_documents(data: Data, inputs: Optional[Inputs] = None) -> Iterator[str]:
     """Yields the documents of ``data`` (see the module docstring) as str.
 
-    Without ``inputs`` a path is one UTF-8 text file; with it, a path is read
-    as a training path is (text, JSONL or Parquet shards, directories, globs;
-    ``inputs.text_column`` / ``inputs.text_field``), and each document is split
-    at ``inputs.documents`` when set.
+    A path is read as a training path is (text, JSONL or Parquet shards,
+    directories, globs; each file once; ``inputs.text_column`` /
+    ``inputs.text_field``, default ``"text"``), and each document is split at
+    ``inputs.documents`` when set.
 
     >>> list(iter_documents(["a", "b"]))
     ['a', 'b']
@@ -129,11 +131,12 @@ def iter_documents(data: Data, inputs: Optional[Inputs] = None) -> Iterator[str]
     if isinstance(data, (bytes, bytearray)):
         raise TypeError("training data must be str, not bytes; decode it first")
     items: Iterable[Any] = [data] if isinstance(data, (str, os.PathLike)) else data
+    seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
     for item in items:
         if isinstance(item, str):
             docs: Iterable[str] = [item]
         elif isinstance(item, os.PathLike):
-            docs = [read_text_file(item)] if inputs is None else _path_documents(item, inputs)
+            docs = _path_documents(item, inputs or Inputs(), seen)
         else:
             raise TypeError(f"training data items must be str or paths, got {type(item).__name__}")
         for doc in docs:
@@ -143,11 +146,15 @@ def iter_documents(data: Data, inputs: Optional[Inputs] = None) -> Iterator[str]
                 yield from doc.split(inputs.documents)
 
 
-def _path_documents(path: "os.PathLike[str]", inputs: Inputs) -> Iterator[str]:
-    """The documents of the files a training path names, each read by its kind."""
+def _path_documents(path: "os.PathLike[str]", inputs: Inputs, seen: Set[Hashable]) -> Iterator[str]:
+    """The documents of the files a training path names that are not in
+    ``seen`` (added as read), each read by its kind."""
     for name in expand(path):
-        kind, _ = shard_kind(name)
-        if kind == "text":
+        if file_key(name) in seen:
+            continue
+        seen.add(file_key(name))
+        kind, gz = shard_kind(name)
+        if kind == "text" and not gz:
             yield read_text_file(name)
         else:
             yield from shard_documents(name, text_column=inputs.column_of(kind), input_format=kind)

@@ -161,6 +161,11 @@ class MissingExtraError(BytepairError, ImportError):
     """An optional dependency (an "extra" of the bytepair package) is not installed."""
 
 
+class OutputIsInputError(BytepairError, ValueError):
+    """An output path that is one of the inputs, or another output, of the same
+    call (the same file, by device and inode): writing it would destroy data."""
+
+
 class ShardError(BytepairError, ValueError):
     """One input shard cannot be read (not UTF-8, not valid JSONL or Parquet, no
     text column, ...). The message starts with the shard's path.
@@ -198,6 +203,7 @@ __all__ = [
     "DisallowedSpecialError",
     "FormatError",
     "MissingExtraError",
+    "OutputIsInputError",
     "PatternError",
     "ReadError",
     "ShardError",

@@ -48,7 +48,7 @@ from .tokenizer import Tokenizer
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
 
-def resolve_base(base: object) -> Tokenizer:
+def _resolve_base(base: object) -> Tokenizer:
     """A :class:`Tokenizer` from a tokenizer, a bundled encoding name or a file.
 
     Raises TrainingError for a character-level tokenizer (its ids are characters,
@@ -123,7 +123,7 @@ def extend(
     True
     """
     read = Inputs.of(inputs, options, "extend")
-    tok = resolve_base(base)
+    tok = _resolve_base(base)
     specials = validate_specials(special_tokens)
     clash = [s for s in specials if s in tok.special_tokens]
     if clash:
@@ -184,10 +184,10 @@ def extend(
             f" size is {first_id + len(new_merges) + len(specials)} instead of {first_id + num_merges + len(specials)}",
             stacklevel=2,
         )
-    return grown(tok, new_merges, specials, name=name)
+    return _grown(tok, new_merges, specials, name=name)
 
 
-def grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] = (), *,
+def _grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] = (), *,
           name: Optional[str] = None) -> Tokenizer:
     """The tokenizer ``tok`` plus tokens made by ``new_merges`` (pairs of ids,
     the k-th making id ``tok.n_vocab + k``) and new special tokens after them."""

@@ -51,14 +51,14 @@ MIN_LIMIT = 16_000_000
 #: Largest accepted limit (1 PB).
 MAX_LIMIT = 10**15
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15,
+          "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40, "PIB": 1 << 50}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
 def parse_size(value: Union[int, str]) -> int:
     """Bytes from an int or a size like ``"2GB"``, ``"1.5 GiB"``, ``"300MB"``
-    (decimal kB/MB/GB/TB, binary KiB/MiB/GiB/TiB), between 16 MB and 1 PB;
+    (decimal kB/MB/GB/TB/PB, binary KiB/MiB/GiB/TiB/PiB), between 16 MB and 1 PB;
     anything else raises TrainingError naming the value."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TrainingError(f"memory_limit must be a size like '2GB' or an int of bytes, got {value!r}",

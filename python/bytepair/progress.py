@@ -88,6 +88,22 @@ def format_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def _of_total(n: int, total: int) -> str:
+    """``n/total`` bytes, both in the total's unit with three significant
+    digits of the total, so the amount done keeps one shape from 0 to the end.
+
+    >>> _of_total(987_000_000, 1_234_567_890), _of_total(0, 1_234_567_890), _of_total(300, 1000), _of_total(5, 45)
+    ('0.99 GB/1.23 GB', '0.00 GB/1.23 GB', '0.30 kB/1.00 kB', '5 B/45 B')
+    """
+    units = ("B", "kB", "MB", "GB", "TB")
+    k = 0
+    while k < len(units) - 1 and total / 1000**k >= 999.5:
+        k += 1
+    value = total / 1000**k
+    decimals = 0 if k == 0 or value >= 99.95 else 1 if value >= 9.995 else 2
+    return f"{n / 1000**k:.{decimals}f} {units[k]}/{value:.{decimals}f} {units[k]}"
+
+
 def format_status(label: str, done: int, total: Optional[int], unit: str, elapsed: float,
                   rss: Optional[Tuple[str, int]], final: bool = False) -> str:
     """One status line: the amount done (of the total when known), the rate,
@@ -103,7 +119,7 @@ def format_status(label: str, done: int, total: Optional[int], unit: str, elapse
     if total is not None and done > total:  # an estimate that was too low: no percentage, no ETA
         total = None
     if unit == "B":
-        amount = format_bytes(done) if total is None else f"{format_bytes(done)}/{format_bytes(total)}"
+        amount = format_bytes(done) if total is None else _of_total(done, total)
     else:  # the unit is named once, in the rate, so that the line fits 80 columns
         amount = f"{done:,}" if total is None else f"{done:,}/{total:,}"
     parts = [f"{label} {amount}" + (f" {100 * done // total}%" if total else "")]
@@ -289,8 +305,12 @@ class TrainProgress:
             self._merge_line = None
 
     def close(self) -> None:
-        """Ends an open line where it stands (training stopped: an error, Ctrl-C)."""
+        """Ends an open line where it stands (training stopped: an error, Ctrl-C);
+        a log gets no final line, so the error is the last thing it says."""
         for line in (self._count_line, self._merge_line):
             if line is not None:
-                line.finish()
+                if line.tty:
+                    line.finish()
+                else:
+                    line.clear()
         self._count_line = self._merge_line = None

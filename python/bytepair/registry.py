@@ -241,7 +241,7 @@ def load_bundled(name: str, data: bytes) -> Tokenizer:
         core = _core.CoreBPE.from_tiktoken(data, spec.specials, spec.pattern)
     else:  # p50k: its ranks skip 50256, which only the core's constructor takes
         core = _core.CoreBPE(_gap_tokens(data), spec.specials, spec.pattern)
-    return Tokenizer.from_core(core, spec.pattern, spec.specials, name=name, bundled=(get_encoding, name))
+    return Tokenizer._from_core(core, spec.pattern, spec.specials, name=name, bundled=(get_encoding, name))
 
 
 def get_encoding(name: str) -> Tokenizer:

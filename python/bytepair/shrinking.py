@@ -80,7 +80,7 @@ LONG_CHARS = 1 << 20
 TokenSpec = Union[str, bytes, int]
 
 
-def _numpy() -> Any:
+def require_numpy() -> Any:
     try:
         import numpy
     except ImportError as e:  # pragma: no cover - numpy is in every test environment
@@ -109,11 +109,11 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     >>> int(use[enc.encode("hello")[0]]), int(use.sum())
     (2, 3)
     """
-    np = _numpy()
+    np = require_numpy()
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
     read = _reading(inputs, options, "token_use")
-    core, n = tokenizer.core, tokenizer.n_vocab
+    core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
 
     def add(ids: Any) -> None:
@@ -160,7 +160,7 @@ def merge_parents(tokenizer: Tokenizer) -> "np.ndarray":
     >>> [enc.decode([int(i)]) for i in merge_parents(enc)[enc.encode("hello")[0]]]
     ['hell', 'o']
     """
-    np = _numpy()
+    np = require_numpy()
     parents = np.full((tokenizer.n_vocab, 2), -1, dtype=np.int64)
     tokens = tokenizer.token_bytes_list
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
@@ -205,17 +205,17 @@ def _charset(tokens: Sequence[bytes], ids: Iterable[int]) -> Tuple[set, set]:
     return chars, byts
 
 
-def scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
+def _scores(counts: Any, tokens: Sequence[bytes], mergeable: Any, strategy: str = "prior") -> "np.ndarray":
     """The score of every id under ``strategy`` (see :data:`STRATEGIES`); tokens
     are taken by descending score, ties by ascending rank, and ``-inf`` never.
 
     >>> import numpy as np
     >>> toks = [bytes([b]) for b in range(256)] + [b"ab", b"ba", b"ac"]
-    >>> s = scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
+    >>> s = _scores(np.array([0] * 256 + [5, 1, 0]), toks, np.array([True] * 259), "count")
     >>> s[256:].tolist()
     [5.0, 1.0, -inf]
     """
-    np = _numpy()
+    np = require_numpy()
     counts = np.asarray(counts, dtype=np.float64)
     seen = (counts > 0) & mergeable
     if strategy == "count":
@@ -320,7 +320,7 @@ def shrink(
             the bytes, special tokens and ``keep_tokens`` closures, an unknown
             token in ``keep_tokens``, or a vocabulary without a merge structure.
     """
-    np = _numpy()
+    np = require_numpy()
     read = _reading(inputs, options, "shrink")
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
@@ -348,6 +348,9 @@ def shrink(
         if use.shape != (n,) or not np.issubdtype(use.dtype, np.integer) or (use < 0).any():
             raise ShrinkError(f"counts must be {n} non-negative integers (one per id; see token_use), "
                               f"got shape {use.shape} of {use.dtype}")
+    if not use.any():  # nothing tells which tokens the domain needs
+        raise ShrinkError("the sample of the domain is empty (no token counted): give text of the domain to "
+                          "choose the tokens from")
     tokens = tokenizer.token_bytes_list
     tokens += [b""] * (n - len(tokens))
     parents = merge_parents(tokenizer)
@@ -369,7 +372,7 @@ def shrink(
     if n_kept > budget:
         raise ShrinkError(f"keep={keep} is too small: the bytes, special tokens and keep_tokens with the tokens "
                           f"they are merged from already need {n_kept + len(special_ids)}")
-    score = scores(use, tokens, mergeable, strategy)
+    score = _scores(use, tokens, mergeable, strategy)
     if min_count is not None:
         score = np.where(use >= min_count, score, -np.inf)
     order = np.lexsort((np.arange(n), -score))
@@ -389,7 +392,7 @@ def shrink(
 def _build(tokenizer: Tokenizer, tokens: List[bytes], kept: Any, parents: Any, special_ids: List[int],
            name: Optional[str]) -> Tuple[Tokenizer, "np.ndarray"]:
     """The small tokenizer of the kept ids (dense, in rank order) and the id map."""
-    np = _numpy()
+    np = require_numpy()
     kept_ids = np.flatnonzero(kept)
     new_of = np.full(len(tokens), -1, dtype=np.int64)
     new_of[kept_ids] = np.arange(len(kept_ids))
@@ -447,7 +450,7 @@ def token_kind(b: bytes) -> str:
 def dropped_kinds(tokenizer: Tokenizer, id_map: Any) -> Dict[str, int]:
     """How many mergeable tokens of each :func:`token_kind` the shrink dropped,
     most first."""
-    np = _numpy()
+    np = require_numpy()
     tokens = tokenizer.token_bytes_list
     kept = np.zeros(len(tokens), dtype=bool)
     ids = np.asarray(id_map)

@@ -3,8 +3,18 @@
 
 Special-token text becomes its id only when it is allowed; disallowed text
 raises :class:`~bytepair.errors.DisallowedSpecialError` (tiktoken's default);
-any other text is plain text. A tokenizer built with ``special_text="text"``
-makes plain text its default instead.
+any other text is plain text.
+
+One default for every entry point of the library (``Tokenizer.encode`` and
+every other ``Tokenizer`` method with these arguments, ``encode_files``, the
+functions of :mod:`bytepair.budget`): ``allowed_special=NO_SPECIALS`` and
+``disallowed_special=None``, where ``None`` means the tokenizer's
+``special_text``: ``"raise"`` (the default) is tiktoken's
+``disallowed_special="all"``, so special-token text raises; a tokenizer built
+with ``special_text="text"`` encodes it as plain text instead. The inspection
+tools (:mod:`bytepair.inspect`) and ``bytepair.distributed.encode_dataset``
+differ on purpose and say so: they read corpora, where the text of a special
+token is data, and default to plain text.
 
 >>> p = resolve({"<|endoftext|>": 50256}, "raise", "all", None)
 >>> p.allowed, p.disallowed, p.plain
@@ -13,6 +23,7 @@ makes plain text its default instead.
 
 from __future__ import annotations
 
+import collections.abc
 from dataclasses import dataclass, field
 from typing import AbstractSet, Collection, List, Literal, Mapping, Optional, Tuple, Union
 
@@ -29,6 +40,12 @@ DisallowedSpecial = Union[Literal["all"], Collection[str], None]
 
 #: ``allowed_special``'s default (tiktoken's): no special token allowed.
 NO_SPECIALS: AbstractSet[str] = frozenset()
+
+
+def nothing_allowed(allowed_special: object) -> bool:
+    """True for :data:`NO_SPECIALS` and any other empty set (``set()``,
+    ``frozenset()``): the calls that allow no special token."""
+    return allowed_special is NO_SPECIALS or (isinstance(allowed_special, collections.abc.Set) and not allowed_special)
 
 
 @dataclass(frozen=True)
@@ -75,8 +92,8 @@ def resolve(
     >>> resolve({"<s>": 3}, "text", NO_SPECIALS, None).plain
     True
     """
-    if allowed_special is NO_SPECIALS and disallowed_special is None:
-        if special_text == "text" or not specials:
+    if nothing_allowed(allowed_special) and (disallowed_special is None or disallowed_special == "all"):
+        if not specials or (disallowed_special is None and special_text == "text"):
             return PLAIN
         return SpecialPolicy(every_disallowed=True)
     if allowed_special == "all":
@@ -114,4 +131,4 @@ def check_foreign_disallowed(text: str, disallowed_special: DisallowedSpecial, s
 
 
 __all__ = ["ENDOFTEXT", "NO_SPECIALS", "PLAIN", "AllowedSpecial", "DisallowedSpecial", "SpecialPolicy", "SpecialText",
-           "check_foreign_disallowed", "resolve"]
+           "check_foreign_disallowed", "nothing_allowed", "resolve"]

@@ -1,13 +1,14 @@
 """The ``Tokenizer``: one class for the bundled encodings and for trained tokenizers.
 
-Its method names follow tiktoken's ``Encoding`` so code can switch in one line.
-The hot loops (pre-tokenization, merging, batch work) run in the Rust core
-(``bytepair._core.CoreBPE``) with the GIL released; this module owns argument
-handling and policy.
+Its names follow tiktoken's ``Encoding`` so code can switch in one line. The
+hot loops run in the Rust core (``bytepair._core.CoreBPE``) with the GIL
+released; this module owns argument handling and policy, and the longer
+algorithms (budgets, offsets, unstable endings) are functions of
+:mod:`bytepair.budget` that the methods call.
 
-Special tokens follow tiktoken exactly, plus a ``special_text="text"`` default
-(see :mod:`bytepair.special`); lone surrogates in ``str`` input are repaired as
-tiktoken repairs them (paired ones become their character, lone ones U+FFFD).
+Special tokens follow tiktoken (see :mod:`bytepair.special`), plus a
+``special_text="text"`` default; lone surrogates in ``str`` input are repaired
+as tiktoken repairs them (paired ones become their character, lone ones U+FFFD).
 """
 
 from __future__ import annotations
@@ -18,19 +19,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from . import _core, budget, errors, native_json
 from . import patterns as _patterns
 from . import special as _special
-from .checks import check_text, check_texts, check_threads, fix_surrogates
-from .decoding import Decoding
+from .checks import call_on_ids, check_text, check_texts, check_threads, fix_surrogates
 from .shards.pipeline import encode_files as _encode_files
-from .special import (
-    ENDOFTEXT,
-    NO_SPECIALS,
-    PLAIN,
-    AllowedSpecial,
-    DisallowedSpecial,
-    SpecialPolicy,
-    SpecialText,
-)
-from .tiktoken_names import TiktokenNames
+from .special import ENDOFTEXT, NO_SPECIALS, PLAIN, AllowedSpecial, DisallowedSpecial, SpecialPolicy, SpecialText
+from .stream import StreamDecoder
 from .vocab import as_gaps, check_merges, check_specials, tokens_from_list, tokens_from_ranks, truncation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,9 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover
 #: How the tokenizer of a bundled encoding is rebuilt when unpickled: the
 #: registry's loader and the encoding's name (pickles stay a few bytes).
 Bundled = Tuple[Callable[[str], "Tokenizer"], str]
+PathLike = Union[str, "os.PathLike[str]"]
 
 
-class Tokenizer(Decoding, TiktokenNames):
+class Tokenizer:
     """A byte-level BPE tokenizer: mergeable tokens by rank, a pre-tokenization
     pattern and special tokens.
 
@@ -66,6 +59,8 @@ class Tokenizer(Decoding, TiktokenNames):
     [256, 99]
     """
 
+    # ================================================================ Construction
+
     def __init__(
         self,
         mergeable_ranks: Union[Mapping[bytes, int], Sequence[Optional[bytes]]],
@@ -86,7 +81,7 @@ class Tokenizer(Decoding, TiktokenNames):
         self._tokens_cache: Optional[List[bytes]] = tokens
 
     @classmethod
-    def from_core(
+    def _from_core(
         cls,
         core: "_core.CoreBPE",
         pattern: Optional[str],
@@ -97,9 +92,9 @@ class Tokenizer(Decoding, TiktokenNames):
         special_text: SpecialText = "raise",
         merges: Optional[Sequence[Tuple[int, int]]] = None,
     ) -> "Tokenizer":
-        """Wraps an already built ``bytepair._core.CoreBPE`` (bundled encodings and
-        the trainer load this way). ``bundled``: ``(loader, name)`` for a bundled
-        encoding, which then pickles by name; ``merges``: those ``from_merges`` checked."""
+        """Wraps an already built ``_core.CoreBPE`` (bundled encodings and the
+        trainer load this way). ``bundled``: ``(loader, name)`` for a bundled
+        encoding, which then pickles by name; ``merges``: already checked."""
         self = cls.__new__(cls)
         self._setup(core, pattern, dict(special_tokens), name, None, special_text)
         self._tokens_cache, self._bundled = None, bundled
@@ -112,6 +107,7 @@ class Tokenizer(Decoding, TiktokenNames):
         self.name = name
         self._pattern = pattern
         self._special_tokens: Dict[str, int] = specials
+        self._special_ids = frozenset(specials.values())
         self._merges = check_merges(merges, core.n_vocab) if merges is not None else None
         self.special_text: SpecialText = special_text
         self._core = core
@@ -119,19 +115,28 @@ class Tokenizer(Decoding, TiktokenNames):
         self._bundled: Optional[Bundled] = None
         self._default_policy = _special.resolve(specials, special_text, NO_SPECIALS, None)
 
-    # ------------------------------------------------------------ properties
+    def with_special_text(self, special_text: SpecialText) -> "Tokenizer":
+        """A tokenizer sharing this one's vocabulary (no copy) with another
+        default special-token policy.
 
-    @property
-    def core(self) -> "_core.CoreBPE":
-        """The Rust encoder behind this tokenizer (its methods take the core's
-        arguments, not tiktoken's: see :meth:`special_policy`)."""
-        return self._core
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").with_special_text("text").encode("<|endoftext|>")
+        [27, 91, 437, 1659, 5239, 91, 29]
+        """
+        tok = Tokenizer._from_core(self._core, self._pattern, self._special_tokens, name=self.name,
+                                   bundled=self._bundled, special_text=special_text, merges=self._merges)
+        tok._tokens_cache = self._tokens_cache
+        return tok
 
-    @property
-    def _tokens(self) -> List[bytes]:
-        if self._tokens_cache is None:
-            self._tokens_cache = self._core.token_bytes_list()
-        return self._tokens_cache
+    def truncate(self, vocab_size: int) -> Tuple["Tokenizer", Dict[int, int]]:
+        """``(tokenizer, id_map)``: the ids below a cut and every special token, so
+        that ``n_vocab == vocab_size`` (see :func:`bytepair.vocab.truncation`);
+        ``id_map`` maps every old id that survives to its new id."""
+        tokens, specials, merges, id_map = truncation(self, vocab_size)
+        tok = Tokenizer(tokens, self._pattern, specials, name=self.name, merges=merges, special_text=self.special_text)
+        return tok, id_map
+
+    # ================================================================ Properties
 
     @property
     def pattern(self) -> Optional[str]:
@@ -178,6 +183,285 @@ class Tokenizer(Decoding, TiktokenNames):
         """Token bytes to rank for every mergeable token (gaps are not listed)."""
         return dict(self._rank_map())
 
+    @property
+    def token_bytes_list(self) -> List[bytes]:
+        """Mergeable token bytes in rank order (a copy); ``b""`` at a gap (see :attr:`gaps`)."""
+        return list(self._tokens)
+
+    @property
+    def gaps(self) -> List[int]:
+        """Ids below the last rank that hold no mergeable token (some may hold a
+        special token); found in vocabularies grown by :func:`bytepair.extend`
+        from a base whose special tokens sit above its ranks (gpt2, o200k_base)."""
+        return [i for i, t in enumerate(self._tokens) if not t]
+
+    @property
+    def merges(self) -> List[Tuple[int, int]]:
+        """The ordered merge list: ``merges[k]`` is the pair ``(left_id, right_id)``
+        whose merge made the k-th multi-byte token."""
+        if self._merges is None:
+            self._merges = [(a, b) for a, b in self._core.derive_merges()]
+        return list(self._merges)
+
+    # ================================================================ Encoding
+    # allowed_special / disallowed_special are tiktoken's, with one default for
+    # every method (see bytepair.special); num_threads: None is one thread per
+    # core, and ids never depend on it.
+
+    def encode(self, text: str, *, allowed_special: AllowedSpecial = NO_SPECIALS,
+               disallowed_special: DisallowedSpecial = None, num_threads: Optional[int] = None) -> List[int]:
+        """Encodes text to ids. Special-token text becomes its id only when
+        allowed (``allowed_special="all"`` or a set); otherwise it raises
+        :class:`~bytepair.errors.DisallowedSpecialError` as in tiktoken, unless
+        ``disallowed_special=()`` or the tokenizer's ``special_text="text"``.
+        A text of 256 KB or more is cut where its ids cannot change and
+        encoded on ``num_threads`` threads.
+
+        >>> import bytepair
+        >>> enc = bytepair.get_encoding("gpt2")
+        >>> enc.encode("Hello"), enc.encode("<|endoftext|>", allowed_special="all")
+        ([15496], [50256])
+        """
+        if num_threads is not None:
+            num_threads = check_threads(num_threads)
+        pol = self._policy(text, allowed_special, disallowed_special)
+        if pol is PLAIN:
+            return _run(self._core.encode_ordinary, text, num_threads)
+        return _run(self._core.encode, text, *pol.core_args, num_threads)
+
+    def encode_ordinary(self, text: str, *, num_threads: Optional[int] = None) -> List[int]:
+        """Encodes text with special-token text treated as plain text."""
+        if num_threads is not None:
+            num_threads = check_threads(num_threads)
+        return _run(self._core.encode_ordinary, check_text(text), num_threads)
+
+    def encode_to_numpy(self, text: str, *, allowed_special: AllowedSpecial = NO_SPECIALS,
+                        disallowed_special: DisallowedSpecial = None,
+                        num_threads: Optional[int] = None) -> "np.ndarray":
+        """Like :meth:`encode`, as a writable ``numpy.uint32`` array that owns the
+        core's buffer (no Python list, no copy)."""
+        if num_threads is not None:
+            num_threads = check_threads(num_threads)
+        pol = self._policy(text, allowed_special, disallowed_special)
+        return _run(self._core.encode_to_array, text, *pol.core_args, num_threads)
+
+    def encode_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None,
+                     allowed_special: AllowedSpecial = NO_SPECIALS,
+                     disallowed_special: DisallowedSpecial = None) -> List[List[int]]:
+        """Encodes many texts in parallel on Rust threads with the GIL released;
+        a batch uses at most one thread per 128 KB of text.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])
+        [[31373, 995], [11274, 16390, 995]]
+        """
+        return self._batch(self._core.encode_batch, texts, num_threads, allowed_special, disallowed_special)
+
+    def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None) -> List[List[int]]:
+        """Like :meth:`encode_batch` with special-token text as plain text."""
+        return self.encode_batch(texts, num_threads=num_threads, disallowed_special=())
+
+    def encode_batch_to_numpy(self, texts: Sequence[str], *, num_threads: Optional[int] = None,
+                              allowed_special: AllowedSpecial = NO_SPECIALS,
+                              disallowed_special: DisallowedSpecial = None) -> Tuple["np.ndarray", "np.ndarray"]:
+        """Like :meth:`encode_batch`, as one ``numpy.uint32`` array of every text's
+        ids and ``len(texts) + 1`` ``int64`` offsets: text ``i`` is
+        ``ids[offsets[i]:offsets[i + 1]]`` (no Python int built per id).
+
+        >>> import bytepair
+        >>> ids, offsets = bytepair.get_encoding("gpt2").encode_batch_to_numpy(["hello world", "goodbye world"])
+        >>> ids.tolist(), offsets.tolist()
+        ([31373, 995, 11274, 16390, 995], [0, 2, 5])
+        """
+        return self._batch(  # type: ignore[no-any-return]
+            self._core.encode_batch_to_arrays, texts, num_threads, allowed_special, disallowed_special
+        )
+
+    def encode_files(self, paths: Union[PathLike, Sequence[PathLike]], *, text_column: str = "text",
+                     format: Optional[str] = None, num_threads: Optional[int] = None,
+                     allowed_special: AllowedSpecial = NO_SPECIALS,
+                     disallowed_special: DisallowedSpecial = None) -> Tuple["np.ndarray", "np.ndarray"]:
+        """The documents of whole files (text, JSONL, Parquet; ``.gz`` too) encoded
+        in Rust, as :meth:`encode_batch_to_numpy` gives them (see
+        :func:`bytepair.shards.pipeline.encode_files`)."""
+        return _encode_files(self, paths, text_column=text_column, format=format, num_threads=num_threads,
+                             allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def count(self, text: str, *, limit: Optional[int] = None, allowed_special: AllowedSpecial = NO_SPECIALS,
+              disallowed_special: DisallowedSpecial = None) -> int:
+        """The number of ids :meth:`encode` would return, without building them.
+        With ``limit``, counting stops past it and the result is ``limit + 1``
+        ("over"), the work proportional to the part read (see
+        :func:`bytepair.budget.count`).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("o200k_base").count("hello world " * 1000, limit=10)
+        11
+        """
+        if limit is not None:
+            return budget.count(self, text, limit=limit, allowed_special=allowed_special,
+                                disallowed_special=disallowed_special)
+        pol = self._policy(text, allowed_special, disallowed_special)
+        return _run(self._core.count, text, *pol.core_args)  # type: ignore[no-any-return]
+
+    def count_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None,
+                    allowed_special: AllowedSpecial = NO_SPECIALS,
+                    disallowed_special: DisallowedSpecial = None) -> List[int]:
+        """Token counts of many texts, in parallel (see :meth:`count`)."""
+        return self._batch(self._core.count_batch, texts, num_threads, allowed_special, disallowed_special)
+
+    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
+        """The id of text (or bytes) that is exactly one token, special tokens
+        included; a ``KeyError`` when it is not one token."""
+        b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
+        r = self._core.single_token(b)
+        if r is None:
+            raise KeyError(text_or_bytes)
+        return r
+
+    # ================================================================ Budgets and offsets
+
+    def truncate_text(self, text: str, max_tokens: int, *, side: "budget.Side" = "end",
+                      allowed_special: AllowedSpecial = NO_SPECIALS,
+                      disallowed_special: DisallowedSpecial = None) -> str:
+        """The longest prefix (or suffix, ``side="start"``) of ``text`` whose
+        encoding fits ``max_tokens``: :func:`bytepair.budget.truncate_text`."""
+        return budget.truncate_text(self, text, max_tokens, side=side, allowed_special=allowed_special,
+                                    disallowed_special=disallowed_special)
+
+    def chunk_text(self, text: str, max_tokens: int, *, overlap: int = 0, boundary: "budget.Boundary" = "token",
+                   allowed_special: AllowedSpecial = NO_SPECIALS,
+                   disallowed_special: DisallowedSpecial = None) -> List[str]:
+        """Chunks of at most ``max_tokens`` tokens that concatenate to ``text``:
+        :func:`bytepair.budget.chunk_text`."""
+        return budget.chunk_text(self, text, max_tokens, overlap=overlap, boundary=boundary,
+                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def encode_with_offsets(self, text: str, *, unit: "budget.Unit" = "char",
+                            allowed_special: AllowedSpecial = NO_SPECIALS,
+                            disallowed_special: DisallowedSpecial = None
+                            ) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
+        """``(ids, offsets)``: each id's ``(start, end)`` span in characters or
+        bytes: :func:`bytepair.budget.encode_with_offsets`."""
+        return budget.encode_with_offsets(self, text, unit=unit, allowed_special=allowed_special,
+                                          disallowed_special=disallowed_special)
+
+    def encode_with_unstable(self, text: str, *, allowed_special: AllowedSpecial = NO_SPECIALS,
+                             disallowed_special: DisallowedSpecial = None) -> Tuple[List[int], List[List[int]]]:
+        """tiktoken's ``(stable, completions)`` of a text whose end may change:
+        :func:`bytepair.budget.encode_with_unstable`."""
+        return budget.encode_with_unstable(self, text, allowed_special=allowed_special,
+                                           disallowed_special=disallowed_special)
+
+    # ================================================================ Decoding
+
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
+        """Decodes ids to text; invalid UTF-8 is handled by ``errors`` (default: U+FFFD).
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("gpt2").decode([47991, 250, 166, 113, 255])
+        '한국'
+        """
+        return self.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """Concatenated bytes of the ids; an unknown id raises
+        :class:`~bytepair.errors.UnknownTokenError` (a ``KeyError``) naming it."""
+        return call_on_ids(self._core.decode_bytes, tokens, self._core.n_vocab)
+
+    def decode_batch(self, batch: Sequence[Sequence[int]], *, errors: str = "replace",
+                     num_threads: Optional[int] = None) -> List[str]:
+        """Decodes many id lists (byte assembly runs on Rust threads)."""
+        return [b.decode("utf-8", errors=errors) for b in self.decode_bytes_batch(batch, num_threads=num_threads)]
+
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: Optional[int] = None) -> List[bytes]:
+        """The bytes of many id lists."""
+        threads = check_threads(num_threads)
+        return call_on_ids(self._core.decode_batch_bytes, batch, self._core.n_vocab, threads, each=batch)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one id."""
+        return call_on_ids(self._core.token_bytes, token, self._core.n_vocab, each=[[token]])
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> List[bytes]:
+        """The bytes of each id.
+
+        >>> import bytepair
+        >>> bytepair.get_encoding("cl100k_base").decode_tokens_bytes([15339, 1917])
+        [b'hello', b' world']
+        """
+        return call_on_ids(self._core.tokens_bytes, tokens, self._core.n_vocab)
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
+        """tiktoken's ``(text, offsets)``, the character where each token starts:
+        :func:`bytepair.budget.decode_with_offsets`."""
+        return budget.decode_with_offsets(self, tokens)
+
+    def stream_decoder(self, errors: str = "replace") -> StreamDecoder:
+        """An incremental decoder that returns only whole characters
+        (:class:`bytepair.stream.StreamDecoder`)."""
+        return StreamDecoder(self, errors=errors)
+
+    def is_special_token(self, token: int) -> bool:
+        """Whether an id is a special token's (tiktoken's name)."""
+        if not isinstance(token, int):
+            raise TypeError(f"token must be an int, not {type(token).__name__}")
+        return token in self._special_ids
+
+    def token_byte_values(self) -> List[bytes]:
+        """Every mergeable token's bytes, sorted (tiktoken's name)."""
+        return sorted(self._rank_map())
+
+    # ================================================================ tiktoken's private names
+    # tiktoken exposes these underscore names on Encoding; code written for it uses them.
+
+    @property
+    def _mergeable_ranks(self) -> Dict[bytes, int]:
+        """tiktoken's attribute: :attr:`mergeable_ranks` (a copy)."""
+        return self.mergeable_ranks
+
+    @property
+    def _pat_str(self) -> Optional[str]:
+        """tiktoken's attribute: the pre-tokenization regex (None for no splitting)."""
+        return self._pattern
+
+    def _encode_bytes(self, data: bytes) -> List[int]:
+        """tiktoken's ``_encode_bytes``: :func:`bytepair.budget.encode_bytes`."""
+        return budget.encode_bytes(self, data)
+
+    def _encode_single_piece(self, text_or_bytes: Union[str, bytes]) -> List[int]:
+        """tiktoken's ``_encode_single_piece``: :func:`bytepair.budget.encode_single_piece`."""
+        return budget.encode_single_piece(self, text_or_bytes)
+
+    def _encode_only_native_bpe(self, text: str) -> List[int]:
+        """tiktoken's ``_encode_only_native_bpe``: the pre-tokenizer's pieces each
+        merged on its own, which is :meth:`encode_ordinary`."""
+        return self.encode_ordinary(text)
+
+    # ================================================================ Persistence
+
+    def save(self, path: PathLike) -> None:
+        """Writes the tokenizer in bytepair's JSON format (atomic; see
+        :mod:`bytepair.native_json`)."""
+        native_json.save(self, path)
+
+    def __reduce__(self):
+        # bundled encodings pickle by name (a few bytes); others by their tokens
+        if self._bundled is not None:
+            return (_rebuild_bundled, (*self._bundled, self.name, self.special_text))
+        return (
+            _rebuild,
+            (self.name, self._tokens, self._pattern, self._special_tokens, self._merges, self.special_text),
+        )
+
+    # ================================================================ Private
+
+    @property
+    def _tokens(self) -> List[bytes]:
+        if self._tokens_cache is None:
+            self._tokens_cache = self._core.token_bytes_list()
+        return self._tokens_cache
+
     def _rank_map(self) -> Dict[bytes, int]:
         """:attr:`mergeable_ranks` itself, built once (callers must not change it)."""
         if self._ranks is None:
@@ -190,38 +474,9 @@ class Tokenizer(Decoding, TiktokenNames):
             self._ranks = ranks
         return self._ranks
 
-    @property
-    def token_bytes_list(self) -> List[bytes]:
-        """Mergeable token bytes in rank order (a copy); ``b""`` at a gap (an id
-        below the last rank that holds no mergeable token, see :attr:`gaps`)."""
-        return list(self._tokens)
-
-    @property
-    def gaps(self) -> List[int]:
-        """Ids below the last rank that hold no mergeable token (some may hold a
-        special token). Empty except for vocabularies grown by
-        :func:`bytepair.extend` from a base whose special tokens sit above its
-        ranks, such as gpt2 (50256) or o200k_base (199998-200018)."""
-        return [i for i, t in enumerate(self._tokens) if not t]
-
-    @property
-    def merges(self) -> List[Tuple[int, int]]:
-        """The ordered merge list: ``merges[k]`` is the pair ``(left_id, right_id)``
-        whose merge made the k-th multi-byte token."""
-        if self._merges is None:
-            self._merges = [(a, b) for a, b in self._core.derive_merges()]
-        return list(self._merges)
-
-    # ------------------------------------------------------------ encoding
-
-    def special_policy(self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> SpecialPolicy:
+    def _special_policy(self, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> SpecialPolicy:
         """The :class:`~bytepair.special.SpecialPolicy` of tiktoken's arguments for
-        this tokenizer (for bytepair's own tools that call the core directly).
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("gpt2").special_policy("all", ()).core_args
-        (['<|endoftext|>'], [])
-        """
+        this tokenizer (for bytepair's own tools that call the core directly)."""
         return _special.resolve(self._special_tokens, self.special_text, allowed_special, disallowed_special)
 
     def _policy(self, text: object, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial) -> SpecialPolicy:
@@ -232,264 +487,14 @@ class Tokenizer(Decoding, TiktokenNames):
         check_text(text)
         if disallowed_special:
             _special.check_foreign_disallowed(text, disallowed_special, self._special_tokens)  # type: ignore[arg-type]
-        return self.special_policy(allowed_special, disallowed_special)
-
-    def encode(
-        self,
-        text: str,
-        *,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-        num_threads: Optional[int] = None,
-    ) -> List[int]:
-        """Encodes text to ids.
-
-        ``num_threads``: a text of 256 KB or more is cut where its ids cannot
-        change and encoded on this many threads (``None``: one per core); the
-        ids are always those of a one-thread encode.
-
-        Special-token text becomes its id only when listed in ``allowed_special``
-        (or ``"all"``); otherwise it raises :class:`~bytepair.errors.DisallowedSpecialError`
-        like tiktoken, unless ``disallowed_special=()`` or ``special_text="text"``.
-
-        >>> import bytepair
-        >>> enc = bytepair.get_encoding("gpt2")
-        >>> enc.encode("Hello")
-        [15496]
-        >>> enc.encode("<|endoftext|>", allowed_special="all")
-        [50256]
-        >>> enc.encode("<|endoftext|>", disallowed_special=())
-        [27, 91, 437, 1659, 5239, 91, 29]
-        """
-        if num_threads is not None:
-            num_threads = check_threads(num_threads)
-        pol = self._policy(text, allowed_special, disallowed_special)
-        if pol is PLAIN:
-            return _run(self._core.encode_ordinary, text, num_threads)
-        return _run(self._core.encode, text, *pol.core_args, num_threads)
-
-    def encode_ordinary(self, text: str, *, num_threads: Optional[int] = None) -> List[int]:
-        """Encodes text with special-token text treated as plain text
-        (``num_threads`` as in :meth:`encode`).
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("o200k_base").encode_ordinary("strawberry")
-        [302, 1618, 19772]
-        """
-        if num_threads is not None:
-            num_threads = check_threads(num_threads)
-        return _run(self._core.encode_ordinary, check_text(text), num_threads)
-
-    def count(
-        self,
-        text: str,
-        *,
-        limit: Optional[int] = None,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> int:
-        """The number of ids :meth:`encode` would return, computed without
-        building the list (memory stays small for huge texts).
-
-        With ``limit``, counting stops as soon as the count exceeds it and the
-        result is ``limit + 1`` (read it as "over the limit"); the work is then
-        proportional to the part of the text read (see :mod:`bytepair.budget`).
-
-        >>> import bytepair
-        >>> enc = bytepair.get_encoding("o200k_base")
-        >>> enc.count("안녕하세요, 토크나이저입니다.")
-        10
-        >>> enc.count("안녕하세요, 토크나이저입니다.", limit=3)
-        4
-        """
-        if limit is not None:
-            return budget.count(self, text, limit=limit, allowed_special=allowed_special,
-                                disallowed_special=disallowed_special)
-        pol = self._policy(text, allowed_special, disallowed_special)
-        return _run(self._core.count, text, *pol.core_args)  # type: ignore[no-any-return]
-
-    def truncate_text(
-        self,
-        text: str,
-        max_tokens: int,
-        *,
-        side: "budget.Side" = "end",
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> str:
-        """The longest prefix (``side="end"``) or suffix (``side="start"``) of
-        ``text``, cut at a character boundary, whose encoding has at most
-        ``max_tokens`` tokens; exact (see :func:`bytepair.budget.truncate_text`:
-        why this is not ``decode(encode(text)[:n])``).
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("o200k_base").truncate_text("Tokenizers count, cut and chunk.", 3)
-        'Tokenizers count'
-        """
-        return budget.truncate_text(self, text, max_tokens, side=side, allowed_special=allowed_special,
-                                    disallowed_special=disallowed_special)
-
-    def chunk_text(
-        self,
-        text: str,
-        max_tokens: int,
-        *,
-        overlap: int = 0,
-        boundary: "budget.Boundary" = "token",
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> List[str]:
-        """Chunks of at most ``max_tokens`` tokens that concatenate (minus the
-        ``overlap``-token overlaps) to ``text``, cut at the last line or paragraph
-        break inside the budget when ``boundary`` asks for it (see
-        :func:`bytepair.budget.chunk_text`).
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("cl100k_base").chunk_text("a b c d e", 2)
-        ['a b', ' c d', ' e']
-        """
-        return budget.chunk_text(self, text, max_tokens, overlap=overlap, boundary=boundary,
-                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
-
-    def encode_with_offsets(
-        self,
-        text: str,
-        *,
-        unit: "budget.Unit" = "char",
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> Tuple[List[int], Sequence[Tuple[int, int]]]:
-        """``(ids, offsets)``: :meth:`encode`'s ids and the ``(start, end)`` span of
-        each, in characters (``unit="char"``; a token inside a multi-byte
-        character covers that whole character) or bytes (see
-        :func:`bytepair.budget.encode_with_offsets`).
-
-        >>> import bytepair
-        >>> ids, offsets = bytepair.get_encoding("o200k_base").encode_with_offsets("hello world")
-        >>> offsets.tolist()
-        [(0, 5), (5, 11)]
-        """
-        return budget.encode_with_offsets(self, text, unit=unit, allowed_special=allowed_special,
-                                          disallowed_special=disallowed_special)
-
-    def encode_to_numpy(
-        self,
-        text: str,
-        *,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-        num_threads: Optional[int] = None,
-    ) -> "np.ndarray":
-        """Like :meth:`encode`, returning a ``numpy.uint32`` array that owns the
-        core's buffer (no Python list in between, no copy; writable). A text of
-        256 KB or more is encoded on ``num_threads`` threads (``None``: one per
-        core), with exactly the one-thread ids.
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("cl100k_base").encode_to_numpy("hello world").tolist()
-        [15339, 1917]
-        """
-        if num_threads is not None:
-            num_threads = check_threads(num_threads)
-        pol = self._policy(text, allowed_special, disallowed_special)
-        return _run(self._core.encode_to_array, text, *pol.core_args, num_threads)
-
-    def encode_batch(
-        self,
-        texts: Sequence[str],
-        *,
-        num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> List[List[int]]:
-        """Encodes many texts in parallel on Rust threads with the GIL released.
-
-        Args:
-            texts: a list (or any sequence) of str.
-            num_threads: worker threads, at most; ``None`` uses one per CPU core, ``1``
-                runs on the calling thread. A batch uses one thread per 128 KB of text
-                at most (a shorter batch costs less on one thread than waking
-                another); the ids never depend on the thread count. Pools are kept
-                per thread count.
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])
-        [[31373, 995], [11274, 16390, 995]]
-        """
-        return self._batch(self._core.encode_batch, texts, num_threads, allowed_special, disallowed_special)
-
-    def encode_batch_to_numpy(
-        self,
-        texts: Sequence[str],
-        *,
-        num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> Tuple["np.ndarray", "np.ndarray"]:
-        """Like :meth:`encode_batch`, returning every text's ids in one
-        ``numpy.uint32`` array and ``len(texts) + 1`` ``int64`` offsets: text
-        ``i`` is ``ids[offsets[i]:offsets[i + 1]]``. No Python int or list is
-        built per id, so it scales with the threads where ``encode_batch`` is
-        held back by building lists on one thread (see benches/RESULTS.md).
-
-        >>> import bytepair
-        >>> ids, offsets = bytepair.get_encoding("gpt2").encode_batch_to_numpy(["hello world", "goodbye world"])
-        >>> ids.tolist(), offsets.tolist()
-        ([31373, 995, 11274, 16390, 995], [0, 2, 5])
-        """
-        return self._batch(  # type: ignore[no-any-return]
-            self._core.encode_batch_to_arrays, texts, num_threads, allowed_special, disallowed_special
-        )
-
-    def encode_files(
-        self,
-        paths: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
-        *,
-        text_column: str = "text",
-        format: Optional[str] = None,
-        num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = (),
-    ) -> Tuple["np.ndarray", "np.ndarray"]:
-        """Encodes the documents of whole files (text, JSONL, Parquet; ``.gz``
-        too) in Rust: one flat ``numpy.uint32`` array of every document's ids, in
-        file order, plus ``n_documents + 1`` ``int64`` offsets, exactly what
-        :meth:`encode_batch_to_numpy` gives on the documents (see
-        :func:`bytepair.shards.pipeline.encode_files`).
-
-        >>> import bytepair, tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp(), "a.jsonl")
-        >>> _ = p.write_text('{"text": "hello world"}\\n{"text": "goodbye world"}\\n')
-        >>> ids, offsets = bytepair.get_encoding("gpt2").encode_files(p)
-        >>> ids.tolist(), offsets.tolist()
-        ([31373, 995, 11274, 16390, 995], [0, 2, 5])
-        """
-        return _encode_files(self, paths, text_column=text_column, format=format, num_threads=num_threads,
-                             allowed_special=allowed_special, disallowed_special=disallowed_special)
-
-    def encode_ordinary_batch(
-        self, texts: Sequence[str], *, num_threads: Optional[int] = None
-    ) -> List[List[int]]:
-        """Like :meth:`encode_batch` with special-token text as plain text."""
-        return self.encode_batch(texts, num_threads=num_threads, disallowed_special=())
-
-    def count_batch(
-        self,
-        texts: Sequence[str],
-        *,
-        num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = NO_SPECIALS,
-        disallowed_special: DisallowedSpecial = None,
-    ) -> List[int]:
-        """Token counts of many texts, in parallel (see :meth:`count`)."""
-        return self._batch(self._core.count_batch, texts, num_threads, allowed_special, disallowed_special)
+        return self._special_policy(allowed_special, disallowed_special)
 
     def _batch(self, run, texts, num_threads, allowed_special, disallowed_special):  # type: ignore[no-untyped-def]
         """Shared argument handling of the batch calls: checks, special-token
         policy, and tiktoken's lone-surrogate repair only when the fast path refuses."""
         texts = check_texts(texts)
         threads = check_threads(num_threads)
-        pol = self.special_policy(allowed_special, disallowed_special)
+        pol = self._special_policy(allowed_special, disallowed_special)
         if disallowed_special:
             for t in texts:
                 _special.check_foreign_disallowed(t, disallowed_special, self._special_tokens)
@@ -498,60 +503,9 @@ class Tokenizer(Decoding, TiktokenNames):
         except UnicodeEncodeError:
             return run([fix_surrogates(t) for t in texts], *pol.core_args, threads)
 
-    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
-        """The id of text (or bytes) that is exactly one token, special tokens included.
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("gpt2").encode_single_token("<|endoftext|>")
-        50256
-
-        Raises:
-            KeyError: when it is not one token.
-        """
-        b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
-        r = self._core.single_token(b)
-        if r is None:
-            raise KeyError(text_or_bytes)
-        return r
-
-    # ------------------------------------------------------------ cutting the vocabulary
-
-    def truncate(self, vocab_size: int) -> Tuple["Tokenizer", Dict[int, int]]:
-        """``(tokenizer, id_map)``: the ids below a cut and every special token, so
-        that ``n_vocab == vocab_size`` (see :func:`bytepair.vocab.truncation`);
-        ``id_map`` maps every old id that survives to its new id.
-
-        >>> tok = Tokenizer([bytes([b]) for b in range(256)] + [b"ab", b"abc"], None, {"<s>": 258})
-        >>> small, ids = tok.truncate(258)
-        >>> small.n_vocab, ids[258]
-        (258, 257)
-        """
-        tokens, specials, merges, id_map = truncation(self, vocab_size)
-        tok = Tokenizer(tokens, self._pattern, specials, name=self.name, merges=merges, special_text=self.special_text)
-        return tok, id_map
-
-    # ------------------------------------------------------------ files
-
-    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes the tokenizer in bytepair's JSON format (atomic; see
-        :mod:`bytepair.native_json`)."""
-        native_json.save(self, path)
-
-    def with_special_text(self, special_text: SpecialText) -> "Tokenizer":
-        """A tokenizer sharing this one's vocabulary (no copy) with another
-        default special-token policy.
-
-        >>> import bytepair
-        >>> bytepair.get_encoding("gpt2").with_special_text("text").encode("<|endoftext|>")
-        [27, 91, 437, 1659, 5239, 91, 29]
-        """
-        tok = Tokenizer.from_core(self._core, self._pattern, self._special_tokens, name=self.name,
-                                   bundled=self._bundled, special_text=special_text, merges=self._merges)
-        tok._tokens_cache = self._tokens_cache
-        return tok
-
     def __repr__(self) -> str:
-        return f"<Tokenizer {self.name!r} n_vocab={self.n_vocab} pattern={self.pattern_name or ('custom' if self._pattern else None)!r}>"
+        shown = self.pattern_name or ("custom" if self._pattern else None)
+        return f"<Tokenizer {self.name!r} n_vocab={self.n_vocab} pattern={shown!r}>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tokenizer):
@@ -568,15 +522,6 @@ class Tokenizer(Decoding, TiktokenNames):
         # consistent with __eq__: equal tokenizers have the same pattern, special
         # tokens and vocabulary size (cheap: no pass over the tokens)
         return hash((self._pattern, frozenset(self._special_tokens.items()), self._core.n_vocab))
-
-    def __reduce__(self):
-        # bundled encodings pickle by name (a few bytes); others by their tokens
-        if self._bundled is not None:
-            return (_rebuild_bundled, (*self._bundled, self.name, self.special_text))
-        return (
-            _rebuild,
-            (self.name, self._tokens, self._pattern, self._special_tokens, self._merges, self.special_text),
-        )
 
 
 def _run(fn: Callable[..., Any], text: str, *args: Any) -> Any:

@@ -129,6 +129,8 @@ class _Job:
     num_threads: Optional[int]
     progress: Optional[bool]
     inputs: Inputs
+    #: min_frequency and max_token_length as given (the warning names them, not their clamped values)
+    given: Tuple[Any, Any] = (None, None)
 
 
 def train(
@@ -266,6 +268,7 @@ def _prepare(data: Optional[Data], vocab_size: Optional[int], counts: Optional[C
     if (data is None) == (counts is None):
         raise TypeError("give either training data or counts=, not both or neither")
     vocab_size = check_vocab_size(vocab_size)
+    given = (min_frequency, max_token_length)  # the warning below names what the caller gave, not the clamp
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     if counts is not None and not isinstance(counts, ChunkCounts):
@@ -287,7 +290,7 @@ def _prepare(data: Optional[Data], vocab_size: Optional[int], counts: Optional[C
         )
     limit = inputs.limit() or _memory.default_limit()
     job = _Job(specials, vocab_size, vocab_size - 256 - len(specials), min_frequency, max_len, limit, name,
-               num_threads, progress, replace(inputs, memory_limit=limit))
+               num_threads, progress, replace(inputs, memory_limit=limit), given)
     if counts is not None:
         _check_merge_memory(counts.table, job.num_merges, limit)
         return job, counts.pattern
@@ -322,14 +325,14 @@ def _learn(job: _Job, pattern: Optional[str], data: Optional[Data], counts: Opti
         status.close()
     if len(merges) < job.num_merges:
         warnings.warn(
-            f"the corpus supports only {len(merges)} merges (min_frequency={job.min_frequency}"
-            f"{'' if job.max_len is None else f', max_token_length={job.max_len}'}); the vocab size is"
+            f"the corpus supports only {len(merges)} merges (min_frequency={job.given[0]}"
+            f"{'' if job.max_len is None else f', max_token_length={job.given[1]}'}); the vocab size is"
             f" {256 + len(merges) + len(job.specials)} instead of {job.vocab_size}",
             stacklevel=3,
         )
     special_ids = {s: 256 + len(merges) + i for i, s in enumerate(job.specials)}
     core = _core.CoreBPE.from_merges(merges, special_ids, pattern)
-    tok = Tokenizer.from_core(core, pattern, special_ids, name=job.name, merges=merges)
+    tok = Tokenizer._from_core(core, pattern, special_ids, name=job.name, merges=merges)
     return tok, counts, (t1 - t0, time.perf_counter() - t1)
 
 

@@ -13,9 +13,11 @@
 //! parse) is [`Refusal::Unsupported`], found from the footer before any
 //! document is handed on: the caller then gives the shard to the Python
 //! loader, which reads it or reports why not. A failure found while reading
-//! (a null row, a string that is not UTF-8, damaged pages) is
+//! (a string that is not UTF-8, damaged pages) is
 //! [`Refusal::Failed`], a shard failure like a broken JSONL line. Panics of
 //! the crate on damaged input are caught and are failures too.
+//!
+//! A null row is no document and is skipped, as every reader skips it.
 //!
 //! Memory: one page of the column (as the crate reads it) and its row
 //! group's dictionary page, if any, plus one batch of [`BATCH_ROWS`] values
@@ -120,11 +122,16 @@ fn read_file(
             if rows == 0 {
                 break;
             }
-            if n_values != rows {
-                let null = defs.iter().position(|&d| d == 0).unwrap_or(0) as u64;
-                return Err(failed(format!("row {}: null", row + null)));
-            }
-            for v in &values {
+            // a null row is no document: skipped (its definition level is 0)
+            let mut values = values.iter();
+            for k in 0..rows {
+                if n_values != rows && defs.get(k) == Some(&0) {
+                    row += 1;
+                    continue;
+                }
+                let Some(v) = values.next() else {
+                    return Err(failed(format!("row {row}: fewer values than rows")));
+                };
                 let s = std::str::from_utf8(v.data())
                     .map_err(|_| failed(format!("row {row}: not UTF-8")))?;
                 text.push_str(s);

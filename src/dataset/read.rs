@@ -52,7 +52,7 @@ pub(crate) fn read_shard(
             let mut raw = Vec::new();
             open(path, *gzip)?
                 .read_to_end(&mut raw)
-                .map_err(|e| format!("read failed: {e}"))?;
+                .map_err(|e| read_failed(*gzip, None, &e))?;
             let text = String::from_utf8(raw)
                 .map_err(|e| format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?;
             let ends = vec![text.len()];
@@ -61,7 +61,7 @@ pub(crate) fn read_shard(
         }
         Input::Jsonl { path, gzip } => {
             let r = BufReader::with_capacity(1 << 20, open(path, *gzip)?);
-            read_jsonl(r, column, chunk_bytes, emit)
+            read_jsonl(r, *gzip, column, chunk_bytes, emit)
         }
         Input::Columns { path } => {
             // the Rust reader first; what it does not take goes to the loader
@@ -70,7 +70,8 @@ pub(crate) fn read_shard(
                 Err(Refusal::Failed(why)) => return Err(why),
                 Err(Refusal::Unsupported(why)) => why,
             };
-            let loader = loader.ok_or_else(|| format!("{why}, and no column loader given"))?;
+            let loader = loader
+                .ok_or_else(|| format!("{why}; reading it needs pyarrow (pip install pyarrow)"))?;
             loader.load(path, &mut |col| {
                 let col = Arc::new(validate(col)?);
                 let n = col.offsets.len().saturating_sub(1);
@@ -94,6 +95,28 @@ pub(crate) fn read_shard(
                 Ok(true)
             })
         }
+    }
+}
+
+/// Why reading stopped, in words: a damaged or non-gzip `.gz` file is named
+/// as such (with the line reached, when it is not the first).
+fn read_failed(gzip: bool, lineno: Option<u64>, e: &std::io::Error) -> String {
+    let at = match lineno {
+        Some(n) if n > 0 => format!(" after line {n}"),
+        _ => String::new(),
+    };
+    let invalid = matches!(
+        e.kind(),
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData
+    );
+    if gzip && invalid && at.is_empty() {
+        format!(
+            "not a gzip file, or a damaged one ({e}); a name ending in .gz means gzip-compressed"
+        )
+    } else if gzip && invalid {
+        format!("damaged gzip data{at} ({e})")
+    } else {
+        format!("read failed{at}: {e}")
     }
 }
 
@@ -146,6 +169,7 @@ fn is_blank(s: &str) -> bool {
 
 fn read_jsonl(
     mut r: impl BufRead,
+    gzip: bool,
     column: &str,
     chunk_bytes: usize,
     emit: &mut dyn FnMut(Docs) -> bool,
@@ -158,7 +182,7 @@ fn read_jsonl(
         line.clear();
         let n = r
             .read_until(b'\n', &mut line)
-            .map_err(|e| format!("read failed after line {lineno}: {e}"))?;
+            .map_err(|e| read_failed(gzip, Some(lineno), &e))?;
         if n == 0 {
             break;
         }

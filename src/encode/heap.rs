@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::linked::{initial_pairs, merge_linked, PairQueue};
-use super::merge::{key, unkey};
+use super::pair_key::{key, unkey};
 use crate::vocab::Vocab;
 use crate::Rank;
 

@@ -1,13 +1,10 @@
 //! One piece -> ids: byte-pair merging of a single pre-tokenized piece.
 //!
-//! [`merge`] is the entry point ([`encode_piece`]) and the dispatch that picks
-//! a merge path by the piece's length and shape; each path is one file:
-//! [`scan`] (short pieces), [`runs`] (runs of one byte), [`flat_runs`] (long
-//! alternating pieces), [`queue`] (other repetitive pieces), [`split`] (long
-//! pieces cut where no token straddles) and [`heap`] (long parts with no cut);
-//! the queue and the heap share the linked-list merge loop of [`linked`].
-//! [`cache`] is the per-thread piece cache in front of them all. Whole texts (pre-tokenization,
-//! special tokens, batches) are [`crate::core_bpe`].
+//! [`encode_piece`] is the entry point; [`merge`] holds the dispatch that picks
+//! a merge path by the piece's length and shape, with the table of the paths.
+//! [`cache`] is the piece cache in front of them all. Whole texts
+//! (pre-tokenization, special tokens, batches) are [`crate::core_bpe`]. What
+//! each file holds: docs/rust-layout.md, "File map".
 
 pub mod cache;
 pub mod merge;
@@ -15,9 +12,11 @@ pub mod merge;
 mod flat_runs;
 mod heap;
 mod linked;
+mod pair_key;
 mod queue;
 mod runs;
 mod scan;
+mod shape;
 mod split;
 
 #[cfg(test)]
@@ -25,8 +24,8 @@ mod tests;
 
 pub use flat_runs::{encode_piece_flat_runs, FLAT_MIN};
 pub use heap::encode_piece_heap;
-pub use merge::{encode_piece, encode_piece_parts, SHORT_PIECE_MAX};
+pub use merge::{encode_piece, encode_piece_parts};
 pub use queue::encode_piece_queue;
 pub use runs::encode_piece_runs;
-pub use scan::{encode_piece_scan, encode_short_by_bytes};
+pub use scan::{encode_piece_scan, encode_short_by_bytes, SHORT_PIECE_MAX};
 pub use split::encode_piece_split;

@@ -1,7 +1,7 @@
 //! The runs path: a long piece made of a few runs of one byte each (`'x' * N`,
 //! N spaces, a line of `=`), merged on its run-length form.
 //!
-//! Runs for a piece longer than [`super::merge::SHORT_PIECE_MAX`] of at most
+//! Runs for a piece longer than [`super::SHORT_PIECE_MAX`] of at most
 //! [`MAX_RUNS`] runs, and finishes the flat path ([`super::flat_runs`]) once
 //! its sequence has collapsed into runs. Each round merges every pair of the
 //! lowest rank in one sweep, checked against the greedy order; when a check

@@ -11,9 +11,13 @@
 //! Complexity: O(n·m) for n bytes and m merges (O(n²) at worst), in cache;
 //! above [`SHORT_PIECE_MAX`] the long-piece paths win.
 
-use super::merge::{encode_piece_parts, key, unkey, SHORT_PIECE_MAX};
+use super::pair_key::{key, unkey};
 use crate::vocab::{Vocab, NONE_RANK as NONE};
 use crate::Rank;
+
+/// Pieces of at most this many bytes take the short scan; longer ones the
+/// long-piece paths (runs, flat, queue, split, heap).
+pub const SHORT_PIECE_MAX: usize = 128;
 
 /// The short-piece path: an array of parts (start byte, token rank, rank of the
 /// pair it starts); each round merges the minimum pair (leftmost on ties) and
@@ -63,8 +67,9 @@ pub fn encode_short_by_bytes(
 ) {
     let n = piece.len();
     if n == 0 || n > 16 {
-        // not a short piece: the general path (exact on any length)
-        return encode_piece_parts(piece, vocab, out);
+        // not a short piece (the piece cache asks only for those): the plain
+        // scan, exact on any length
+        return encode_piece_scan(piece, vocab, out);
     }
     let pair = |l: Rank, r: Rank, s: usize, e: usize| {
         if vocab.pair_may_be_token(l, r) {

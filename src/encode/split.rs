@@ -1,11 +1,11 @@
 //! The split path: a long piece that is neither runs nor repetitive, cut
 //! wherever no token can straddle ([`crate::vocab::cuts`]), each part merged
-//! on its own by the dispatch ([`super::merge`]) without a second split.
+//! on its own by the dispatch by shape ([`super::shape`]) without a second split.
 //!
 //! Complexity: linear when cuts are frequent (random Hangul: short parts
 //! merged in cache); a part with no cut takes the heap, O(n log n).
 
-use super::merge::merge_by_shape;
+use super::shape::merge_part;
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -22,9 +22,9 @@ pub fn encode_piece_split(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     let mut start = 0;
     for p in 1..piece.len() {
         if cuts.is_boundary(piece, p) {
-            merge_by_shape(&piece[start..p], vocab, out, false);
+            merge_part(&piece[start..p], vocab, out);
             start = p;
         }
     }
-    merge_by_shape(&piece[start..], vocab, out, false);
+    merge_part(&piece[start..], vocab, out);
 }

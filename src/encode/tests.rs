@@ -1,9 +1,9 @@
 //! Unit tests of the merge paths: each against a naive oracle and the others,
 //! on random vocabularies and on pieces built to hit each path's checks.
 
-use super::merge::is_repetitive;
 use super::queue::{RankQueue, HEAP_MODE};
 use super::runs::{sweep_runs, MAX_RUNS};
+use super::shape::is_repetitive;
 use super::*;
 use crate::vocab::{Vocab, NONE_RANK as NONE};
 use crate::Rank;

@@ -217,9 +217,8 @@ fn truncate_at(
 /// The text is taken as CPython's own UTF-8 form of the `str`, which CPython
 /// builds on the first call and keeps with the string: a walk makes one call
 /// per chunk on the same text, and each call then costs only the part it
-/// reads. (A [`Text`] converted here is kept between calls only up to
-/// `KEEP_MAX` bytes; past that every call would convert the whole text
-/// again, quadratic over a walk.)
+/// reads. (A [`Text`] converted here is dropped after each call, so every
+/// call would convert the whole text again: quadratic over a walk.)
 #[pyfunction]
 #[pyo3(signature = (core, text, lo, hi, max_tokens, from_start, allowed_special=None, disallowed_special=None))]
 #[allow(clippy::too_many_arguments)]

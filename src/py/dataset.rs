@@ -23,7 +23,7 @@ use crate::Rank;
 /// `(offsets: bytes, wide: bool, data: bytes)` (native-endian int32 or, when
 /// `wide`, int64 offsets). The GIL is held only to take and copy one array,
 /// never while the pipeline waits for room.
-struct PyLoader(Py<PyAny>);
+pub(super) struct PyLoader(pub(super) Py<PyAny>);
 
 fn to_column(offsets: &[u8], wide: bool, data: &[u8]) -> Result<Column, String> {
     let offsets: Option<Vec<usize>> = if wide {
@@ -49,7 +49,7 @@ impl ColumnLoader for PyLoader {
             self.0
                 .call1(py, (path.to_string_lossy().into_owned(),))
                 .and_then(|it| it.bind(py).try_iter().map(|i| i.unbind()))
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.value(py).to_string())
         })?;
         loop {
             let next = Python::attach(|py| -> Result<Option<Column>, String> {
@@ -58,7 +58,7 @@ impl ColumnLoader for PyLoader {
                     Some(item) => {
                         let (offsets, wide, data): (Bound<'_, PyBytes>, bool, Bound<'_, PyBytes>) =
                             item.and_then(|i| i.extract())
-                                .map_err(|e: PyErr| e.to_string())?;
+                                .map_err(|e: PyErr| e.value(py).to_string())?;
                         to_column(offsets.as_bytes(), wide, data.as_bytes()).map(Some)
                     }
                 }

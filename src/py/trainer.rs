@@ -14,9 +14,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use super::dataset::PyLoader;
 use super::errors::to_py;
 use super::text::Text;
-use crate::dataset::Input;
+use crate::dataset::{ColumnLoader, Input};
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
@@ -267,8 +268,11 @@ impl PyChunkCounter {
 
     /// Counts one dataset shard: `format` is `"text"` (the file is one
     /// document), `"jsonl"` or `"parquet"` (one document per line / row, the
-    /// string under `column`); `gzip` for `.gz` text and JSONL.
-    #[pyo3(signature = (path, format, column, gzip=false, progress=None))]
+    /// string under `column`); `gzip` for `.gz` text and JSONL. `loader`:
+    /// the Python column loader of the Parquet files the Rust reader refuses
+    /// (see `encode_shards`).
+    #[pyo3(signature = (path, format, column, gzip=false, progress=None, loader=None))]
+    #[allow(clippy::too_many_arguments)] // a Python method: its keywords are its arguments
     fn feed_shard(
         &mut self,
         py: Python<'_>,
@@ -277,7 +281,9 @@ impl PyChunkCounter {
         column: &str,
         gzip: bool,
         progress: Option<Bound<'_, PyAny>>,
+        loader: Option<Py<PyAny>>,
     ) -> PyResult<()> {
+        let loader = loader.map(PyLoader);
         let input = match format {
             "text" => Input::Text { path, gzip },
             "jsonl" => Input::Jsonl { path, gzip },
@@ -291,7 +297,14 @@ impl PyChunkCounter {
         let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
-            pool.install(|| counter.feed_shard(&input, column, &ctl))
+            pool.install(|| {
+                counter.feed_shard(
+                    &input,
+                    column,
+                    loader.as_ref().map(|l| l as &dyn ColumnLoader),
+                    &ctl,
+                )
+            })
         })
     }
 

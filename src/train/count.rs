@@ -24,7 +24,6 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use rayon::prelude::*;
 
 use super::spill::Spill;
-use super::stream::STREAM_BLOCK;
 use super::tally::{Batch, Tally};
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
@@ -63,6 +62,12 @@ pub struct ChunkCounter {
 
 /// The default target size of one parallel counting task.
 pub const DEFAULT_BLOCK: usize = 1 << 20;
+
+/// How much a streamed reader reads at a time ([`super::stream`]).
+pub const STREAM_BLOCK: usize = 16 << 20;
+
+/// Bytes per range task of a file ([`super::ranges`]; results do not depend on it).
+pub const RANGE: usize = 8 << 20;
 
 impl ChunkCounter {
     /// A counter for `pretok`, cutting out `specials` (longest first at a
@@ -107,7 +112,7 @@ impl ChunkCounter {
             max_cut_len,
             block_size: block_size.max(64),
             stream_block: STREAM_BLOCK,
-            range_size: super::ranges::RANGE,
+            range_size: RANGE,
             cut_strings,
             tallies: Vec::new(),
             offset: 0,

@@ -2,23 +2,11 @@
 //! repeatedly (ties: the pair met first, chunks in first-seen order, pairs left
 //! to right inside a chunk; see docs/worked-examples.md, "The tie-break rule").
 //!
-//! * [`chunks`]: the first-seen-ordered [`ChunkTable`].
-//! * [`tally`]: the per-thread counting table ([`tally::Tally`]).
-//! * [`count`]: the parallel [`ChunkCounter`] that fills it from documents.
-//! * [`ranges`]: a file counted in parallel ranges, exact at the range edges.
-//! * [`stream`]: the same counter fed from a reader in blocks (other readers).
-//! * [`shards`]: JSONL, gzip and Parquet shards through the dataset readers.
-//! * [`spill`]: counting under a memory limit, with sorted runs on disk.
-//! * [`bpc`]: the table as the body of a `.bpc` counts file.
-//! * [`options`]: [`MergeOptions`], shared by every merge loop.
-//! * [`merge_loop`]: [`learn_merges`], the choice between [`compact`] (the loop
-//!   over chunk ids that tables of short chunks take: less than half the
-//!   memory, the same merges) and [`positions`] (the loop over byte positions).
-//! * [`from_tokens`]: merge loops that start from token ids (extend, parity).
-//! * [`Control`]: cancel flag and progress counters shared by counting and merging.
+//! Counting fills a [`ChunkTable`] ([`ChunkCounter`]); [`learn_merges`] runs the
+//! merge loop over it; [`Control`] is the cancel flag and the progress counters
+//! both share. What each file holds: docs/rust-layout.md, "File map".
 //!
-//! Performance notes (48 MiB mixed corpus, cl100k pattern, 2 cores; see
-//! benches/RESULTS.md for the full figures):
+//! Performance notes (the figures: benches/results/train-scale.md):
 //! * Counting dominates; it is split into tasks (1 MiB of documents, 8 MiB
 //!   ranges of a file) counted into one [`tally::Tally`] per thread, whose
 //!   slots hold chunks of up to 15 bytes inline and the first position of
@@ -53,12 +41,11 @@ pub mod stream;
 pub mod tally;
 
 pub use chunks::ChunkTable;
-pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK};
+pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK, RANGE, STREAM_BLOCK};
 pub use merge_loop::{
     learn_merges, learn_merges_owned, learn_merges_owned_with, learn_merges_with, MergeLoop,
 };
 pub use options::MergeOptions;
-pub use stream::STREAM_BLOCK;
 
 /// Hands the allocator's free memory back to the system. Counting frees its
 /// per-thread tallies in the threads that filled them, and glibc keeps such

@@ -1,7 +1,8 @@
 //! Counting a file in parallel ranges ([`ChunkCounter::feed_file`]): the file
-//! is split into ranges of [`RANGE`] bytes; each task reads its range (plus a
-//! little before and after) with ordinary sequential reads and counts the
-//! pieces between two *range cuts* into its thread's tally.
+//! is split into ranges ([`RANGE`](super::count::RANGE) bytes by default); each
+//! task reads its range (plus a little before and after) with ordinary
+//! sequential reads and counts the pieces between two *range cuts* into its
+//! thread's tally.
 //!
 //! Exact at the edges: the range cut at a boundary `e` is the first position
 //! `>= e` that is a safe cut of the pre-tokenizer and that no occurrence of a
@@ -12,7 +13,7 @@
 //! the leftmost-longest special-token matches on both sides are those of the
 //! whole).
 //!
-//! Memory: one buffer of about [`RANGE`] bytes per thread; the file is never
+//! Memory: one buffer of about a range's bytes per thread; the file is never
 //! held whole nor mapped.
 
 use std::fs::File;
@@ -26,8 +27,6 @@ use rayon::prelude::*;
 use super::{ChunkCounter, Control};
 use crate::error::{Error, Result};
 
-/// Bytes per range task (results do not depend on it).
-pub const RANGE: usize = 8 << 20;
 /// Bytes read past a range's end to find its end cut (doubled while none is found).
 const MARGIN: usize = 64 << 10;
 /// Bytes after a boundary looked at first for its cut.

@@ -5,7 +5,7 @@
 //! documents in chunks of [`SHARD_CHUNK`] bytes, each counted in parallel.
 
 use super::{ChunkCounter, Control};
-use crate::dataset::{read_shard, Input};
+use crate::dataset::{read_shard, ColumnLoader, Input};
 use crate::error::{Error, Result};
 
 /// Bytes of documents the shard readers gather before they are counted.
@@ -15,17 +15,24 @@ impl ChunkCounter {
     /// Counts the documents of one shard, in file order (a plain text file is
     /// one document). `column`: the JSONL key or Parquet column with the text.
     /// A shard that cannot be read (not UTF-8, a bad JSON line, a missing
-    /// column, a Parquet encoding the Rust reader does not handle) is an error
-    /// naming the shard and why.
+    /// column, a Parquet file neither the Rust reader nor `loader` reads) is an
+    /// error naming the shard and why. `loader` reads the Parquet files the
+    /// Rust reader refuses before reading any of them (another codec).
     ///
     /// Complexity: linear in the shard; memory about [`SHARD_CHUNK`] of text
     /// plus the reader's buffers.
-    pub fn feed_shard(&mut self, input: &Input, column: &str, ctl: &Control) -> Result<()> {
+    pub fn feed_shard(
+        &mut self,
+        input: &Input,
+        column: &str,
+        loader: Option<&dyn ColumnLoader>,
+        ctl: &Control,
+    ) -> Result<()> {
         if let Input::Text { path, gzip: false } = input {
             return self.feed_file(path, ctl);
         }
         let mut failure: Option<Error> = None;
-        let read = read_shard(input, column, None, SHARD_CHUNK, &mut |docs| {
+        let read = read_shard(input, column, loader, SHARD_CHUNK, &mut |docs| {
             let v: Vec<&str> = (0..docs.len()).map(|i| docs.get(i)).collect();
             match self.feed_documents(&v, ctl) {
                 Ok(()) => true,
@@ -69,7 +76,8 @@ mod tests {
             path: good,
             gzip: false,
         };
-        c.feed_shard(&input, "text", &Control::default()).unwrap();
+        c.feed_shard(&input, "text", None, &Control::default())
+            .unwrap();
         assert_eq!(c.finish().unwrap(), want);
         let bad = dir.join("b.jsonl");
         std::fs::write(&bad, "{\"text\": \"ok\"}\n{\"body\": \"no text key\"}\n").unwrap();
@@ -79,7 +87,7 @@ mod tests {
             gzip: false,
         };
         let err = c
-            .feed_shard(&input, "text", &Control::default())
+            .feed_shard(&input, "text", None, &Control::default())
             .unwrap_err();
         assert!(err.to_string().contains("b.jsonl"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -4,9 +4,6 @@
 use super::{ChunkCounter, Control};
 use crate::error::{Error, Result};
 
-/// How much a streamed reader reads at a time.
-pub const STREAM_BLOCK: usize = 16 << 20;
-
 fn not_utf8(name: &str, base: u64, e: &std::str::Utf8Error) -> Error {
     Error::NotUtf8 {
         path: name.to_string(),

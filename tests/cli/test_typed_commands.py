@@ -264,9 +264,9 @@ def test_encoding_help_lists_every_registry_encoding():
 # ---------------------------------------------------------------- messages
 
 
-def test_parity_names_a_directory_as_one(tmp_path):
-    (tmp_path / "adir").mkdir()
-    line = refused(bytepair_cmd("parity", "--lang", f"en={tmp_path / 'adir'}"), "Is a directory")
+def test_parity_names_an_empty_directory_as_one(tmp_path):
+    (tmp_path / "adir").mkdir()  # a folder is read as train reads it: this one holds nothing
+    line = refused(bytepair_cmd("parity", "--lang", f"en={tmp_path / 'adir'}"), "holds no files")
     assert "No such file" not in line
 
 

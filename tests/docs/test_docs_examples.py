@@ -24,6 +24,7 @@ import doctest
 import io
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -76,11 +77,20 @@ def _same(expected: str, got: str) -> bool:
 @pytest.fixture
 def checkout(tmp_path, monkeypatch):
     """A scratch folder that looks like the repository to relative paths
-    (``tests/data`` links to the committed excerpts); files the examples write go here."""
+    (``tests/data`` links to the committed excerpts); files the examples write go here.
+    A reader who runs an example in the checkout itself writes the same files
+    there: each must be one the checkout's ``.gitignore`` covers."""
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "data").symlink_to(ROOT / "tests" / "data", target_is_directory=True)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    yield tmp_path
+    written = [str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+               if p.is_file() and not p.is_symlink() and "tests/data" not in str(p.relative_to(tmp_path))]
+    if written:
+        ignored = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=ROOT, capture_output=True,
+                                 text=True).stdout.split()
+        missed = sorted(set(written) - set(ignored))
+        assert not missed, f"examples write files .gitignore does not cover: {missed}"
 
 
 @pytest.mark.parametrize("path, code, expected", _cases("python"))

@@ -69,4 +69,4 @@ def test_merge_paths_on_arbitrary_bytes(data):
     enc = bytepair.get_encoding("gpt2")
     want = reference.encode_piece(data, enc.mergeable_ranks) if data else []
     for path in ("auto", "scan", "heap", "queue", "split"):
-        assert enc.core.encode_piece_with(data, path) == want
+        assert enc._core.encode_piece_with(data, path) == want

@@ -1,8 +1,12 @@
-"""Fuzzing the Python file readers with hypothesis: arbitrary bytes, and
-arbitrary JSON / rank lines shaped like each format so the parsers' deep paths
-run. ``bytepair.load`` (which detects the format) must return a tokenizer that
-round-trips text, or raise a ``bytepair`` error that is a ``ValueError`` with a
-message: never another exception type and never a Rust panic.
+"""Fuzzing the Python file readers with hypothesis: arbitrary bytes, and each
+format's valid seed file (a bytepair JSON file, ``.tiktoken`` rank lines, a
+``tokenizer.json``, each with the 256 bytes and the merge ``a b``) with some of
+its parts damaged, so the parsers' deep paths run. The seeds themselves must
+load and round-trip. On a damaged file ``bytepair.load`` (which detects the
+format) must return a tokenizer that round-trips text, or raise ``FormatError``
+(the class its docstring names) with a message: never another exception type
+and never a Rust panic. Each shaped run must see both outcomes, so a reader that
+rejected every file fails.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bytepair
-from bytepair.errors import BytepairError
+from bytepair.errors import BytepairError, FormatError
+from bytepair.reference import bytes_to_unicode
 from conftest import HYPOTHESIS_SCALE as SCALE
 
 SETTINGS = {
@@ -37,17 +42,51 @@ json_value = st.recursive(
 byte_strings = [bytes([b]) for b in range(256)]
 
 
-@st.composite
-def native_like(draw):
-    """A valid bytepair JSON file with 0-2 fields replaced by arbitrary values."""
-    from bytepair.reference import bytes_to_unicode
+TABLE = bytes_to_unicode()
+#: Options `load` needs per format: a `.tiktoken` file stores no pattern.
+LOAD_OPTIONS = {"bytes": {}, "native": {}, "tiktoken": {"pattern": "gpt2"}, "hf": {}}
 
-    table = bytes_to_unicode()
-    vocab = ["".join(table[b] for b in t) for t in byte_strings] + [table[ord("a")] + table[ord("b")]]
-    d = {
+
+def native_seed() -> dict:
+    """A valid bytepair JSON file: the 256 bytes, the merge ``a b``, one special token."""
+    vocab = ["".join(TABLE[b] for b in t) for t in byte_strings] + [TABLE[ord("a")] + TABLE[ord("b")]]
+    return {
         "format": "bytepair", "version": 1, "name": "fuzz", "pattern": "gpt2", "special_text": "raise",
         "special_tokens": {"<|endoftext|>": 257}, "vocab": vocab, "merges": [[97, 98]],
     }
+
+
+def tiktoken_seed() -> list[bytes]:
+    """The rank lines of a valid ``.tiktoken`` file: the 256 bytes in order, then ``ab``."""
+    lines = [base64.b64encode(t) + b" " + str(i).encode() for i, t in enumerate(byte_strings)]
+    return [*lines, base64.b64encode(b"ab") + b" 256"]
+
+
+def hf_seed() -> dict:
+    """A valid ``tokenizer.json`` (the shape bytepair writes): byte-level BPE, merge ``a b``."""
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    vocab = {TABLE[b]: b for b in range(256)} | {TABLE[ord("a")] + TABLE[ord("b")]: 256}
+    return {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+        "pre_tokenizer": byte_level, "post_processor": None, "decoder": dict(byte_level, add_prefix_space=True),
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                  "vocab": vocab, "merges": ["a b"]},
+    }
+
+
+SEEDS = {
+    "native": lambda: json.dumps(native_seed()).encode(),
+    "tiktoken": lambda: b"\n".join(tiktoken_seed()) + b"\n",
+    "hf": lambda: json.dumps(hf_seed()).encode(),
+}
+
+
+@st.composite
+def native_like(draw):
+    """The bytepair JSON seed with 0-2 fields replaced by arbitrary values or removed."""
+    d = native_seed()
+    vocab = d["vocab"]
     corrupt = {
         "version": st.sampled_from([2, "1", None, 1.0, True]),
         "name": json_value,
@@ -69,9 +108,8 @@ def native_like(draw):
 
 @st.composite
 def tiktoken_like(draw):
-    """Rank lines: mostly the 256 bytes in order, with arbitrary damage."""
-    lines = [base64.b64encode(t) + b" " + str(i).encode() for i, t in enumerate(byte_strings)]
-    lines.append(base64.b64encode(b"ab") + b" 256")
+    """The rank lines of the seed, with 0-4 lines damaged."""
+    lines = tiktoken_seed()
     for _ in range(draw(st.integers(0, 4))):
         i = draw(st.integers(0, len(lines) - 1))
         lines[i] = draw(st.one_of(
@@ -84,48 +122,59 @@ def tiktoken_like(draw):
 
 @st.composite
 def hf_like(draw):
-    """A tokenizer.json-shaped document with arbitrary parts."""
-    from bytepair.reference import bytes_to_unicode
-
-    table = bytes_to_unicode()
-    vocab = {table[b]: b for b in range(256)}
-    model = {
-        "type": draw(st.sampled_from(["BPE", "WordPiece", 5])),
-        "vocab": draw(st.one_of(st.just(vocab), st.dictionaries(st.text(max_size=3), st.integers(-1, 300), max_size=5))),
-        "merges": draw(st.one_of(st.just([]), st.lists(st.one_of(st.text(max_size=5), json_value), max_size=3))),
-        "ignore_merges": draw(st.booleans()),
+    """The ``tokenizer.json`` seed with 0-2 of its parts replaced by arbitrary values."""
+    d = hf_seed()
+    model = d["model"]
+    parts = {
+        ("model", "type"): st.sampled_from(["WordPiece", 5, None]),
+        ("model", "vocab"): st.dictionaries(st.text(max_size=3), st.integers(-1, 300), max_size=5),
+        ("model", "merges"): st.lists(st.one_of(st.text(max_size=5), json_value), max_size=3),
+        ("model", "ignore_merges"): st.booleans(),
+        ("", "pre_tokenizer"): st.one_of(st.none(), json_value),
+        ("", "decoder"): st.one_of(st.none(), json_value),
+        ("", "normalizer"): json_value,
+        ("", "added_tokens"): st.lists(json_value, max_size=2),
     }
-    d = {
-        "version": "1.0",
-        "model": model,
-        "pre_tokenizer": draw(st.one_of(st.none(), json_value)),
-        "decoder": draw(st.one_of(st.none(), json_value)),
-        "normalizer": draw(st.one_of(st.none(), json_value)),
-        "added_tokens": draw(st.one_of(st.just([]), st.lists(json_value, max_size=2))),
-    }
+    for where, key in draw(st.lists(st.sampled_from(sorted(parts)), max_size=2, unique=True)):
+        (model if where else d)[key] = draw(parts[(where, key)])
     return json.dumps(d).encode()
 
 
-def _check_load(path):
+def _check_load(path, kind: str) -> bool:
+    """Loads `path`: True when it loads and round-trips text, False when it is
+    rejected with ``FormatError``; any other outcome fails the test."""
     try:
-        tok = bytepair.load(path)
-    except BytepairError as e:
-        assert isinstance(e, ValueError) and str(e), repr(e)
-        return
+        tok = bytepair.load(path, **LOAD_OPTIONS[kind])
+    except FormatError as e:
+        assert str(e), repr(e)
+        return False
     except BaseException as e:  # noqa: BLE001 - every other type is the failure looked for
         if type(e).__name__ == "PanicException" or type(e).__module__ == "pyo3_runtime":
             pytest.fail(f"Rust panic reached Python: {e!r}")
-        pytest.fail(f"unclear error {type(e).__name__}: {e}")
+        pytest.fail(f"not the documented FormatError: {type(e).__name__}: {e}")
     text = "hello world 토큰 ab"
     if isinstance(tok, bytepair.CharTokenizer):  # characters outside its vocabulary come back as U+FFFD
         known = set(tok.vocab[1:])
         assert tok.decode(tok.encode(text)) == "".join(c if c in known else "\ufffd" for c in text)
-        return
+        return True
     try:
         ids = tok.encode_ordinary(text)
     except BytepairError:
-        return  # e.g. a custom pattern that fails on this text: a clear error
+        return True  # e.g. a custom pattern that fails on this text: a clear error
     assert tok.decode_bytes(ids) == text.encode()
+    return True
+
+
+@pytest.mark.parametrize("kind", sorted(SEEDS))
+def test_the_seeds_load_and_round_trip(tmp_path, kind):
+    path = tmp_path / "seed"
+    path.write_bytes(SEEDS[kind]())
+    tok = bytepair.load(path, **LOAD_OPTIONS[kind])
+    assert tok.merges == [(97, 98)]
+    assert tok.encode_ordinary("ab") == [256]
+    text = "hello world 토큰 ab"
+    assert tok.decode_bytes(tok.encode_ordinary(text)) == text.encode()
+    assert _check_load(path, kind)
 
 
 @pytest.mark.parametrize("kind", ["bytes", "native", "tiktoken", "hf"])
@@ -137,12 +186,16 @@ def test_readers_on_fuzzed_files(tmp_path, kind):
         "hf": hf_like(),
     }[kind]
     counter = iter(range(10**9))
+    outcomes = []
 
     @settings(max_examples=100 * SCALE, **SETTINGS)
     @given(strategy)
     def check(blob):
         path = tmp_path / f"f{next(counter)}"
         path.write_bytes(blob)
-        _check_load(path)
+        outcomes.append(_check_load(path, kind))
 
     check()
+    assert False in outcomes, f"{kind}: no damaged file was rejected"
+    if kind != "bytes":  # random bytes are rarely a tokenizer file
+        assert True in outcomes, f"{kind}: every file was rejected, the seed's undamaged cases included"

@@ -9,7 +9,8 @@ import pytest
 
 from bytepair import Tokenizer, get_encoding
 from bytepair.inspect import audit as inspect_audit
-from bytepair.inspect.audit import _in_utf8_text, audit, duplicates, merge_without_shortcut
+from bytepair.inspect.audit import audit, duplicates, merge_without_shortcut
+from bytepair.inspect.witnesses import in_utf8_text
 from conftest import corpus
 
 BYTES = [bytes([i]) for i in range(256)]
@@ -96,11 +97,11 @@ def test_partial_token_without_merges_is_unreachable():
 
 
 def test_impossible_byte_runs():
-    assert not _in_utf8_text(b"a\x80")  # a continuation byte after ASCII
-    assert not _in_utf8_text(b"\x80\x80\x80\x80")  # four continuation bytes
-    assert not _in_utf8_text(b"\xc0")
-    assert not _in_utf8_text(b"\xed\xa0")  # a surrogate: never in UTF-8 text
-    assert _in_utf8_text(b"\x95\x9c") and _in_utf8_text(b" \xed") and _in_utf8_text("한".encode()[1:] + b"a")
+    assert not in_utf8_text(b"a\x80")  # a continuation byte after ASCII
+    assert not in_utf8_text(b"\x80\x80\x80\x80")  # four continuation bytes
+    assert not in_utf8_text(b"\xc0")
+    assert not in_utf8_text(b"\xed\xa0")  # a surrogate: never in UTF-8 text
+    assert in_utf8_text(b"\x95\x9c") and in_utf8_text(b" \xed") and in_utf8_text("한".encode()[1:] + b"a")
     t = tok([b"a\x80"], pattern=None)
     assert by_text(audit(t), b"a\x80").status == "unreachable"
 
@@ -168,7 +169,7 @@ def test_bundled_encodings(name):
     t = get_encoding(name)
     a = bundled_audit(name)
     assert len(a.tokens) == len(t.token_bytes_list)
-    impossible = {i for i, b in enumerate(t.token_bytes_list) if not _in_utf8_text(b)}
+    impossible = {i for i, b in enumerate(t.token_bytes_list) if not in_utf8_text(b)}
     # the only tokens never produced are the byte values that UTF-8 never uses
     assert {x.id for x in a.unreachable} == impossible
     assert sorted(t.token_bytes_list[i][0] for i in impossible) == [0xC0, 0xC1, *range(0xF5, 0x100)]

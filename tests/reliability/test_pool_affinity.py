@@ -1,8 +1,9 @@
 """The batch pools under concurrent callers and changing CPU affinity: a
 call's pool workers are steered off the caller's CPU (src/parallel.rs), so
-two callers sharing a pool must still get exact ids without running slower
-than one after the other, and a caller whose own affinity changes must never
-leave a worker pinned to a CPU it no longer allows."""
+two callers sharing a pool must still get exact ids, and a caller whose own
+affinity changes must never leave a worker pinned to a CPU it no longer
+allows. How fast two callers run together is a benchmark's question
+(benches/experiments/bench_wakeup.py), not a test's."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 
@@ -32,42 +32,27 @@ def batch() -> list[str]:
     return [text[i : i + 4000] for i in range(0, len(text), 4000)]
 
 
-def test_two_callers_at_once_get_exact_ids_and_no_slowdown():
+def test_two_callers_at_once_get_exact_ids():
     enc = bytepair.get_encoding("cl100k_base")
     docs = batch()
     want = enc.encode_batch(docs, num_threads=1)
     want += [[t for d in want for t in d]]  # then the flat ids of the arrays
     got: dict[int, list[list[int]]] = {}
 
-    def call(k: int, start: threading.Barrier | None = None) -> None:
-        if start is not None:
-            start.wait()
+    def call(k: int, start: threading.Barrier) -> None:
+        start.wait()
         ids, _ = enc.encode_batch_to_numpy(docs, num_threads=2)
         got[k] = enc.encode_batch(docs, num_threads=2) + [ids.tolist()]
 
-    ratios = []
     for _ in range(5):
-        t = time.perf_counter()
-        call(0)
-        call(1)
-        serial = time.perf_counter() - t
-        assert got[0] == want and got[1] == want
-        got.clear()
-        start = threading.Barrier(3)  # threads started before the clock
+        start = threading.Barrier(2)  # both calls enter the shared pool together
         threads = [threading.Thread(target=call, args=(k, start)) for k in (0, 1)]
         for th in threads:
             th.start()
-        start.wait()
-        t = time.perf_counter()
         for th in threads:
             th.join()
-        together = time.perf_counter() - t
         assert got[0] == want and got[1] == want
-        ratios.append(together / serial)
-    ratios.sort()
-    # the same work on the same cores: together should take about as long as
-    # one call after the other; 2x allows a loaded shared machine
-    assert ratios[len(ratios) // 2] < 2.0, ratios
+        got.clear()
 
 
 CHILD = textwrap.dedent(

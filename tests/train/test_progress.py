@@ -114,7 +114,7 @@ def test_short_work_in_a_log_prints_only_the_final_line():
     p.merged(70)  # the pairs ran out at 70 of 100
     p.close()
     assert out.getvalue().splitlines() == [
-        "counting 1.2 kB/1.2 kB 100% | 3 kB/s | RSS 123 MB | elapsed 0.4 s",
+        "counting 1.20 kB/1.20 kB 100% | 3 kB/s | RSS 123 MB | elapsed 0.4 s",
         "merging 70/70 100% | 140 merges/s | RSS 123 MB | elapsed 0.5 s",
     ]
 
@@ -176,8 +176,15 @@ def test_stopped_work_ends_where_it_stands():
     cb = p.counting()
     clock.now += 1
     cb(300, 0)
-    p.close()  # an error or Ctrl-C while counting: the total stays, no 100 %
-    assert out.getvalue() == "counting 300 B/1 kB 30% | 300 B/s | elapsed 1.0 s\n"
+    p.close()  # an error or Ctrl-C while counting: a log gets no final line, the error is its last word
+    assert out.getvalue() == ""
+    tty = io.StringIO()
+    p = TrainProgress(True, 1000, stream=tty, tty=True, clock=clock, rss=lambda: None)
+    cb = p.counting()
+    clock.now += 1
+    cb(300, 0)
+    p.close()  # in a terminal the line stays where it stood: the total, no 100 %
+    assert tty.getvalue().endswith("counting 0.30 kB/1.00 kB 30% | 300 B/s | elapsed 1.0 s\n")
 
 
 # ---------------------------------------------------------------- real training

@@ -30,7 +30,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
+import threading
 import traceback
 import warnings
 from typing import NoReturn
@@ -170,6 +172,35 @@ def _message(e: BaseException, flags: dict[str, tuple[str, bool]]) -> str:
     return cli_speak("\n  ".join(line for line in lines if line), flags, getattr(e, "argument", None))
 
 
+#: Options whose value is text the command uses as text (not a path): bytes a
+#: terminal passed that are not UTF-8 are refused, naming the option, as stdin
+#: refuses them, instead of becoming U+FFFD.
+_TEXT_OPTIONS = {"text": "--text", "special": "--special", "keep_token": "--keep-token", "pattern": "--pattern",
+                 "name": "--name", "text_column": "--text-column", "text_field": "--text-field",
+                 "documents": "--documents", "bos": "--bos", "eos": "--eos", "pad": "--pad"}
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    for dest, flag in _TEXT_OPTIONS.items():
+        if dest == "text" and getattr(args, "command", None) == "diff":  # diff's --text names files
+            continue
+        values = getattr(args, dest, None)
+        for v in values if isinstance(values, list) else [values]:
+            if isinstance(v, str) and any("\udc80" <= c <= "\udcff" for c in v):
+                raw = os.fsencode(v)
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise UsageError(f"{flag} {raw!r} is not UTF-8 text (invalid byte at offset {e.start}); "
+                                     "give UTF-8 text") from None
+
+
+def _terminate(signum: int, frame: object) -> NoReturn:
+    """SIGTERM ends the command as an exception does: files being written
+    (atomic writes' temporary files) are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _warning_printer(flags: dict[str, tuple[str, bool]]):
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
@@ -191,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     flags = command_flags(args.commands[args.command])
     saved = warnings.showwarning
     warnings.showwarning = _warning_printer(flags)
+    on_term = _on_sigterm(_terminate)
     try:
+        _check_text_options(args)
         return int(args.func(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         try:
@@ -218,6 +251,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         warnings.showwarning = saved
+        _on_sigterm(on_term)
+
+
+def _on_sigterm(handler: object) -> object:
+    """Installs ``handler`` for SIGTERM (main thread only) and returns the
+    previous one; None: nothing to install or restore."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from .common import (
     add_command,
     add_input_options,
     add_tokenizer_options,
+    check_cli_outputs,
     emit,
     emit_json,
     one_tokenizer,
@@ -54,6 +55,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         raise UsageError(f"--overlap ({args.overlap}) must be smaller than --max-tokens ({args.max_tokens})")
     lines: list[str] = []
     # each input on its own (as encode does): no chunk spans two inputs; start and end count in its input
+    if args.output:
+        check_cli_outputs(args, [("-o", args.output)])
     for label, text in read_texts(args):
         spans = chunk_spans(tok, text, args.max_tokens, overlap=args.overlap, boundary=args.boundary, **kw)
         for a, b in spans:

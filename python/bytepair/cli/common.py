@@ -18,8 +18,12 @@ from typing import Any, Callable
 from .. import load
 from ..errors import UsageError
 from ..formats import detect
+from ..outputs import check_outputs
 from ..registry import get_encoding, list_encoding_names
 from ..render import show_bytes, visible
+from ..shards.paths import expand, file_key
+from ..shards.readers import iter_documents as shard_documents
+from ..shards.readers import shard_format
 
 DEFAULT_ENCODING = "o200k_base"
 BUNDLED = ("gpt2", "cl100k_base", "o200k_base")
@@ -312,18 +316,53 @@ def decode_input(raw: bytes, label: str, allow_bytes: bool, bytes_flag: bool = F
     return text
 
 
+def _file_inputs(given: str, seen: set, allow_bytes: bool, flag: bool) -> list[tuple[str, str | bytes]]:
+    """The documents of one path argument, read as training reads it (folders,
+    globs, JSONL and Parquet shards, gzip; each file once, see
+    :mod:`bytepair.shards.paths`), labelled by file name."""
+    out: list[tuple[str, str | bytes]] = []
+    for path in expand(given):
+        if file_key(path) in seen:
+            continue
+        seen.add(file_key(path))
+        label = Path(path).name
+        if shard_format(path) == "text" and not path.lower().endswith(".gz"):
+            with open(path, "rb") as fh:
+                raw = fh.read()
+            out.append((label, decode_input(raw, path, allow_bytes, flag)))
+        else:
+            out += [(label, doc) for doc in shard_documents(path)]
+    return out
+
+
+def read_path_texts(paths: Sequence[str]) -> list[str]:
+    """The documents of option values that name files (``--eval FILE``,
+    ``diff --text FILE``), read as training reads paths (see :func:`read_inputs`)."""
+    seen: set = set()
+    return [str(t) for p in paths for _, t in _file_inputs(p, seen, False, False)]
+
+
+def check_cli_outputs(args: argparse.Namespace, outputs: Sequence[tuple[str, Any]],
+                      inputs: Sequence[tuple[str, Any]] = ()) -> None:
+    """Refuses, before any work, an output that is one of the command's
+    inputs (its files, ``-t`` tokenizer files, and ``inputs``) or another of
+    its outputs (see :mod:`bytepair.outputs`). ``outputs``: ``(flag, path)``."""
+    given = [("the input", f) for f in getattr(args, "files", None) or [] if f != "-"]
+    given += [("the tokenizer -t", v) for k, v in getattr(args, "tokenizers", None) or [] if k == "t"]
+    check_outputs(outputs, [*given, *inputs])
+
+
 def read_inputs(args: argparse.Namespace, *, allow_bytes: bool = False, required: bool = True) -> list[tuple[str, str | bytes]]:
     """The inputs as ``(label, text)`` pairs: files, then ``--text`` values; stdin
     when neither is given (an error when stdin is a terminal)."""
     out: list[tuple[str, str | bytes]] = []
     flag = hasattr(args, "bytes")
+    seen: set = set()
     for f in getattr(args, "files", None) or []:
         if f == "-":
             out.append(("<stdin>", decode_input(read_stdin_bytes(), "<stdin>", allow_bytes, flag)))
             continue
-        with open(f, "rb") as fh:
-            raw = fh.read()
-        out.append((Path(f).name, decode_input(raw, f, allow_bytes, flag)))
+        out += _file_inputs(f, seen, allow_bytes, flag)
     texts = getattr(args, "text", None)
     if isinstance(texts, str):
         texts = [texts]

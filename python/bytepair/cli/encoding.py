@@ -29,8 +29,8 @@ from .common import (
     nonnegative_int,
     one_tokenizer,
     read_inputs,
-    read_joined_text,
     read_stdin_bytes,
+    read_texts,
     unique_labels,
 )
 
@@ -232,15 +232,25 @@ def _count_json(counts: list[tuple[str, int]], limit: int | None) -> dict[str, d
             for name, n in counts}
 
 
+def _count_limited(tok: Any, texts: list[str], limit: int, allowed: Any) -> int:
+    """The tokens of every document, counting stopped once past ``limit`` (then ``limit + 1``)."""
+    n = 0
+    for text in texts:
+        n += tok.count(text, limit=limit - n, allowed_special=allowed or set(), disallowed_special=())
+        if n > limit:
+            break
+    return n
+
+
 def cmd_count(args: argparse.Namespace) -> int:
-    text = read_joined_text(args)
+    # each document counted on its own (a file, a JSONL line, a --text), as training reads them
+    texts = [t for _, t in read_texts(args)]
     toks = load_tokenizers(args)
     counts = []
     allowed = allowed_special(args)
     if args.limit is not None:
         # stops reading as soon as the count exceeds the limit; prints LIMIT+1 then
-        counts = [(name, tok.count(text, limit=args.limit, allowed_special=allowed or set(), disallowed_special=()))
-                  for name, tok in toks]
+        counts = [(name, _count_limited(tok, texts, args.limit, allowed)) for name, tok in toks]
         over = {name: n > args.limit for name, n in counts}
         if args.json:
             emit_json(_count_json(counts, args.limit))
@@ -250,9 +260,12 @@ def cmd_count(args: argparse.Namespace) -> int:
             emit(shown if len(counts) == 1 else f"{shown}\t{name}")
         return 1 if any(over.values()) else 0
     for name, tok in toks:
-        blocks = _blocks_with_progress(tok, text, args)
-        counts.append((name, count_tokens(tok, text, allowed) if blocks is None
-                       else sum(count_tokens(tok, b, allowed) for b in blocks)))
+        n = 0
+        for text in texts:
+            blocks = _blocks_with_progress(tok, text, args)
+            n += count_tokens(tok, text, allowed) if blocks is None else sum(count_tokens(tok, b, allowed)
+                                                                               for b in blocks)
+        counts.append((name, n))
     if args.json:
         emit_json(_count_json(counts, None))
     elif len(counts) == 1:

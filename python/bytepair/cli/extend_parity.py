@@ -5,6 +5,7 @@ parity-aware side of ``bytepair train`` (``--parity LANG=FILE ... --dev LANG=FIL
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import tempfile
 import time
@@ -18,11 +19,13 @@ from ..memory import peak_rss
 from ..parity import learn_parity
 from ..render import show_bytes, show_token
 from ..render.plot import plot_parity
+from ..shards.paths import expand
 from .common import (
     UsageError,
     add_command,
     add_input_options,
     add_tokenizer_options,
+    check_cli_outputs,
     emit,
     emit_json,
     load_tokenizers,
@@ -44,12 +47,10 @@ def language_files(items: list[str] | None, option: str) -> dict[str, Path]:
             raise UsageError(f"{option} takes LANG=FILE, got {item!r}")
         if lang in out:
             raise UsageError(f"{option}: language {lang!r} is given twice")
-        p = Path(path)
-        if p.is_dir():
-            raise IsADirectoryError(21, "Is a directory (give one text file per language)", path)
-        if not p.is_file():
+        if not os.path.exists(path) and not glob.has_magic(path):
             raise FileNotFoundError(2, "No such file or directory", path)
-        out[lang] = p
+        expand(path)  # a file, shard, folder or glob, read as train reads it; refused here if it names nothing
+        out[lang] = Path(path)
     return out
 
 
@@ -90,14 +91,14 @@ def _id_ranges(ids: list[int]) -> str:
 def cmd_extend(args: argparse.Namespace) -> int:
     if (args.add is None) == (args.vocab_size is None):
         raise UsageError("give --add N (merges to add) or --vocab-size N, not both or neither")
+    check_cli_outputs(args, [("-o", args.output)])
     label, base = one_tokenizer(args)
     texts = read_texts(args)
     docs = [t for _, t in texts]
     source = ", ".join(lbl for lbl, _ in texts)
     kw: dict = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length,
                 "special_tokens": args.special or ()}
-    if args.quiet or args.json:
-        kw["progress"] = False
+    kw["progress"] = not (args.quiet or args.json)  # a plain line every few seconds into a log
     if args.threads:
         kw["num_threads"] = args.threads
     t0 = time.perf_counter()
@@ -135,6 +136,8 @@ def cmd_parity(args: argparse.Namespace) -> int:
     langs = language_files(args.lang, "--lang")
     if not langs:
         raise UsageError("give the texts as --lang LANG=FILE (at least one; the first is the reference)")
+    if args.plot:
+        check_cli_outputs(args, [("--plot", args.plot)], [("the --lang file", p) for p in langs.values()])
     toks = dict(load_tokenizers(args))
     report = parity(toks, langs, unit=args.unit)
     if args.plot:
@@ -154,11 +157,12 @@ def cmd_train_parity(args: argparse.Namespace) -> int:
         raise UsageError("--parity takes the training text as LANG=FILE pairs; give no other input")
     langs = language_files(args.parity, "--parity")
     dev = language_files(args.dev, "--dev") if args.dev else None
+    check_cli_outputs(args, [("-o", args.output)], [("the --parity file", p) for p in langs.values()]
+                      + [("the --dev file", p) for p in (dev or {}).values()])
     specials = args.special or ["<|endoftext|>"]
     pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")  # train's --pattern default
     kw: dict = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length}
-    if args.quiet or args.json:
-        kw["progress"] = False
+    kw["progress"] = not (args.quiet or args.json)  # a plain line every few seconds into a log
     if args.threads:
         kw["num_threads"] = args.threads
     t0 = time.perf_counter()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..inspect import audit, compare, diff, evaluate, sweep, trace, word_ranks
@@ -28,7 +27,7 @@ from .common import (
     add_tokenizer_options,
     allowed_special,
     boundaries,
-    decode_input,
+    check_cli_outputs,
     emit,
     emit_json,
     int_list,
@@ -38,6 +37,7 @@ from .common import (
     one_tokenizer,
     pattern_value,
     read_joined_text,
+    read_path_texts,
     read_texts,
     show_result,
     unescape,
@@ -53,6 +53,8 @@ STREAM_BLOCK = 4096
 def cmd_pieces(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         raise UsageError(f"--limit must be at least 0 (0 shows every token), got {args.limit}")
+    if args.html:
+        check_cli_outputs(args, [("--html", args.html)])
     _, tok = one_tokenizer(args)
     text = read_joined_text(args)
     allowed = allowed_special(args)
@@ -119,8 +121,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     sizes = int_list(args.sizes, "--sizes") if args.sizes else None
     merges = int_list(args.merges, "--merges") if args.merges else None
     eval_text: list[str] | None = None
+    if args.plot:
+        check_cli_outputs(args, [("--plot", args.plot)], [("the --eval file", f) for f in args.eval or []])
     if args.eval:
-        eval_text = [str(decode_input(Path(f).read_bytes(), f, False)) for f in args.eval]
+        eval_text = read_path_texts(args.eval)
     if getattr(args, "tokenizers", None):
         _, tok = one_tokenizer(args)
         if eval_text is None:
@@ -162,6 +166,8 @@ def cmd_ranks(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    if args.plot:
+        check_cli_outputs(args, [("--plot", args.plot)])
     texts = dict(read_texts(args))
     toks = dict(load_tokenizers(args, default=BUNDLED))
     result = compare(texts, toks, allowed_special=allowed_special(args))
@@ -221,8 +227,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         documents = "\\n\\n" if args.documents is None else args.documents
         sep = None if documents == "none" else unescape(documents, "--documents")
         docs = []
-        for f in args.text:
-            docs.extend(_documents(str(decode_input(Path(f).read_bytes(), f, False)), sep))
+        for text in read_path_texts(args.text):
+            docs.extend(_documents(text, sep))
     with Busy(args, "comparing"):
         result = diff(a, b, docs)
     if args.json:

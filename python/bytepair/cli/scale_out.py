@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from ..distributed import count_chunks, encode_dataset
+from ..outputs import check_outputs
 from ..registry import list_encoding_names
 from ..shards.readers import shard_format
 from .common import UsageError, check_encoding_name, check_file_options, load_tokenizer, nonnegative_int, positive_int
@@ -76,6 +77,7 @@ def _check_engine_args(args: argparse.Namespace) -> None:
 
 def cmd_count_chunks(args: argparse.Namespace) -> int:
     _check_engine_args(args)
+    check_outputs([("-o", args.output)], [("the shard", s) for s in args.shards])
     pattern = None if args.pattern == "none" else args.pattern
     specials = args.special if args.special is not None else ["<|endoftext|>"]
     t0 = time.perf_counter()

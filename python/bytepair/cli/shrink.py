@@ -4,56 +4,56 @@ and write the small tokenizer and its id map, with a report of what changed."""
 from __future__ import annotations
 
 import argparse
+import glob
 import io
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write_bytes, check_output_path
 from ..conversion import convert
-from ..shrinking import dropped_kinds, shrink, token_use
+from ..shards.paths import expand_all
+from ..shrinking import dropped_kinds, require_numpy, shrink, token_use
 from .common import (
     Busy,
     UsageError,
     add_command,
     add_tokenizer_options,
+    check_cli_outputs,
     decode_input,
     emit,
     emit_json,
     one_tokenizer,
     positive_int,
     read_stdin_bytes,
-    unescape,
 )
 
 #: Output formats (those of ``bytepair convert``).
 FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "transformers")
+#: The files written inside the -o folder of the folder formats.
+FOLDER_FILES = {"gpt2": ("vocab.json", "merges.txt"),
+                "transformers": ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")}
 
 
 def _corpus(args: argparse.Namespace) -> tuple[list[Any], int]:
-    """The documents: every file (a folder: every file under it, sorted; hidden
-    ones skipped), ``-`` for stdin, then every ``--text``. Returns them and the
-    number of files."""
+    """The documents: every path (read as ``train`` reads it: folders, globs,
+    JSONL and Parquet shards), ``-`` for stdin, then every ``--text``. Returns
+    them and the number of files."""
     data: list[Any] = []
+    paths: list[str] = []
     for f in args.files:
         if f == "-":
             data.append(decode_input(read_stdin_bytes(), "<stdin>", False))
             continue
-        p = Path(f)
-        if not p.exists():
-            raise FileNotFoundError(2, "No such file or directory", str(p))
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*")
-                           if q.is_file() and not any(part.startswith(".") for part in q.relative_to(p).parts))
-            if not found:
-                raise UsageError(f"{p} holds no files to count tokens on")
-            data += found
-        else:
-            data.append(p)
+        if not os.path.exists(f) and not glob.has_magic(f):
+            raise FileNotFoundError(2, "No such file or directory", f)
+        data.append(Path(f))
+        paths.append(f)
     data += args.text or []
     if not data:
         raise UsageError("no corpus: give FILE or FOLDER ..., '-' for stdin, or --text STRING")
-    return data, sum(isinstance(d, Path) for d in data)
+    return data, len(expand_all(paths))
 
 
 def _keep_tokens(values: list[str] | None) -> list[Any]:
@@ -64,7 +64,11 @@ def _keep_tokens(values: list[str] | None) -> list[Any]:
         if v.startswith("#") and v[1:].isdigit():
             out.append(int(v[1:]))
         else:
-            out.append(unescape(v, "--keep-token"))
+            try:
+                out.append(v.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+            except UnicodeDecodeError as e:
+                raise UsageError(f"--keep-token {v!r}: {e.reason} at character {e.start} (escapes: \\n, \\t, "
+                                 "\\xHH, \\uHHHH; \\\\ for a backslash)") from None
     return out
 
 
@@ -101,9 +105,13 @@ def _kinds_line(kinds: dict[str, int], top: int = 6) -> str:
 def cmd_shrink(args: argparse.Namespace) -> int:
     if args.keep is None and args.min_count is None:
         raise UsageError("give --keep N (the new vocabulary size) or --min-count K (the fewest uses a kept token has)")
+    require_numpy()  # before the tokenizer is loaded: a missing numpy is told at once
+    keep_tokens = _keep_tokens(args.keep_token)
     out = check_output_path(args.output, folder=args.to in ("gpt2", "transformers"))
     if args.id_map is not None:
         check_output_path(args.id_map)
+    planned = [os.path.join(out, n) for n in FOLDER_FILES[args.to]] if args.to in FOLDER_FILES else [out]
+    check_cli_outputs(args, [("-o", p) for p in planned] + [("--id-map", args.id_map)])
     name, base = one_tokenizer(args)
     data, n_files = _corpus(args)
     t0 = time.perf_counter()
@@ -111,7 +119,7 @@ def cmd_shrink(args: argparse.Namespace) -> int:
         use = token_use(base, data, num_threads=args.threads)
     with Busy(args, "choosing"):
         small, id_map = shrink(base, counts=use, keep=args.keep, min_count=args.min_count,
-                               keep_tokens=_keep_tokens(args.keep_token), strategy=args.strategy,
+                               keep_tokens=keep_tokens, strategy=args.strategy,
                                name=args.name)
     secs = time.perf_counter() - t0
     with Busy(args, "checking"):
@@ -154,7 +162,8 @@ def add_parsers(subparsers: Any) -> None:
                     "Texts made of kept tokens encode to the same tokens, renumbered.")
     add_tokenizer_options(s)
     s.add_argument("files", nargs="*", metavar="FILE",
-                   help="UTF-8 text files or folders of them (each file is one document); '-' is stdin")
+                   help="the domain's text: UTF-8 text files (one document each), JSONL and Parquet shards, "
+                        "folders, globs, as train reads them; '-' is stdin")
     s.add_argument("--text", action="append", metavar="STRING", help="a document given inline (repeatable)")
     s.add_argument("--keep", type=positive_int("--keep"), metavar="N",
                    help="the new vocabulary size (bytes, special tokens and chosen tokens)")

@@ -16,6 +16,7 @@ from ..training import train_report
 from .common import (
     UsageError,
     add_command,
+    check_cli_outputs,
     decode_input,
     emit,
     emit_json,
@@ -66,9 +67,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         return cmd_train_parity(args)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
+    check_cli_outputs(args, [("-o", out)], [("--counts", args.counts)] if args.counts else [])
     specials = args.special or ["<|endoftext|>"]
     kw: dict = {"min_frequency": args.min_frequency, "max_token_length": args.max_token_length,
-                "num_threads": args.threads, "progress": False if args.quiet or args.json else None,
+                # a progress line unless -q / --json; into a log (stderr not a terminal) a plain
+                # line every few seconds
+                "num_threads": args.threads, "progress": not (args.quiet or args.json),
                 "inputs": Inputs(text_column=args.text_column, text_field=args.text_field, cache_dir=args.cache,
                                  memory_limit=args.memory)}
     if args.counts:

@@ -38,7 +38,7 @@ from ..documents import Inputs
 from ..errors import ArgumentError
 from ..memory import parse_size
 from ..patterns import resolve as _resolve_pattern
-from ..shards.readers import check_input_format, iter_documents, normalize_paths
+from ..shards.readers import check_input_format, iter_documents, shard_files
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, RayEngine, get_engine, in_order, task_threads
 from .errors import ShardsFailedError
@@ -137,7 +137,7 @@ def count_chunks(
     >>> list(c.items())
     [(b'a', 1), (b' b', 1), (b' a', 1), (b'b', 1), (b' c', 1)]
     """
-    shards = normalize_paths(paths)
+    shards = shard_files(paths)
     check_input_format(input_format)
     limit = None if memory_limit is None else parse_size(memory_limit)
     pat = _resolve_pattern(pattern)

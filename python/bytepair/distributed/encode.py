@@ -49,9 +49,10 @@ import tempfile
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..errors import ArgumentError, MissingExtraError
+from ..outputs import check_outputs
 from ..registry import get_encoding, list_encoding_names
 from ..shards import pipeline
-from ..shards.readers import check_input_format, iter_documents, normalize_paths, output_stem
+from ..shards.readers import check_input_format, iter_documents, output_stem, shard_files
 from ..tokenizer import Tokenizer
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, Outcome, get_engine
@@ -354,7 +355,11 @@ def encode_dataset(
         input_format: force ``"text"``, ``"jsonl"`` or ``"parquet"``.
         reader: a picklable ``path -> iterable of str`` replacing the built-in readers.
         allowed_special, disallowed_special: passed to ``encode_batch``; the
-            default ``()`` / ``()`` encodes special-token text as plain text.
+            default ``()`` / ``()`` encodes special-token text as plain text,
+            unlike ``encode``'s default (:mod:`bytepair.special`) on purpose:
+            in a corpus such text is data, and a stray ``<|endoftext|>`` must
+            neither fail a long job half-way nor end a document (``append_eot``
+            marks the boundaries).
         workers, address, max_retries, progress: as in :func:`count_chunks`
             (with ``engine="local"`` and no ``reader``, ``workers`` is the
             number of encoder threads).
@@ -403,7 +408,7 @@ def encode_dataset(
             import pyarrow  # noqa: F401
         except ImportError as e:
             raise MissingExtraError('format="parquet" needs pyarrow: pip install pyarrow') from e
-    shards = normalize_paths(paths)
+    shards = shard_files(paths)
     check_input_format(input_format)
     allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
     disallowed = (
@@ -421,6 +426,9 @@ def encode_dataset(
     order = list(names)
 
     out = os.fspath(out_dir)
+    # a token file or the manifest written over a shard would destroy it
+    check_outputs([("the output", os.path.join(out, n)) for n in [*order, MANIFEST]],
+                  [("the shard", p) for p in shards])
     if os.path.exists(out) and not os.path.isdir(out):
         raise OutputDirError(f"{out} is a file, not a directory: the output is a directory of token files "
                              "and manifest.json (give a new or an existing directory)")

@@ -34,11 +34,11 @@ So a mergeable token ``t`` can appear in an encoding in exactly two ways:
 
 Every "whole-piece" and "merges" verdict carries its witness text, checked by
 encoding it. The candidate texts: the token's text alone, then followed or
-preceded by one probe character (:data:`PROBES`: space, letters, digits,
+preceded by one probe character (:data:`~bytepair.inspect.witnesses.PROBES`: space, letters, digits,
 punctuation, newline, Hangul); for a token holding parts of characters, those
 characters completed in many ways; and for the tokens still without a witness
 (at most :data:`WIDE_MAX_TOKENS`), any printable ASCII character or one of a
-few others (:data:`WIDE_CONTEXT`) on each side. A piece depends on the text after it
+few others (:data:`~bytepair.inspect.witnesses.WIDE_CONTEXT`) on each side. A piece depends on the text after it
 only through greedy matching (which text alone never extends) and the
 lookaheads ``(?!\\S)`` / ``$`` (which the probes satisfy and fail); the
 bundled patterns have no lookbehind. Special tokens are not audited (they
@@ -56,8 +56,6 @@ inside a longer piece such as ``xyzzy`` it never appears.
 
 from __future__ import annotations
 
-import codecs
-import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,18 +65,9 @@ from .. import _core
 from ..render.text import TableResult, per, show_bytes, visible
 from ..tokenizer import Tokenizer
 from .common import TextSource, TokenizerSpec, read_documents, resolve_tokenizer
+from .witnesses import candidates, first_bad_byte, in_utf8_text, wide_candidates
 
 Status = Literal["whole-piece", "merges", "unreachable", "undecided"]
-
-#: Characters tried after (and before) a token's text when looking for a text
-#: that emits it as a piece or produces it inside a longer piece.
-PROBES = ("", " ", "x", "X", "0", "!", ".", ",", ";", ")", "}", "\n", "가", "s", "t", "m", "d")
-
-#: Most texts tried per token when completing the partial characters at its ends.
-MAX_COMPLETIONS = 96
-
-#: The second round, for tokens the probes did not settle: a character on each side, from these.
-WIDE_CONTEXT = tuple(chr(c) for c in range(0x20, 0x7F)) + ("\n", "\t", "\u00a0", "\u3000", "é", "ß", "가", "")
 
 #: Tokens the second round takes at most (each costs about 10,000 short encodes).
 WIDE_MAX_TOKENS = 200
@@ -297,93 +286,6 @@ class Audit(TableResult):
         return out
 
 
-# ---------------------------------------------------------------- UTF-8 helpers
-
-
-def _in_utf8_text(b: bytes) -> bool:
-    """True when ``b`` occurs inside the UTF-8 encoding of some text: up to three
-    continuation bytes, then valid UTF-8, then the start of one character."""
-    k = 0
-    while k < len(b) and k < 3 and 0x80 <= b[k] <= 0xBF:
-        k += 1
-    if k < len(b) and 0x80 <= b[k] <= 0xBF:
-        return False  # four continuation bytes in a row
-    dec = codecs.getincrementaldecoder("utf-8")()
-    try:
-        n = len(dec.decode(b[k:], final=False).encode("utf-8"))
-    except UnicodeDecodeError:
-        return False
-    tail = b[k + n:]
-    return not tail or bool(_tail_completions(tail))  # the decoder lets e.g. a surrogate's start pass
-
-
-def _first_bad_byte(b: bytes) -> str:
-    for x in b:
-        if x in (0xC0, 0xC1) or x >= 0xF5:
-            return f"\\x{x:02x}"
-    return ""
-
-
-def _split_partial(b: bytes) -> tuple[bytes, bytes, bytes]:
-    """``b`` as (continuation bytes that end a character, whole characters,
-    the start of a character); ``b`` must satisfy :func:`_in_utf8_text`."""
-    k = 0
-    while k < len(b) and k < 3 and 0x80 <= b[k] <= 0xBF:
-        k += 1
-    rest = b[k:]
-    dec = codecs.getincrementaldecoder("utf-8")()
-    text = dec.decode(rest, final=False)
-    n = len(text.encode("utf-8"))
-    return b[:k], rest[:n], rest[n:]
-
-
-_CONT_SAMPLES = (0x80, 0x9F, 0xA0, 0xBF, 0x90, 0xB0, 0x88, 0xA8, 0x98, 0xB8)
-
-
-def _lead_completions(head: bytes) -> list[bytes]:
-    """Byte strings ``p`` such that ``p + head`` is one whole character (``head`` is
-    1-3 continuation bytes), most common characters first."""
-    out: list[bytes] = []
-    k = len(head)
-    for n in range(k + 1, 5):  # character length
-        leads = {2: range(0xC2, 0xE0), 3: range(0xE0, 0xF0), 4: range(0xF0, 0xF5)}[n]
-        for lead in leads:
-            for mid in itertools.product(_CONT_SAMPLES, repeat=n - k - 1):
-                p = bytes([lead, *mid])
-                try:
-                    (p + head).decode("utf-8")
-                except UnicodeDecodeError:
-                    continue
-                out.append(p)
-    return out
-
-
-def _tail_completions(tail: bytes) -> list[bytes]:
-    """Byte strings ``s`` such that ``tail + s`` is one whole character (``tail`` is
-    the start of a character): every possible next byte, then sampled ones."""
-    lead = tail[0]
-    n = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-    missing = n - len(tail)
-    out = []
-    for first in range(0x80, 0xC0):
-        for rest in itertools.product(_CONT_SAMPLES, repeat=missing - 1):
-            s = bytes([first, *rest])
-            try:
-                (tail + s).decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            out.append(s)
-    return out
-
-
-def _spread(items: Sequence[bytes], n: int) -> list[bytes]:
-    """At most ``n`` items, evenly spread over the list."""
-    if len(items) <= n:
-        return list(items)
-    step = len(items) / n
-    return [items[int(i * step)] for i in range(n)]
-
-
 # ---------------------------------------------------------------- the audit
 
 
@@ -396,40 +298,7 @@ def merge_without_shortcut(tok: Tokenizer, b: bytes) -> list[int]:
     >>> merge_without_shortcut(tok, b"abcd"), tok.encode("abcd"), tok.encode("abcde")
     ([97, 256, 100], [257], [97, 256, 100, 101])
     """
-    return list(tok.core.encode_piece_with(bytes(b), "scan"))
-
-
-def _candidates(b: bytes) -> list[str]:
-    """Texts that may produce the token ``b``: its text with probe characters
-    around it, or, when it holds parts of characters, those characters completed."""
-    try:
-        s = b.decode("utf-8")
-    except UnicodeDecodeError:
-        s = None
-    if s is not None:
-        out = [s + y for y in PROBES] + [y + s for y in PROBES if y]
-        return list(dict.fromkeys(out))
-    head, middle, tail = _split_partial(b)
-    heads = _lead_completions(head) if head else [b""]
-    tails = _tail_completions(tail) if tail else [b""]
-    per_side = max(1, int(MAX_COMPLETIONS ** 0.5)) if head and tail else MAX_COMPLETIONS
-    texts: list[str] = []
-    for p in _spread(heads, per_side):
-        for q in _spread(tails, per_side):
-            core = (p + head + middle + tail + q).decode("utf-8")
-            texts.append(core)
-            texts.append(" " + core)
-    return list(dict.fromkeys(texts))
-
-
-def _wide_candidates(b: bytes) -> list[str]:
-    """The second round: the token's text (or each completion of its partial
-    characters) with one character of :data:`WIDE_CONTEXT` on each side."""
-    try:
-        cores = [b.decode("utf-8")]
-    except UnicodeDecodeError:
-        cores = [c for c in _candidates(b) if not c.startswith(" ")][:8]
-    return list(dict.fromkeys(a + core + z for core in cores for a in WIDE_CONTEXT for z in WIDE_CONTEXT))
+    return list(tok._core.encode_piece_with(bytes(b), "scan"))
 
 
 def _spans(tok: Tokenizer, text: str) -> list[tuple[int, int]]:
@@ -492,8 +361,8 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
     for i, b in enumerate(tokens):
         if result[i] is not None:
             continue
-        if not _in_utf8_text(b):
-            bad = _first_bad_byte(b)
+        if not in_utf8_text(b):
+            bad = first_bad_byte(b)
             why = f"its bytes never occur in UTF-8 text ({bad} is never used)" if bad else \
                 "its bytes never occur in UTF-8 text (not a possible run of UTF-8 bytes)"
             result[i] = TokenAudit(i, b, "unreachable", False, rebuilt[i], None, why)
@@ -517,9 +386,9 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
             else:
                 found_inside.setdefault(i, c)
 
-    look({i: _candidates(tokens[i]) for i in pending})
+    look({i: candidates(tokens[i]) for i in pending})
     left = [i for i in pending if i not in found_whole and i not in found_inside]
-    look({i: _wide_candidates(tokens[i]) for i in left[:WIDE_MAX_TOKENS]})
+    look({i: wide_candidates(tokens[i]) for i in left[:WIDE_MAX_TOKENS]})
     for i in pending:
         b = tokens[i]
         if i in found_whole:
@@ -592,7 +461,7 @@ def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:
     )
 
 
-__all__ = ["PROBES", "WIDE_CONTEXT", "Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit", "duplicates",
+__all__ = ["Audit", "CorpusUse", "DuplicateGroup", "Duplicates", "TokenAudit", "audit", "duplicates",
            "merge_without_shortcut"]
 
 

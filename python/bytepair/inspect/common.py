@@ -64,6 +64,9 @@ def resolve_tokenizer(tok: TokenizerSpec) -> TokenizerLike:
 
 
 #: Special tokens whose text counts as their id: "all", or an iterable of names.
+#: Every other special-token text is plain text in the inspection tools, unlike
+#: ``encode``'s default (see bytepair.special): they look at corpora and user
+#: text, where that text is data, and report on it rather than refuse it.
 SpecialIds = Union[str, Iterable[str]]
 
 

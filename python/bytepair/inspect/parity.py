@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Sequence, Union
 
-from ..documents import iter_documents, read_text_file
+from ..documents import iter_documents
 from ..errors import ArgumentError
 from ..parity import check_unit
 from ..reference import gini
@@ -96,8 +96,7 @@ class ParityReport(TableResult):
 def _text_of(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, os.PathLike):
-        return read_text_file(value)
+    # a path is read as training reads it (a file, a shard, a folder, a glob)
     return "\n\n".join(iter_documents(value))
 
 

@@ -7,13 +7,20 @@ A path given to :func:`bytepair.train` (or ``bytepair train``) is
   object per line, the string under ``text_field``), anything else plain UTF-8
   text (the whole file is one document); ``.gz`` after a text or JSONL name
   means gzip-compressed;
-* a **directory**: every file under it (recursively, names starting with
-  ``.`` skipped), in sorted path order;
+* a **directory**: every regular file under it (recursively, names starting
+  with ``.`` skipped; pipes, sockets and devices skipped), in sorted path order;
 * a **glob** (``*``, ``?``, ``[`` in a path that does not exist as such):
-  the matching files in sorted order (``**`` matches folders recursively).
+  the matching regular files in sorted order (``**`` matches folders
+  recursively).
+
+Several paths are read in the order given, each file once: a file that two
+paths name (a folder and a glob inside it, a hard link) is read where it
+first appears. A named path that is a pipe or a device is refused (``-``
+reads stdin).
 
 The shards are read by the Rust core's dataset readers (no pyarrow needed
-for Parquet with the plain, snappy or gzip codecs); a shard that cannot be
+for Parquet with the plain, snappy or gzip codecs; pyarrow reads the
+others); a null in a Parquet text column is no document and is skipped. A shard that cannot be
 read raises :class:`~bytepair.errors.ReadError` naming it.
 
 >>> shard_kind("web/part-0001.parquet"), shard_kind("a.jsonl.gz"), shard_kind("book.txt")
@@ -24,7 +31,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import List, Tuple, Union
+from typing import Hashable, Iterable, List, Set, Tuple, Union
 
 from ..errors import ReadError
 
@@ -52,21 +59,70 @@ def _error(path: str, reason: str) -> ReadError:
     return e
 
 
+def _regular(path: str) -> bool:
+    """A regular file (or a link to one): never a FIFO, socket or device,
+    which a reader could wait on forever."""
+    return os.path.isfile(path)
+
+
 def expand(path: PathLike) -> List[str]:
     """The files a path names (see the module docstring), in order. A
-    directory without files or a glob without matches raises ReadError."""
+    directory without files or a glob without matches raises ReadError, as
+    does a named path that is not a regular file. Folders and globs take
+    regular files only: a FIFO or socket among them is skipped."""
     p = os.fspath(path)
     if os.path.isdir(p):
         found: List[str] = []
         for root, dirs, files in os.walk(p):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            found += [os.path.join(root, f) for f in files if not f.startswith(".")]
+            found += [q for q in (os.path.join(root, f) for f in files if not f.startswith(".")) if _regular(q)]
         if not found:
-            raise _error(p, "the directory holds no files to train on")
+            raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
         return sorted(found)
     if not os.path.exists(p) and glob.has_magic(p):
-        matches = sorted(m for m in glob.glob(p, recursive=True) if os.path.isfile(m))
+        hits = sorted(glob.glob(p, recursive=True))
+        matches = [m for m in hits if _regular(m)]
         if not matches:
+            folders = [m for m in hits if os.path.isdir(m)]
+            if folders:
+                shown = ", ".join(folders[:3]) + (" ..." if len(folders) > 3 else "")
+                raise _error(p, f"this pattern matches only folders ({shown}), no file; give the folder itself "
+                                "to read every file under it, or a pattern ending in a file name")
             raise _error(p, "no file matches this pattern")
         return matches
+    if os.path.exists(p) and not _regular(p):
+        raise _error(p, "not a regular file (a pipe, socket or device); give a file, or '-' for stdin")
     return [p]
+
+
+def expand_all(paths: Iterable[PathLike]) -> List[str]:
+    """The files of every path, in order, each file once: a file named again
+    (by a folder and a glob, a hard link, another spelling) is read where it
+    first appears.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with open(os.path.join(d, "a.txt"), "w") as f:
+    ...     _ = f.write("x")
+    >>> [os.path.basename(f) for f in expand_all([d, os.path.join(d, "*.txt"), os.path.join(d, ".", "a.txt")])]
+    ['a.txt']
+    """
+    seen: Set[Hashable] = set()
+    out: List[str] = []
+    for path in paths:
+        for f in expand(path):
+            key = file_key(f)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def file_key(path: str) -> Hashable:
+    """``(device, inode)`` of an existing file, else its resolved path: equal
+    for two names of one file."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.normcase(os.path.realpath(path))
+    return (st.st_dev, st.st_ino)

@@ -17,7 +17,7 @@ larger than that is admitted alone).
 The native readers accept a subset of what the Python readers
 (:mod:`bytepair.distributed.readers`) accept, with identical documents; a shard
 they refuse (broken JSON, but also ``NaN`` or a lone surrogate escape that
-Python's ``json`` takes; a null Parquet row, a damaged page) is reported as not done, and the callers redo it with
+Python's ``json`` takes; a damaged page) is reported as not done, and the callers redo it with
 the Python reader, which gives today's result or today's error message.
 """
 
@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Seque
 
 from .. import _core
 from ..checks import check_threads
-from .readers import check_input_format, iter_documents, normalize_paths, shard_format
+from ..special import NO_SPECIALS
+from .readers import check_input_format, iter_documents, shard_files, shard_format
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tokenizer import Tokenizer
@@ -46,7 +47,7 @@ def policy_lists(tok: Tokenizer, allowed: Any, disallowed: Any) -> Optional[Poli
     a special token: the Python path searches every text for it)."""
     if disallowed and not isinstance(disallowed, str) and any(s not in tok.special_tokens for s in disallowed):
         return None
-    pol = tok.special_policy(allowed, disallowed)
+    pol = tok._special_policy(allowed, disallowed)
     if pol.every_disallowed:
         return ([], sorted(tok.special_tokens))
     return (list(pol.allowed), list(pol.disallowed))
@@ -57,26 +58,31 @@ def parquet_columns(text_column: str, path: str) -> Iterator[Tuple[bytes, bool, 
     ``(offsets, wide, data)``, one batch of rows at a time; raises on anything
     the Python reader would refuse (the native run then reports the shard as
     not done)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("this Parquet file's codec or layout needs pyarrow: pip install pyarrow") from None
 
     pf = pq.ParquetFile(path)
     schema = pf.schema_arrow
     if text_column not in schema.names:
-        raise ValueError(f"no column {text_column!r}")
+        raise ValueError(f"no column {text_column!r} (columns: {', '.join(schema.names)}); pass text_column=")
     kind = schema.field(text_column).type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        raise ValueError(f"column {text_column!r} is not a string column")
+        raise ValueError(f"column {text_column!r} has type {kind}, not string")
     for batch in pf.iter_batches(columns=[text_column], batch_size=PARQUET_BATCH_ROWS):
         arr = batch.column(0)
         if pa.types.is_dictionary(arr.type):
             arr = arr.dictionary_decode()
         if not len(arr):
             continue
-        if arr.null_count:
-            raise ValueError("a null row")
+        if arr.null_count:  # a null row is no document
+            arr = arr.drop_null()
+            if not len(arr):
+                continue
         wide = pa.types.is_large_string(arr.type)
         if not (wide or pa.types.is_string(arr.type)):
             raise ValueError(f"unexpected array type {arr.type}")
@@ -111,7 +117,7 @@ def run(
     jobs = [(p, *shard_kind(p, input_format), out, dest) for p, out, dest in shards]
     num_threads = check_threads(num_threads)
     return _core.encode_shards(
-        tok.core,
+        tok._core,
         jobs,
         column=text_column,
         eot=eot,
@@ -131,8 +137,8 @@ def encode_files(
     text_column: str = "text",
     format: Optional[str] = None,
     num_threads: Optional[int] = None,
-    allowed_special: Any = (),
-    disallowed_special: Any = (),
+    allowed_special: Any = NO_SPECIALS,
+    disallowed_special: Any = None,
 ) -> Tuple[Any, Any]:
     """Encodes the documents of whole files: one flat ``numpy.uint32`` array
     of every document's ids, in file order, plus ``n_documents + 1`` ``int64``
@@ -144,17 +150,20 @@ def encode_files(
     (``text_column``), ``.gz`` text and JSONL are decompressed, ``format``
     (``"text"``, ``"jsonl"`` or ``"parquet"``) overrides the file name.
     Reading, encoding and collecting run in Rust on ``num_threads`` threads
-    (``None``: one per core) with the GIL released. Special-token text is
-    plain text unless listed in ``allowed_special`` (as in
-    ``encode_dataset``). A file that cannot be read raises
+    (``None``: one per core) with the GIL released. Special-token text
+    follows ``encode``'s default (:mod:`bytepair.special`): it raises
+    :class:`~bytepair.errors.DisallowedSpecialError` unless allowed, or unless
+    ``disallowed_special=()`` makes it plain text. A file that cannot be read raises
     :class:`~bytepair.errors.ShardError` naming it and the line or row.
     """
     import numpy as np
 
-    files = normalize_paths(paths)
+    files = shard_files(paths)
     check_input_format(format)
-    allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
-    disallowed = disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    allowed = allowed_special if isinstance(allowed_special, str) or allowed_special is NO_SPECIALS \
+        else frozenset(allowed_special)
+    disallowed = disallowed_special if disallowed_special is None or isinstance(disallowed_special, str) \
+        else tuple(disallowed_special)
     pol = policy_lists(tok, allowed, disallowed)
     failed: List[int] = []
     if pol is not None:

@@ -8,7 +8,8 @@ Three formats, chosen from the file name (or forced with ``input_format=``):
 * **jsonl** (``.jsonl``, ``.ndjson``): one JSON object per line, the document is
   the string in ``text_column``. Blank lines are skipped.
 * **parquet** (``.parquet``, ``.pq``): one row is one document, the string in
-  ``text_column`` (pyarrow is imported only for these files).
+  ``text_column`` (pyarrow is imported only for these files); a null is no
+  document and is skipped.
 
 Text and JSONL files may be gzip-compressed (``.gz`` after the name). Any
 problem raises :class:`~bytepair.distributed.errors.ShardError` starting with
@@ -31,6 +32,7 @@ import os
 from typing import IO, Iterator, List, Optional, Sequence, Union, cast
 
 from ..errors import ArgumentError, ShardError, json_error_text
+from .paths import expand_all
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -204,10 +206,9 @@ def _iter_parquet(path: PathLike, text_column: str) -> Iterator[str]:
     try:
         for batch in pf.iter_batches(columns=[text_column], batch_size=8192):
             for text in batch.column(0).to_pylist():
-                if text is None:
-                    raise ShardError(path, f"row {row}: {text_column!r} is null")
                 row += 1
-                yield text
+                if text is not None:  # a null row is no document
+                    yield text
     except pa.ArrowException as e:
         raise ShardError(path, f"damaged Parquet data near row {row} ({e})") from e
 
@@ -230,6 +231,17 @@ def normalize_paths(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
     if not out:
         raise ArgumentError("no input shards given", name="paths")
     return out
+
+
+def shard_files(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
+    """The shard files that paths name, each once, as training reads them:
+    folders and globs expanded to their regular files, a file named twice
+    read where it first appears (see :mod:`bytepair.shards.paths`).
+
+    >>> shard_files("a.txt")
+    ['a.txt']
+    """
+    return expand_all(normalize_paths(paths))
 
 
 def check_input_format(input_format: Optional[str]) -> None:

@@ -35,6 +35,7 @@
 //! [`THREAD_CACHES`] per thread, one per encoder, most recent first, dropped
 //! with their encoder.
 
+mod pending;
 mod probe;
 mod table;
 
@@ -51,7 +52,8 @@ use crate::error::Result;
 use crate::vocab::{key16, Vocab};
 use crate::Rank;
 use crate::SpanSink;
-use probe::{Collect, Pending};
+use pending::Pending;
+use probe::Collect;
 use table::{hash, Table, INLINE, IN_ARENA};
 
 pub use table::Seed;

@@ -9,6 +9,7 @@
 //!
 //! Complexity: one probe per piece, O(1) expected; misses cost a merge.
 
+use super::pending::Pending;
 use super::table::{View, INLINE, IN_ARENA, LINE};
 use super::{PieceCache, Seed, BATCH};
 use crate::hint::prefetch;
@@ -28,22 +29,6 @@ enum Cold {
     Long,
     Miss,
     Arena(usize, usize),
-}
-
-/// One pending piece of a batch.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Pending {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    /// The packed bytes ([`key16`]): one array, so that the hit loop loads
-    /// them as one 16-byte vector.
-    pub(super) key: [u64; 2],
-    /// The byte offset of the piece's home bucket in the table, with the
-    /// piece's length (1..=16) in its low bits (below [`LINE`]); 0 for a
-    /// piece the table cannot hold (longer than 16 bytes, or empty). Valid
-    /// while the table's size is unchanged: [`PieceCache::flush`] recomputes
-    /// it for the rest of the batch when a miss grows or shrinks the table.
-    pub(super) at: u64,
 }
 
 impl PieceCache {

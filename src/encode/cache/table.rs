@@ -11,7 +11,7 @@
 //! Complexity: a probe reads one cache line, the next ones only while both
 //! slots of a bucket are taken (the table is kept at most 3/4 full).
 
-use super::probe::Pending;
+use super::pending::Pending;
 use crate::vocab::{key16, Vocab, MID_MAX};
 use crate::Rank;
 
