@@ -3,9 +3,11 @@ encodings built from the rank files bundled in bytepair (no network)."""
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import io
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -73,8 +75,18 @@ def no_panic(fn, *args, **kwargs):
         raise
 
 
+# Every temporary file of the run (this process and the commands it starts)
+# goes to one directory of its own, so a leftover is seen and removed at the end.
+SESSION_TMP = Path(tempfile.mkdtemp(prefix="bytepair-tests-"))
+os.environ["TMPDIR"] = str(SESSION_TMP)
+tempfile.tempdir = None
+#: Marks every process the run starts (inherited), to find any left running.
+SESSION_MARK = f"BYTEPAIR_TEST_SESSION={SESSION_TMP.name}"
+os.environ["BYTEPAIR_TEST_SESSION"] = SESSION_TMP.name
+atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
+
 # hypothesis: no example database in the working directory; deterministic in CI
-set_hypothesis_home_dir(tempfile.mkdtemp(prefix="bytepair-hypothesis-"))
+set_hypothesis_home_dir(str(SESSION_TMP / "hypothesis"))
 settings.register_profile("bytepair", database=None, derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("bytepair")
 
@@ -91,3 +103,40 @@ def run_cli(capsys, *argv, stdin=None, monkeypatch=None):
     code = cli.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def _processes_of_this_run() -> list:
+    """Other live processes started by this run (their environment has the mark),
+    but this process's own resource tracker (multiprocessing's: it ends with it)."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    found = []
+    for d in Path("/proc").glob("[0-9]*"):
+        if int(d.name) in (os.getpid(), tracker):
+            continue
+        try:
+            env = (d / "environ").read_bytes().split(b"\0")
+            if SESSION_MARK.encode() in env and (d / "stat").read_text().split(") ")[-1][0] != "Z":
+                found.append(f"{d.name}: {(d / 'cmdline').read_bytes().replace(bytes(1), b' ')[:200].decode(errors='replace')}")
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def leaves_nothing_behind():
+    """After the run: no process it started still runs, and no bytepair
+    temporary file or directory is left in its temporary directory."""
+    yield
+    import time
+
+    local = sys.modules.get("bytepair.distributed.engines.local")
+    if local is not None:  # the worker pools kept for reuse, closed as at exit
+        local._close_local_engines()
+    deadline = time.monotonic() + 10
+    while (left := _processes_of_this_run()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stray = sorted(p.name for p in SESSION_TMP.iterdir() if p.name.startswith(("bytepair-", ".bytepair-")))
+    assert not left, f"processes left running: {left}"
+    assert not stray, f"temporary files left in {SESSION_TMP}: {stray}"

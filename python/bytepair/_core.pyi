@@ -19,6 +19,7 @@ import numpy.typing as npt
 __all__ = [
     "MAX_THREADS",
     "NAMED_PATTERNS",
+    "SUPERWORD_PATTERN",
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
@@ -69,6 +70,7 @@ def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]:
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.
 NAMED_PATTERNS: Dict[str, str]
+SUPERWORD_PATTERN: str
 
 # Private (scripts/gen-unicode16.py, tests): a class's (first, last) code-point
 # ranges as regex-syntax (Unicode 16.0) reads it, and its simple case folding.
@@ -283,6 +285,10 @@ class ChunkCounter:
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
+    # small files, each one document: the counts of feed_file on each in turn
+    def feed_small_files(
+        self, paths: Sequence[Union[str, os.PathLike[str]]], progress: Optional[_Progress] = None
+    ) -> None: ...
     # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
     def feed_shard(
         self,
@@ -320,6 +326,7 @@ def extend_merges(
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
+    max_words: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

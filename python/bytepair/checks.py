@@ -13,6 +13,11 @@ T = TypeVar("T")
 
 #: The largest vocabulary size: ids are 32-bit.
 MAX_VOCAB = 2**32 - 1
+#: The longest token training builds unless told otherwise (bytes): long enough
+#: for every token of the bundled encodings (o200k_base's longest is 128 bytes),
+#: short enough that a corpus of one repeated character cannot make tokens of
+#: megabytes (a tokenizer file of gigabytes). ``max_token_length=None`` lifts it.
+DEFAULT_MAX_TOKEN_LENGTH = 256
 #: The largest count the core holds (counts are 64-bit): a larger bound on a
 #: count cannot bind and is clamped to it.
 MAX_COUNT = 2**64 - 1

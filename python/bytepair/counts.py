@@ -27,7 +27,7 @@ from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .atomic import atomic_write_bytes
-from .checks import check_threads, fix_surrogates
+from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, TrainingError
 from .shards.paths import expand, expand_all, file_key, shard_kind
@@ -37,6 +37,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 #: Characters of str documents gathered before one parallel counting call.
 BATCH_CHARS = 8 << 20
+#: Text files of at most this many bytes are read and counted in batches (of
+#: about BATCH_CHARS bytes) instead of one core call each.
+SMALL_FILE = 1 << 20
 
 
 class ChunkCounts:
@@ -299,8 +302,10 @@ def count_chunks(
     counter = setup.counter()
     done: Optional[ChunkCounts] = None  # with a cache: the tables of the parts before, in input order
     seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
+    small = _SmallFiles()
     for item in _items(data):
         if isinstance(item, _TextBatch):
+            small.flush(counter, setup)
             _feed_texts(counter, item, setup)
             continue
         for path in expand(item):
@@ -308,6 +313,9 @@ def count_chunks(
                 continue
             seen.add(file_key(path))
             if setup.inputs.cache_dir is None:
+                if small.take(path, counter, setup):
+                    continue
+                small.flush(counter, setup)
                 _feed_file(counter, path, setup)
             else:
                 if len(counter):  # the str documents before this file, in order
@@ -315,6 +323,7 @@ def count_chunks(
                     counter = setup.counter()
                 done = _joined(done, _cached_file_counts(path, setup))
             _progress_file(setup.progress, path)
+    small.flush(counter, setup)
     return _joined(done, setup.finish(counter))
 
 
@@ -331,7 +340,7 @@ def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: O
     limit = inputs.limit()
     if limit is not None:
         core_options["memory_limit"] = _memory.counting_share(limit, threads)
-    return _Setup(_patterns.resolve(pattern), list(special_tokens), inputs, threads, core_options, progress)
+    return _Setup(_patterns.resolve(pattern), validate_specials(special_tokens), inputs, threads, core_options, progress)
 
 
 def _joined(done: Optional[ChunkCounts], more: ChunkCounts) -> ChunkCounts:
@@ -394,6 +403,37 @@ def _feed_texts(counter: "_core.ChunkCounter", batch: _TextBatch, setup: _Setup)
         counter.feed_texts([fix_surrogates(t) for t in batch.texts], setup.callback())
     if setup.progress is not None:
         setup.progress.counted(batch.size)
+
+
+class _SmallFiles:
+    """Small text files waiting to be counted in one core pass (a pass per file
+    of a kilobyte cost more than its counting); flushed before any other input,
+    so the order is kept."""
+
+    def __init__(self) -> None:
+        self.paths: List[str] = []
+        self.size = 0
+
+    def take(self, path: str, counter: "_core.ChunkCounter", setup: _Setup) -> bool:
+        """Queues ``path`` when it is a small plain text file (counted by a later flush)."""
+        kind, gz = shard_kind(path)
+        if kind != "text" or gz:
+            return False
+        size = os.stat(path).st_size  # a missing file: Python's own error, naming it
+        if size > SMALL_FILE:
+            return False
+        self.paths.append(path)  # an unreadable one: a ReadError naming it
+        self.size += size
+        if self.size >= BATCH_CHARS:
+            self.flush(counter, setup)
+        return True
+
+    def flush(self, counter: "_core.ChunkCounter", setup: _Setup) -> None:
+        if self.paths:
+            counter.feed_small_files(self.paths, setup.callback())
+            if setup.progress is not None:
+                setup.progress.counted(self.size)
+            self.paths, self.size = [], 0
 
 
 def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:

@@ -18,10 +18,10 @@ same lines give the same ids:
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import _core
-from .errors import PatternError, VocabSizeError
+from .errors import ArgumentError, PatternError, VocabError, VocabSizeError
 from .special import SpecialText
 from .tokenizer import Tokenizer
 from .vocab import check_specials, tokens_from_ranks
@@ -62,11 +62,21 @@ class Encoding(Tokenizer):
         special_tokens: Dict[str, int],
         explicit_n_vocab: Optional[int] = None,
     ) -> None:
+        if not isinstance(name, str):
+            raise ArgumentError(f"name must be a str, not {type(name).__name__}", name="name")
         if not isinstance(pat_str, str):
             raise PatternError(f"pat_str must be a regex string, not {type(pat_str).__name__}")
+        if not isinstance(mergeable_ranks, Mapping):
+            raise VocabError(f"mergeable_ranks must be a dict of bytes to int, not {type(mergeable_ranks).__name__}")
+        if not isinstance(special_tokens, Mapping):
+            raise VocabError(f"special_tokens must be a dict of str to int, not {type(special_tokens).__name__}")
         tokens = tokens_from_ranks(mergeable_ranks)
         specials = check_specials(special_tokens)
-        if explicit_n_vocab:
+        _check_shared_ids(specials)
+        if explicit_n_vocab is not None and explicit_n_vocab != 0:
+            if not isinstance(explicit_n_vocab, int) or isinstance(explicit_n_vocab, bool):
+                raise ArgumentError(f"explicit_n_vocab must be an int or None, not {type(explicit_n_vocab).__name__}",
+                                    name="explicit_n_vocab")
             _check_n_vocab(explicit_n_vocab, mergeable_ranks, specials)
         self._setup(_core.CoreBPE(tokens, specials, pat_str), pat_str, specials, name, None, "raise")
         self._tokens_cache: Optional[List[bytes]] = tokens
@@ -76,6 +86,26 @@ class Encoding(Tokenizer):
 
     def __reduce__(self):
         return (_rebuild_encoding, (self.name, self._tokens, self._pattern, self._special_tokens, self.special_text))
+
+
+#: The one id tiktoken's own encodings give two special tokens (o200k_harmony),
+#: and the name its decoder gives back there, as bytepair's does.
+_SHARED_IN_TIKTOKEN = {200018: frozenset({"<|endofprompt|>", "<|reserved_200018|>"})}
+
+
+def _check_shared_ids(specials: Dict[str, int]) -> None:
+    """A VocabError for two special tokens on one id: tiktoken accepts them, but
+    which name its decoder gives back depends on its hash table's order, so
+    bytepair could not decode such an id as tiktoken does (o200k_harmony's
+    shared id, whose name is known, is let through)."""
+    first: Dict[int, str] = {}
+    for s, i in specials.items():
+        if i in first and frozenset({first[i], s}) != _SHARED_IN_TIKTOKEN.get(i):
+            raise VocabError(
+                f"special tokens {first[i]!r} and {s!r} both have id {i}; give each special token its own id "
+                "(which one tiktoken decodes such an id to depends on its hash order)"
+            )
+        first.setdefault(i, s)
 
 
 def _check_n_vocab(n_vocab: int, mergeable_ranks: Dict[bytes, int], specials: Dict[str, int]) -> None:

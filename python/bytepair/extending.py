@@ -36,7 +36,7 @@ from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .char import CharTokenizer
-from .checks import MAX_VOCAB, check_int, check_vocab_size, validate_specials
+from .checks import DEFAULT_MAX_TOKEN_LENGTH, MAX_VOCAB, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data, Inputs
 from .errors import TrainingError
@@ -83,7 +83,7 @@ def extend(
     pattern: Optional[str] = None,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: Optional[str] = None,
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,

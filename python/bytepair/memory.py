@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from fractions import Fraction
 from typing import Optional, Tuple, Union
 
 try:
@@ -71,7 +72,7 @@ def parse_size(value: Union[int, str]) -> int:
         if m is None or unit not in _UNITS:
             raise TrainingError(f"memory_limit {value!r} is not a size: write e.g. '2GB', '512MiB' or a number of bytes",
                                 argument="memory_limit")
-        n = int(float(m.group(1)) * _UNITS[unit])
+        n = int(Fraction(m.group(1)) * _UNITS[unit])  # exact: a float overflows past 1e308
     if not MIN_LIMIT <= n <= MAX_LIMIT:
         raise TrainingError(f"memory_limit {value!r} is out of range: give between 16MB and 1PB", argument="memory_limit")
     return n

@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from . import patterns as _patterns
-from .checks import check_int, check_vocab_size, validate_specials
+from .checks import DEFAULT_MAX_TOKEN_LENGTH, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Inputs
 from .errors import TrainingError
@@ -64,7 +64,7 @@ def train_parity(
     pattern: Optional[str] = "o200k",
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: str = "bytepair-parity",
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,

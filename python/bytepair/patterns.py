@@ -20,6 +20,11 @@ GPT2: str = _core.NAMED_PATTERNS["gpt2"]
 CL100K: str = _core.NAMED_PATTERNS["cl100k"]
 O200K: str = _core.NAMED_PATTERNS["o200k"]
 
+#: The spans of a superword tokenizer (:mod:`bytepair.superword`): no cut at
+#: spaces; digits in groups of at most three; a cut after every run of
+#: newlines and between ``:`` and a following space, newline or digit.
+SUPERWORD: str = _core.SUPERWORD_PATTERN  # defined in src/pretok/mod.rs, which knows its safe cuts
+
 #: Short names accepted wherever a pattern is expected (case-insensitive).
 NAMED = {
     "gpt2": GPT2,
@@ -94,19 +99,20 @@ def resolve(pattern: Optional[str]) -> Optional[str]:
     return pattern
 
 
-def longest_chunk(pattern: Optional[str], text: str) -> int:
-    """UTF-8 bytes of the longest chunk ``pattern`` (a name or a regex, see
-    :func:`resolve`) cuts ``text`` into: the whole text for ``None``. Training
-    and merge traces work on each distinct chunk as a unit, so this times the
-    merges bounds their cost.
+def distinct_chunk_bytes(pattern: Optional[str], text: str) -> int:
+    """UTF-8 bytes of the distinct chunks ``pattern`` cuts ``text`` into (each
+    counted once): training and merge traces work on each distinct chunk, so
+    this times the merges bounds their cost.
 
-    >>> longest_chunk("gpt2", "a bb " + "x" * 10), longest_chunk(None, "a bb")
-    (11, 4)
+    >>> distinct_chunk_bytes("gpt2", "ab ab ab cd"), distinct_chunk_bytes(None, "ab ab")
+    (8, 5)
     """
     pat = resolve(pattern)
+    data = text.encode("utf-8", "surrogatepass")
     if pat is None:
-        return len(text.encode("utf-8", "surrogatepass"))
-    return max((e - s for s, e in _core.pretokenize_spans(pat, text)), default=0)
+        return len(data)
+    spans = _core.pretokenize_spans(pat, text)
+    return sum(len(c) for c in {data[s:e] for s, e in spans})
 
 
 def name_of(pattern: Optional[str]) -> Optional[str]:

@@ -77,6 +77,7 @@ import regex
 from . import patterns as _patterns
 from . import unicode16
 from .byte_table import bytes_to_unicode  # noqa: F401 - part of the spec, re-exported
+from .checks import DEFAULT_MAX_TOKEN_LENGTH
 
 Pair = Tuple[int, int]
 
@@ -91,7 +92,7 @@ def train(
     special_tokens: Sequence[str] = (),
     *,
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
 ) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
     """Trains byte-level BPE: ``vocab_size = 256 + merges + len(special_tokens)``.
 
@@ -104,7 +105,8 @@ def train(
         special_tokens: their text is cut out before counting, so no merge can
             produce it; they get the ids after the last merge, in the order given.
         min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: never make a token longer than this many bytes.
+        max_token_length: never make a token longer than this many bytes
+            (default 256; None: no limit).
 
     Returns ``(merges, vocab, special_ids)``. Fewer merges are learned when the
     corpus runs out of pairs (or of pairs seen ``min_frequency`` times).
@@ -520,9 +522,11 @@ def compile_pattern(pattern: Optional[str]):
 # and ``max_token_length`` mean the same.
 
 
-def _joinable(pair: Pair, vocab: Dict[int, bytes], known: set, max_token_length: Optional[int]) -> bool:
+def _joinable(pair: Pair, vocab: Dict[int, bytes], known: set, max_token_length: Optional[int],
+              max_words: Optional[int] = None) -> bool:
     joined = vocab[pair[0]] + vocab[pair[1]]
-    return joined not in known and (max_token_length is None or len(joined) <= max_token_length)
+    return (joined not in known and (max_token_length is None or len(joined) <= max_token_length)
+            and (max_words is None or word_count(joined) <= max_words))
 
 
 def _merge_all(chunks: Dict[Tuple[int, ...], int], pair: Pair, new_id: int) -> Dict[Tuple[int, ...], int]:
@@ -541,12 +545,15 @@ def extend_from_counts(
     *,
     min_frequency: int = 1,
     max_token_length: Optional[int] = None,
+    max_words: Optional[int] = None,
 ) -> List[Pair]:
     """Continues BPE on top of ``vocab`` (id -> bytes, the base's mergeable tokens).
 
     Each distinct chunk starts as its encoding by the base (:func:`encode_piece`);
     then, as in :func:`train_from_counts`, the most frequent pair (ties: met
     first) is merged everywhere, and the k-th new token gets id ``first_id + k``.
+    With ``max_words``, a pair whose joined bytes hold more words
+    (:func:`word_count`) is passed over, like one that is too long.
 
     >>> base = build_vocab([(97, 110)])               # 256 = b"an"
     >>> extend_from_counts({b"banana": 1}, base, 2, 300)
@@ -561,7 +568,8 @@ def extend_from_counts(
     known = set(ranks)
     merges: List[Pair] = []
     for k in range(num_merges):
-        stats = {p: n for p, n in count_pairs(chunks).items() if _joinable(p, vocab, known, max_token_length)}
+        stats = {p: n for p, n in count_pairs(chunks).items()
+                 if _joinable(p, vocab, known, max_token_length, max_words)}
         pair = best_pair(stats, vocab)
         if pair is None or stats[pair] < min_frequency:
             break
@@ -571,6 +579,73 @@ def extend_from_counts(
         known.add(vocab[new_id])
         chunks = _merge_all(chunks, pair, new_id)
     return merges
+
+
+# ================================================================ Superword tokenizers
+#
+# A superword tokenizer (SuperBPE, Liu et al. 2025) is trained in two stages.
+# Stage 1 is :func:`train` up to the transition size. Stage 2 continues from
+# those merges (:func:`extend_from_counts`, same tie-break) on *spans*, chunks
+# cut by the coarser :data:`SPAN_PATTERN`:
+#
+# * no cut at spaces, so a token may bridge words (`` of the``, ``, and``);
+# * digits are pieces of at most three (``\p{N}{1,3}``, as o200k);
+# * a span ends after a run of newlines (``\r``, ``\n``): no token holds a
+#   newline followed by anything but a newline;
+# * a span ends between ``:`` and a following space (or newline, or digit),
+#   so no token holds ``": "`` (prompt formats such as ``Answer: yes``);
+#
+# and one eligibility rule, checked when a merge is chosen: a token holds at
+# most ``max_words`` words, a word being a maximal run of bytes other than the
+# space (0x20). The rule only ever rejects more as tokens grow (a token holds
+# at least the words of each of its parts), so a rejected pair stays rejected.
+# The finished tokenizer pre-tokenizes with :data:`SPAN_PATTERN` too.
+
+SPAN_PATTERN = _patterns.SUPERWORD  # \p{N}{1,3}|(?:[^\r\n\p{N}:]|:+[^ \r\n\p{N}:])+:*[\r\n]*|:+[\r\n]*|[\r\n]+
+
+
+def word_count(token: bytes) -> int:
+    """The words of a token: maximal runs of bytes other than the space (0x20).
+
+    >>> word_count(b" of the"), word_count(b"   "), word_count(b"a\\tb c")
+    (2, 0, 2)
+    """
+    return len([w for w in token.split(b" ") if w])
+
+
+def train_superword(
+    data: Union[str, Iterable[str]],
+    vocab_size: int,
+    transition: int,
+    pattern: Optional[str] = "o200k",
+    special_tokens: Sequence[str] = (),
+    *,
+    max_words: int = 4,
+    span_pattern: Optional[str] = SPAN_PATTERN,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+) -> Tuple[List[Pair], Dict[int, bytes], Dict[str, int]]:
+    """Trains a superword tokenizer: :func:`train` with ``pattern`` up to
+    ``transition`` tokens (256 bytes + merges), then :func:`extend_from_counts`
+    on the spans of ``span_pattern`` with ``max_words`` up to ``vocab_size``
+    (special tokens included). Returns ``(merges, vocab, special_ids)`` like
+    :func:`train`; encode with ``span_pattern``.
+
+    >>> merges, vocab, _ = train_superword("of the cat, of the dog, of the cat", 267, 264, max_words=2)
+    >>> [vocab[256 + k] for k in range(8, len(merges))]  # stage 2: tokens across spaces
+    [b' the cat', b', of', b' the ']
+    """
+    texts = [data] if isinstance(data, str) else list(data)
+    counts = count_chunks(texts, pattern, special_tokens)
+    merges = train_from_counts(counts, transition - 256, min_frequency=min_frequency,
+                               max_token_length=max_token_length)
+    vocab = build_vocab(merges)
+    spans = count_chunks(texts, span_pattern, special_tokens)
+    more = vocab_size - len(vocab) - len(special_tokens)
+    merges += extend_from_counts(spans, vocab, more, len(vocab), min_frequency=min_frequency,
+                                 max_token_length=max_token_length, max_words=max_words)
+    vocab = build_vocab(merges)
+    return merges, vocab, {s: len(vocab) + i for i, s in enumerate(special_tokens)}
 
 
 def train_parity_from_counts(

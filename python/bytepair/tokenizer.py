@@ -313,6 +313,8 @@ class Tokenizer:
     def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of text (or bytes) that is exactly one token, special tokens
         included; a ``KeyError`` when it is not one token."""
+        if not isinstance(text_or_bytes, (str, bytes, bytearray, memoryview)):  # bytes(5): five zero bytes
+            raise TypeError(f"expected str or bytes, got {type(text_or_bytes).__name__}")
         b = text_or_bytes.encode("utf-8") if isinstance(text_or_bytes, str) else bytes(text_or_bytes)
         r = self._core.single_token(b)
         if r is None:

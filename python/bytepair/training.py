@@ -24,12 +24,13 @@ from typing import Any, List, Optional, Sequence, Tuple
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
-from .checks import check_int, check_vocab_size, validate_specials
+from .checks import DEFAULT_MAX_TOKEN_LENGTH, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data, Inputs
 from .errors import TrainingError
 from .parity import train_parity
 from .progress import TrainProgress, enabled
+from .superword import DEFAULT_MAX_WORDS, train_superword
 from .tokenizer import Tokenizer
 
 #: The keywords of the parity spelling ``train(objective="parity", ...)`` (see
@@ -141,12 +142,14 @@ def train(
     pattern: Optional[str] = DEFAULT_PATTERN,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: str = "bytepair",
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,
     inputs: Optional[Inputs] = None,
     objective: str = "frequency",
+    superword: Optional[float] = None,
+    max_words: Optional[int] = DEFAULT_MAX_WORDS,
     **options: Any,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
@@ -164,7 +167,9 @@ def train(
             their text is cut out of the corpus before counting, so merges never
             produce them.
         min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: skip pairs whose merged token would exceed this many bytes.
+        max_token_length: skip pairs whose merged token would exceed this many
+            bytes (default :data:`~bytepair.checks.DEFAULT_MAX_TOKEN_LENGTH`,
+            256; ``None``: no limit).
         name: the tokenizer's label.
         num_threads: counting threads (default: all cores). Results never depend on it.
         progress: show a progress line on stderr (bytes counted, then merges:
@@ -184,6 +189,13 @@ def train(
             whole corpus. ``"parity"`` with ``languages=``, ``dev=``,
             ``parity_unit=`` and ``parity_global_merges=`` is another spelling
             of :func:`bytepair.parity.train_parity` (parity-aware BPE).
+        superword: train a superword tokenizer (:mod:`bytepair.superword`):
+            ordinary training up to this transition size (an int: 256 bytes +
+            merges; a float: a fraction of ``vocab_size``), then merges across
+            spaces on the spans of :data:`bytepair.patterns.SUPERWORD`, which
+            the result pre-tokenizes with. Needs data that can be read twice.
+        max_words: with ``superword``: the most words (maximal runs of bytes
+            other than the space) a token may hold; None for no bound.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -217,6 +229,14 @@ def train(
     if parity:
         raise TypeError(f"{', '.join(k + '=' for k in parity)} are for objective='parity' "
                         "(or bytepair.parity.train_parity)")
+    if superword is not None:
+        if counts is not None or data is None:
+            raise TypeError("superword training needs data (it counts words, then spans), not counts=")
+        return train_superword(train, data, check_vocab_size(vocab_size), superword, max_words=max_words,
+                               special_tokens=validate_specials(special_tokens), name=name, progress=progress,
+                               inputs=Inputs.of(inputs, options, "train"), pattern=pattern,
+                               min_frequency=min_frequency, max_token_length=max_token_length,
+                               num_threads=num_threads)
     job, table_of = _prepare(data, vocab_size, counts, pattern, special_tokens, min_frequency, max_token_length,
                              name, num_threads, progress, Inputs.of(inputs, options, "train"))
     tok, _, _ = _learn(job, table_of, data, counts, keep=False)
@@ -231,7 +251,7 @@ def train_report(
     pattern: Optional[str] = DEFAULT_PATTERN,
     special_tokens: Sequence[str] = (),
     min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
+    max_token_length: Optional[int] = DEFAULT_MAX_TOKEN_LENGTH,
     name: str = "bytepair",
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,

@@ -17,6 +17,8 @@ def tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
     rank and token given once; the core checks that every byte is a token)."""
     by_rank: Dict[int, bytes] = {}
     for tok, r in ranks.items():
+        if not isinstance(tok, (bytes, bytearray)):
+            raise VocabError(f"token {tok!r} is a {type(tok).__name__}; mergeable tokens are bytes")
         if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < 2**32 - 1:
             raise VocabError(f"token {tok!r} has rank {r!r}; ranks are ints in 0..{2**32 - 2}")
         if r in by_rank:
@@ -24,8 +26,34 @@ def tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
         if not tok:
             raise VocabError(f"rank {r} is the empty token")
         by_rank[r] = bytes(tok)
-    n = max(by_rank) + 1 if by_rank else 0
-    return [by_rank.get(r, b"") for r in range(n)]
+    return tokens_by_rank(by_rank)
+
+
+#: Ids a vocabulary may leave unused beyond one per token: gaps cost memory
+#: like tokens (a table slot per id), so one huge rank would size the tables
+#: by itself; real vocabularies leave a few (special tokens' ids).
+GAP_SLACK = 65_536
+
+
+def check_gaps(n_tokens: int, n_ids: int, top: int, what: str) -> None:
+    """A VocabError when ``n_ids`` ids for ``n_tokens`` tokens leave more unused
+    ids than :data:`GAP_SLACK` plus one per token (``top``, ``what``: the
+    largest id and what holds it, for the message)."""
+    gaps = n_ids - n_tokens
+    if gaps > n_tokens + GAP_SLACK:
+        raise VocabError(
+            f"{what} has id {top:,}, leaving {gaps:,} unused ids below it among {n_tokens:,} tokens; "
+            f"bytepair holds at most {GAP_SLACK:,} more unused ids than tokens: number the tokens densely"
+        )
+
+
+def tokens_by_rank(by_rank: Mapping[int, bytes]) -> List[bytes]:
+    """Token bytes in rank order, ``b""`` at a gap, after :func:`check_gaps`."""
+    if not by_rank:
+        return []
+    top = max(by_rank)
+    check_gaps(len(by_rank), top + 1, top, f"token {by_rank[top]!r}")
+    return [by_rank.get(r, b"") for r in range(top + 1)]
 
 
 def tokens_from_list(tokens: Sequence[Optional[bytes]]) -> List[bytes]:
@@ -50,6 +78,8 @@ def as_gaps(tokens: Sequence[bytes]) -> List[Optional[bytes]]:
 
 
 def check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int]:
+    if special_tokens is not None and not isinstance(special_tokens, Mapping):
+        raise VocabError(f"special_tokens must be a dict of str to int, not {type(special_tokens).__name__}")
     specials = dict(special_tokens or {})
     for s, i in specials.items():
         if not isinstance(s, str):

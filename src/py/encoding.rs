@@ -70,14 +70,16 @@ impl PyCoreBpe {
         ids: &[Rank],
     ) -> PyResult<Bound<'py, PyList>> {
         let ints = self.ints.get_or_init(py, || {
-            (0..self.inner.n_vocab() as Rank)
+            // the mergeable ids (dense); special ids, which may sit far past
+            // them, are made when met
+            (0..self.inner.vocab().len() as Rank)
                 .map(|i| i.into_pyobject(py).map(|o| o.into_any().unbind()))
                 .collect::<Result<Vec<_>, _>>()
                 .unwrap_or_default()
         });
         let items = ids.iter().map(|&i| match ints.get(i as usize) {
             Some(o) => o.clone_ref(py),
-            // unreachable for ids the encoder produces; stays total anyway
+            // special ids, made when met
             None => i
                 .into_pyobject(py)
                 .map(|o| o.into_any().unbind())

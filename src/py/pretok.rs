@@ -134,5 +134,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     named.set_item("cl100k", CL100K_PATTERN)?;
     named.set_item("o200k", O200K_PATTERN)?;
     m.add("NAMED_PATTERNS", named)?;
+    m.add("SUPERWORD_PATTERN", crate::train::spans::SUPERWORD)?;
     Ok(())
 }

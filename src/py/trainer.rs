@@ -251,6 +251,22 @@ impl PyChunkCounter {
         })
     }
 
+    /// Counts small UTF-8 files, each one document, in one pass (the counts
+    /// of `feed_file` on each in turn).
+    #[pyo3(signature = (paths, progress=None))]
+    fn feed_small_files(
+        &mut self,
+        py: Python<'_>,
+        paths: Vec<PathBuf>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let (pool, counter) = self.live()?;
+        let ctl = Control::default();
+        run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_small_files(&paths, &ctl))
+        })
+    }
+
     /// Counts one UTF-8 file as one document, read in blocks.
     #[pyo3(signature = (path, progress=None))]
     fn feed_file(

@@ -80,6 +80,10 @@ impl ChunkCounter {
         separator: Option<&str>,
         block_size: usize,
     ) -> Result<Self> {
+        if specials.iter().any(String::is_empty) {
+            // it would match between every two bytes, inside characters too
+            return Err(Error::training("a special token is the empty string"));
+        }
         let specials_ac = if specials.is_empty() {
             None
         } else {
@@ -214,10 +218,7 @@ impl ChunkCounter {
     }
 
     pub(super) fn can_cut_inside(&self) -> bool {
-        matches!(
-            self.pretok,
-            Pretokenizer::Gpt2 | Pretokenizer::Cl100k | Pretokenizer::O200k
-        )
+        super::spans::has_cuts(&self.pretok)
     }
 
     /// Counts whole documents (each one is cut independently of the others).
@@ -288,7 +289,7 @@ impl ChunkCounter {
         }
         let mut start = 0;
         while seg.len() - start > self.block_size {
-            match self.pretok.next_safe_cut(seg, start + self.block_size) {
+            match super::spans::next_cut(&self.pretok, seg, start + self.block_size) {
                 Some(c) => {
                     out.push(&seg[start..c]);
                     start = c;

@@ -15,7 +15,9 @@
 //! Pairs passed over (never chosen): those whose joined token would exceed
 //! `max_token_length` bytes, and those whose joined bytes already are a token
 //! (the base vocabulary holds tokens that its encoder cannot reach in every
-//! context; making them again would give two ids the same bytes).
+//! context; making them again would give two ids the same bytes). Extending
+//! with a word bound (superword training) also passes over pairs whose joined
+//! token holds more than `max_words` words; those never enter the heap.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -51,10 +53,12 @@ fn overflow() -> Error {
 
 impl Seqs {
     /// Builds the state from chunks given as id sequences with their counts.
+    /// Pairs that `eligible` rejects never enter the heap.
     fn new<'a>(
         chunks: impl Iterator<Item = (&'a [Rank], u64)>,
         size_hint: usize,
         chooses: bool,
+        eligible: &mut impl FnMut(u32, u32) -> bool,
     ) -> Result<Self> {
         let mut st = Seqs {
             nodes: Vec::with_capacity(size_hint),
@@ -113,7 +117,8 @@ impl Seqs {
         }
         if chooses {
             for i in 0..st.pairs.pair_ab.len() {
-                if st.pairs.counts[i] > 0 {
+                let (a, b) = st.pairs.pair_ab[i];
+                if st.pairs.counts[i] > 0 && eligible(a, b) {
                     st.heap
                         .push((st.pairs.counts[i], Reverse(st.pairs.occ[i][0]), i as u32));
                 }
@@ -167,8 +172,15 @@ impl Seqs {
         }
     }
 
-    /// Merges every occurrence of `(a, b)` into `new_id`, left to right.
-    fn apply(&mut self, a: u32, b: u32, new_id: u32, touched: &mut Vec<u32>) {
+    /// Merges every occurrence of `(a, b)` into `new_id`, left to right; the
+    /// pairs it creates enter the heap when `eligible` accepts them.
+    fn apply(
+        &mut self,
+        (a, b): (u32, u32),
+        new_id: u32,
+        touched: &mut Vec<u32>,
+        eligible: &mut impl FnMut(u32, u32) -> bool,
+    ) {
         let Some(best) = self.pairs.lookup(a, b) else {
             return;
         };
@@ -191,7 +203,8 @@ impl Seqs {
         );
         if self.chooses {
             for &t in touched.iter() {
-                if self.pairs.counts[t as usize] > 0 {
+                let (x, y) = self.pairs.pair_ab[t as usize];
+                if self.pairs.counts[t as usize] > 0 && !self.banned[t as usize] && eligible(x, y) {
                     if let Some(first) = self.pairs.first_valid(&self.nodes, t) {
                         self.heap
                             .push((self.pairs.counts[t as usize], Reverse(first), t));
@@ -245,12 +258,34 @@ impl<'a> Tokens<'a> {
         dup
     }
 
+    /// Whether the token joining `a` and `b` would hold more than `max_words`
+    /// words (maximal runs of bytes other than the space).
+    fn too_many_words(&self, a: u32, b: u32, max_words: Option<usize>) -> bool {
+        let Some(m) = max_words else {
+            return false;
+        };
+        let (x, y) = (self.bytes(a), self.bytes(b));
+        let seam = x.last().is_some_and(|&c| c != b' ') && y.first().is_some_and(|&c| c != b' ');
+        word_count(x) + word_count(y) - usize::from(seam) > m
+    }
+
     fn push(&mut self, a: u32, b: u32) {
         let mut t = self.bytes(a).to_vec();
         t.extend_from_slice(self.bytes(b));
         self.new_set.insert(t.clone());
         self.new.push(t);
     }
+}
+
+/// The words of `token`: maximal runs of bytes other than the space (0x20).
+pub fn word_count(token: &[u8]) -> usize {
+    let mut n = 0;
+    let mut prev = b' ';
+    for &c in token {
+        n += usize::from(c != b' ' && prev == b' ');
+        prev = c;
+    }
+    n
 }
 
 static BYTES: [u8; 256] = {
@@ -266,7 +301,9 @@ static BYTES: [u8; 256] = {
 /// Continues BPE on top of `base`: each distinct chunk of `table` starts as its
 /// encoding by `base` (tiktoken's piece encoding), then the most frequent pair
 /// (ties: met first) is merged, `opts.num_merges` times at most; the k-th new
-/// token gets id `first_id + k`. Returns the merged pairs as ids.
+/// token gets id `first_id + k`. Returns the merged pairs as ids. With
+/// `max_words`, a pair whose joined token holds more words ([`word_count`])
+/// is never chosen (see `bytepair.reference.extend_from_counts`).
 ///
 /// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
 /// ids or the table is too large; [`Error::Interrupted`] when cancelled.
@@ -275,6 +312,7 @@ pub fn extend_merges(
     table: &ChunkTable,
     first_id: Rank,
     opts: &MergeOptions,
+    max_words: Option<usize>,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
     if (first_id as usize) < base.len() {
@@ -293,10 +331,6 @@ pub fn extend_merges(
         encode_piece(chunk, base, &mut flat);
         bounds.push((at, flat.len(), c));
     }
-    let chunks = bounds.iter().map(|&(a, b, c)| (&flat[a..b], c));
-    let mut st = Seqs::new(chunks, flat.len(), true)?;
-    drop(bounds);
-    drop(flat);
     let mut toks = Tokens {
         base: Some(base),
         first_new: first_id,
@@ -304,6 +338,12 @@ pub fn extend_merges(
         new_set: FxHashSet::default(),
         scratch: Vec::new(),
     };
+    let chunks = bounds.iter().map(|&(a, b, c)| (&flat[a..b], c));
+    let mut st = Seqs::new(chunks, flat.len(), true, &mut |a, b| {
+        !toks.too_many_words(a, b, max_words)
+    })?;
+    drop(bounds);
+    drop(flat);
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
     let mut merges = Vec::new();
     let mut touched = Vec::new();
@@ -319,7 +359,9 @@ pub fn extend_merges(
         let (a, b) = st.pairs.pair_ab[i as usize];
         let new_id = first_id + merges.len() as u32;
         toks.push(a, b);
-        st.apply(a, b, new_id, &mut touched);
+        st.apply((a, b), new_id, &mut touched, &mut |x, y| {
+            !toks.too_many_words(x, y, max_words)
+        });
         merges.push((a, b));
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
@@ -369,7 +411,7 @@ pub fn parity_merges(
             let at = c.as_ptr() as usize - base;
             (&flat[at..at + c.len()], n)
         });
-        Seqs::new(chunks, t.arena_len(), chooses)
+        Seqs::new(chunks, t.arena_len(), chooses, &mut |_, _| true)
     };
     let mut trains: Vec<Seqs> = train
         .iter()
@@ -405,7 +447,7 @@ pub fn parity_merges(
             })
         });
         let size = flats.iter().map(Vec::len).sum();
-        pooled = Some(Seqs::new(chunks, size, true)?);
+        pooled = Some(Seqs::new(chunks, size, true, &mut |_, _| true)?);
     }
     while merges.len() < opts.num_merges {
         ctl.check()?;
@@ -446,7 +488,7 @@ pub fn parity_merges(
             .chain(devs.iter_mut())
             .chain(pooled.iter_mut())
         {
-            st.apply(a, b, new_id, &mut touched);
+            st.apply((a, b), new_id, &mut touched, &mut |_, _| true);
         }
         observe(merges.len(), l);
         merges.push((a, b));
@@ -482,7 +524,7 @@ mod tests {
         let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
         let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         let v = Vocab::new(bytes).unwrap();
-        let ext = extend_merges(&v, &t, 256, &opts(8), &Control::default()).unwrap();
+        let ext = extend_merges(&v, &t, 256, &opts(8), None, &Control::default()).unwrap();
         let trained = learn_merges(&t, &opts(8), &Control::default()).unwrap();
         assert_eq!(ext, trained);
     }
@@ -493,9 +535,9 @@ mod tests {
         let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         toks.push(b"ab".to_vec());
         let v = Vocab::new(toks).unwrap();
-        let m = extend_merges(&v, &t, 300, &opts(3), &Control::default()).unwrap();
+        let m = extend_merges(&v, &t, 300, &opts(3), None, &Control::default()).unwrap();
         assert_eq!(m, vec![(256, 256)]);
-        assert!(extend_merges(&v, &t, 200, &opts(3), &Control::default()).is_err());
+        assert!(extend_merges(&v, &t, 200, &opts(3), None, &Control::default()).is_err());
     }
 
     #[test]

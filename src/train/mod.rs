@@ -36,6 +36,7 @@ mod pairs;
 pub mod positions;
 pub mod ranges;
 pub mod shards;
+pub mod spans;
 pub mod spill;
 pub mod stream;
 pub mod tally;

@@ -73,7 +73,7 @@ impl ChunkCounter {
         let size = file.metadata().map_err(|e| io_err(path, e))?.len();
         if !self.can_cut_inside() || size <= self.range_size as u64 {
             let name = path.display().to_string();
-            return self.feed_reader(file, &name, ctl);
+            return self.feed_reader_sized(file, &name, ctl, Some(size));
         }
         drop(file);
         self.ensure_tallies();
@@ -265,7 +265,7 @@ impl ChunkCounter {
         let b = text.as_bytes();
         let mut from = (p.checked_sub(at)?) as usize;
         let limit = b.len().checked_sub(self.max_cut_len + 1)?;
-        while let Some(c) = self.pretok.next_safe_cut(text, from) {
+        while let Some(c) = super::spans::next_cut(&self.pretok, text, from) {
             if c > limit {
                 return None;
             }

@@ -9,7 +9,9 @@
 //! Run format: per chunk, a `u32` length, the bytes, the `u64` count and the
 //! `u64` first position, all little-endian. The run files live in a fresh
 //! directory under the system's temporary directory (or the one given),
-//! removed when the counter is dropped.
+//! made at the first spill (never for a count that fits: a missing parent is
+//! an error, not created) and removed once the runs are merged, or when the
+//! counter is dropped.
 //!
 //! Memory while merging: one buffered reader per run (64 KiB) plus the
 //! distinct chunks (their bytes and 24 bytes each), then the table itself.
@@ -36,6 +38,8 @@ fn io_err(path: &Path, e: std::io::Error) -> Error {
 #[derive(Debug)]
 pub struct Spill {
     dir: PathBuf,
+    /// Whether `dir` exists (made by the first spill).
+    made: std::sync::OnceLock<std::result::Result<(), String>>,
     runs: Mutex<Vec<PathBuf>>,
     next: AtomicUsize,
 }
@@ -54,9 +58,9 @@ impl Spill {
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
         Ok(Spill {
             dir,
+            made: std::sync::OnceLock::new(),
             runs: Mutex::new(Vec::new()),
             next: AtomicUsize::new(0),
         })
@@ -75,6 +79,7 @@ impl Spill {
         let full = std::mem::take(t);
         let (bytes, mut items) = full.into_parts();
         items.sort_unstable_by(|a, b| bytes[a.0..a.0 + a.1].cmp(&bytes[b.0..b.0 + b.1]));
+        self.make_dir()?;
         let path = self
             .dir
             .join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed)));
@@ -97,6 +102,31 @@ impl Spill {
             .unwrap_or_else(|e| e.into_inner())
             .push(path);
         Ok(())
+    }
+
+    /// Makes the run directory (once); its parent must exist.
+    fn make_dir(&self) -> Result<()> {
+        let made = self.made.get_or_init(|| {
+            std::fs::create_dir(&self.dir).map_err(|e| {
+                let parent = self.dir.parent().unwrap_or(Path::new(""));
+                if parent.is_dir() {
+                    format!("cannot make a spill directory in {}: {e}", parent.display())
+                } else {
+                    format!(
+                        "the temporary directory {} does not exist (set TMPDIR to one that does)",
+                        parent.display()
+                    )
+                }
+            })
+        });
+        made.clone().map_err(Error::training)
+    }
+
+    /// Removes the run files and their directory (after the merge; again on drop).
+    pub fn remove(&self) {
+        if self.made.get().is_some() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 
     /// Merges every run into the first-seen-ordered table.
@@ -152,7 +182,7 @@ impl Spill {
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.remove();
     }
 }
 

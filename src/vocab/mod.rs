@@ -157,6 +157,11 @@ pub const NONE_RANK: Rank = Rank::MAX;
 /// Tag of every entry in the pair table.
 const PAIR_TAG: u32 = 1;
 
+/// Gaps (ids without a token) a vocabulary may hold beyond one per token:
+/// each costs a slot in the rank-indexed tables, so one huge rank would size
+/// them alone (the Python layer refuses it earlier, naming the token).
+pub const GAP_SLACK: usize = 65_536;
+
 /// Longest token (bytes) held in the packed table.
 const SHORT_MAX: usize = 8;
 /// Bytes copied at once by [`Vocab::append_token`] (and of padding after the
@@ -529,6 +534,14 @@ impl Builder {
     }
 
     fn finish(self) -> Result<Vocab> {
+        let ids = self.len();
+        let tokens = self.table.len();
+        if ids - tokens > tokens + GAP_SLACK {
+            return Err(Error::vocab(format!(
+                "{ids} ids hold only {tokens} tokens; at most {GAP_SLACK} more ids than \
+                 tokens may be gaps: number the tokens densely"
+            )));
+        }
         let Builder {
             mut arena,
             offsets,
@@ -660,6 +673,18 @@ mod tests {
             let joined = [toks[a].as_slice(), toks[b].as_slice()].concat();
             assert_eq!(v.pair_rank(a as Rank, b as Rank), v.rank(&joined));
         }
+    }
+
+    #[test]
+    fn refuses_more_gaps_than_tokens_and_slack() {
+        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        toks.extend(std::iter::repeat_n(Vec::new(), 257 + GAP_SLACK)); // 257 tokens
+        toks.push(b"ab".to_vec());
+        assert!(Vocab::new(toks.clone()).is_ok());
+        toks.insert(256, Vec::new());
+        assert!(
+            matches!(Vocab::new(toks), Err(Error::InvalidVocab { reason, .. }) if reason.contains("gaps"))
+        );
     }
 
     #[test]

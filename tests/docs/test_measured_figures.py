@@ -50,6 +50,7 @@ PAGES = [
     "docs/performance.md",
     "docs/training.md",
     "docs/training-at-scale.md",
+    "docs/superword.md",
     "benches/RESULTS.md",
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "benches" / "results").glob("*.md")),
 ]

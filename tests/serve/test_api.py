@@ -132,7 +132,7 @@ def test_compare_equals_the_library(server):
     ("/api/trace", {"text": "", "merges": 3}, 422, "'text' is empty"),
     ("/api/trace", {"text": "abc", "merges": 3, "pattern": "(a+)+$"}, 422, "'pattern' must be one of"),
     ("/api/train", {"text": "abc", "merges": 3, "pattern": "x"}, 422, "'pattern' must be one of"),
-    ("/api/trace", {"text": "ab" * 10_000, "merges": 1000}, 413, "bytes x merges is 20,000,000, over the limit"),
+    ("/api/trace", {"text": "ab" * 10_000, "merges": 2000}, 413, "bytes x merges is 40,000,000, over the limit"),
     ("/api/compare", {"texts": []}, 422, "'texts' must be a non-empty list"),
     ("/api/compare", {"texts": ["abc"]}, 422, "texts[0] must be an object"),
     ("/api/compare", {"texts": [{"label": "a", "text": "x"}] * 17}, 413, "at most 16 texts"),

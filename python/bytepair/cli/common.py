@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from .. import load
 from ..errors import UsageError
@@ -273,6 +273,14 @@ def positive_int(what: str) -> Callable[[str], int]:
         return v
 
     return parse
+
+
+def token_length(s: str) -> Optional[int]:
+    """An argparse type for ``--max-token-length``: a whole number >= 1 (bytes),
+    or ``none`` for no limit."""
+    if s.strip().lower() == "none":
+        return None
+    return positive_int("--max-token-length")(s)
 
 
 def nonnegative_int(what: str) -> Callable[[str], int]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import load
+from ..checks import DEFAULT_MAX_TOKEN_LENGTH
 from ..extending import extend
 from ..inspect import parity
 from ..memory import peak_rss
@@ -35,6 +36,7 @@ from .common import (
     positive_int,
     read_texts,
     show_result,
+    token_length,
 )
 
 
@@ -218,7 +220,8 @@ def add_parsers(subparsers: Any) -> None:
     e.add_argument("--vocab-size", type=int, metavar="N", help="or: the vocab size to reach")
     e.add_argument("--special", action="append", metavar="TOKEN", help="a new special token (repeatable)")
     e.add_argument("--min-frequency", type=int, default=1, help="stop when the best pair is rarer")
-    e.add_argument("--max-token-length", type=int, default=None, help="longest new token in bytes")
+    e.add_argument("--max-token-length", type=token_length, default=DEFAULT_MAX_TOKEN_LENGTH, metavar="N",
+                   help=f"longest new token in bytes (default {DEFAULT_MAX_TOKEN_LENGTH}; 'none': no limit)")
     e.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores)")
     e.add_argument("-q", "--quiet", action="store_true", help="no progress line")

@@ -7,8 +7,9 @@ import glob
 from pathlib import Path
 from typing import Any
 
-from .. import patterns
+from .. import memory, patterns
 from ..atomic import check_output_path
+from ..checks import DEFAULT_MAX_TOKEN_LENGTH
 from ..counts import ChunkCounts
 from ..documents import Inputs
 from ..render import show_bytes, show_token
@@ -24,8 +25,10 @@ from .common import (
     positive_int,
     read_stdin_bytes,
     sample_path,
+    token_length,
 )
 from .extend_parity import add_train_options, cmd_train_parity
+from .superword import add_superword_options, cmd_train_superword
 
 
 def _training_data(args: argparse.Namespace) -> tuple[list[Any], str]:
@@ -63,8 +66,12 @@ def cmd_train(args: argparse.Namespace) -> int:
                                       ("--parity-unit", args.parity_unit)) if v is not None]
         if given:
             raise UsageError(f"{given[0]} goes with --parity LANG=FILE ... (parity-aware training)")
+    elif args.superword is not None:
+        raise UsageError("--superword and --parity are different trainings: give one")
     else:
         return cmd_train_parity(args)
+    if args.superword is not None:
+        return cmd_train_superword(args, _training_data)
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
     check_cli_outputs(args, [("-o", out)], [("--counts", args.counts)] if args.counts else [])
@@ -97,8 +104,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         data, source = _training_data(args)
         pattern = pattern_value(args.pattern if args.pattern is not None else "o200k")
         run = train_report(data, args.vocab_size, pattern=pattern, special_tokens=specials, **kw)
-    tok, peak = run.tokenizer, run.peak_memory
+    tok = run.tokenizer
     tok.save(out)
+    peak = memory.peak_rss()  # after saving: writing a large vocabulary can be the peak
     first_bytes = [tok.decode_single_token_bytes(256 + k) for k in range(min(10, len(tok.merges)))]
     first = [show_bytes(b) for b in first_bytes]
     if args.json:
@@ -113,7 +121,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     emit(f"vocab size {tok.n_vocab:,} = 256 bytes + {len(tok.merges):,} merges + {n_special} special "
          f"token{'' if n_special == 1 else 's'}")
     emit(f"bytes per token on the training text: {run.bytes_per_token:.2f}")
-    emit(f"first merges: {', '.join(show_token(b) for b in first_bytes) if first else '(none)'}")
+    emit(f"first merges: {', '.join(show_token(b, limit=40) for b in first_bytes) if first else '(none)'}")
     emit(f"wrote {out}")
     return 0
 
@@ -137,7 +145,8 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("--special", action="append", metavar="TOKEN",
                    help="a special token (repeatable; default <|endoftext|>)")
     t.add_argument("--min-frequency", type=int, default=1, help="stop when the best pair is rarer")
-    t.add_argument("--max-token-length", type=int, default=None, help="longest token in bytes")
+    t.add_argument("--max-token-length", type=token_length, default=DEFAULT_MAX_TOKEN_LENGTH, metavar="N",
+                   help=f"longest token in bytes (default {DEFAULT_MAX_TOKEN_LENGTH}; 'none': no limit)")
     t.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores; 0 is refused, as num_threads=0 is in the API)")
     t.add_argument("--memory", metavar="SIZE", default=None,
@@ -150,3 +159,4 @@ def add_parsers(subparsers: Any) -> None:
     t.add_argument("-o", "--output", default="tokenizer.bytepair.json", help="where to write the tokenizer")
 
     add_train_options(t)
+    add_superword_options(t)

@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, 
 
 from ..errors import ArgumentError, FormatError, UnsupportedComponentError, VocabError, json_error_text
 from ..tokenizer import Tokenizer
+from ..vocab import check_gaps
 from .native import str_to_token, token_to_str
 
 MERGE_MODES = ("all", "minimal")
@@ -179,6 +180,10 @@ def build(
         # ids that no entry gives are gaps (a grown vocabulary keeps its base's
         # special tokens there); the 256 single bytes are still checked below
         n = max(mergeable.values()) + 1
+        try:
+            check_gaps(len(mergeable), n, n - 1, f"token {max(mergeable, key=mergeable.__getitem__)!r}")
+        except VocabError as e:
+            raise FormatError(str(e), path=path) from None
     tokens: List[bytes] = [b""] * n
     for s, i in mergeable.items():
         if i >= n:

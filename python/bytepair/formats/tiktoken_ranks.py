@@ -29,6 +29,7 @@ from ..atomic import atomic_write_bytes
 from ..errors import ArgumentError, FormatError, VocabError
 from ..registry import bundled_name_for_sha256, get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer
+from ..vocab import tokens_by_rank
 from .common import UNSET
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -104,7 +105,10 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
         line_of_token[token] = lineno
     if not by_rank:
         raise FormatError("no tokens: the file is empty", path=path)
-    return [by_rank.get(r, b"") for r in range(max(by_rank) + 1)]
+    try:
+        return tokens_by_rank(by_rank)
+    except VocabError as e:
+        raise FormatError(str(e), path=path, where=line_of_rank[max(by_rank)]) from None
 
 
 def _preset(preset: str):

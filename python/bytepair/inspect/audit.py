@@ -42,7 +42,8 @@ few others (:data:`~bytepair.inspect.witnesses.WIDE_CONTEXT`) on each side. A pi
 only through greedy matching (which text alone never extends) and the
 lookaheads ``(?!\\S)`` / ``$`` (which the probes satisfy and fail); the
 bundled patterns have no lookbehind. Special tokens are not audited (they
-come only from ``allowed_special``).
+come only from ``allowed_special``). Superwords, tokens across a space
+(:mod:`bytepair.superword`), are listed.
 
 >>> from bytepair import Tokenizer
 >>> tok = Tokenizer([bytes([i]) for i in range(256)] + [b"ab", b"xyz"], pattern="gpt2")
@@ -63,6 +64,7 @@ from typing import Any, Literal, Optional
 
 from .. import _core
 from ..render.text import TableResult, per, show_bytes, visible
+from ..superword import superword_tokens
 from ..tokenizer import Tokenizer
 from .common import TextSource, TokenizerSpec, read_documents, resolve_tokenizer
 from .witnesses import candidates, first_bad_byte, in_utf8_text, wide_candidates
@@ -177,6 +179,8 @@ class Audit(TableResult):
     tokens: list[TokenAudit]
     duplicates: Duplicates
     corpus: Optional[CorpusUse] = None
+    #: ids of the tokens that bridge a space (superwords: `` of the``, ``, and``; see bytepair.superword)
+    superwords: list[int] = field(default_factory=list)
 
     def token(self, i: int) -> TokenAudit:
         """The audit of token id ``i``."""
@@ -197,13 +201,8 @@ class Audit(TableResult):
     def counts(self) -> dict[str, int]:
         """Tokens per status, and how many are whole-piece only (never rebuilt by merges)."""
         c = Counter(t.status for t in self.tokens)
-        return {
-            "whole-piece": c["whole-piece"],
-            "merges": c["merges"],
-            "unreachable": c["unreachable"],
-            "undecided": c["undecided"],
-            "whole-piece only": sum(1 for t in self.tokens if t.whole_piece and not t.rebuilt),
-        }
+        return {**{k: c[k] for k in ("whole-piece", "merges", "unreachable", "undecided")},
+                "whole-piece only": sum(1 for t in self.tokens if t.whole_piece and not t.rebuilt)}
 
     def _table(self):
         n = self.n_mergeable
@@ -228,6 +227,7 @@ class Audit(TableResult):
             ["  tokens in them", d.case_tokens, share(d.case_tokens)],
             ["spelling groups (space and case)", d.groups, ""],
             ["  tokens beyond the first of each group", d.redundant, share(d.redundant)],
+            ["superwords (tokens across a space)", len(self.superwords), share(len(self.superwords))],
         ]
         if self.corpus is not None:
             u = self.corpus
@@ -243,23 +243,18 @@ class Audit(TableResult):
         """The summary table, then up to ``limit`` unreachable tokens with reasons and
         the largest spelling groups."""
         out = [super().to_text()]
-        bad = self.unreachable
-        if bad:
-            out.append("")
-            out.append(f"unreachable tokens ({len(bad):,}; first {min(limit, len(bad))}):")
-            for t in bad[:limit]:
-                out.append(f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}")
-        und = self.undecided
-        if und:
-            out.append("")
-            out.append(f"undecided tokens ({len(und):,}; first {min(limit, len(und))}):")
-            for t in und[:limit]:
-                out.append(f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}")
+        for title, items in (("unreachable", self.unreachable), ("undecided", self.undecided)):
+            if items:
+                out += ["", f"{title} tokens ({len(items):,}; first {min(limit, len(items))}):"]
+                out += [f"  {t.id:>7}  {_quoted(t.text):<24} {t.reason}" for t in items[:limit]]
         if self.duplicates.largest:
             out.append("")
             out.append("largest spelling groups:")
             for g in self.duplicates.largest:
                 out.append("  " + "  ".join(_quoted(s) for s in g.texts))
+        if self.superwords:
+            out += ["", f"superwords ({len(self.superwords):,}; first {min(limit, len(self.superwords))}):"]
+            out += [f"  {i:>7}  {_quoted(self.tokens[i].text)}" for i in self.superwords[:limit]]
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -277,6 +272,7 @@ class Audit(TableResult):
                            "redundant": d.redundant,
                            "largest": [{"key": g.key, "ids": g.ids, "texts": g.texts} for g in d.largest]},
             "corpus": None,
+            "superwords": self.superwords,
         }
         if self.corpus is not None:
             u = self.corpus
@@ -423,7 +419,7 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
         corpus = CorpusUse(sum(len(d.encode("utf-8")) for d in docs), n_tokens,
                            sum(1 for i in range(n) if seen[i]), unused,
                            sum(1 for i in unused if done[i].status in ("whole-piece", "merges")))
-    return Audit(tok.name, n, done, duplicates(tokens), corpus)
+    return Audit(tok.name, n, done, duplicates(tokens), corpus, sorted(superword_tokens(tok)))
 
 
 def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:

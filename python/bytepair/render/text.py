@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 
 def is_complete_utf8(b: bytes) -> bool:
@@ -32,7 +32,7 @@ def show_bytes(b: bytes) -> str:
     return b.decode("utf-8", errors="backslashreplace")
 
 
-def show_token(b: bytes) -> str:
+def show_token(b: bytes, limit: Optional[int] = None) -> str:
     """Token bytes quoted for one line of text output: :func:`show_bytes` with
     control whitespace made visible, in single quotes. Every command shows a
     token this way; JSON output carries :func:`show_bytes` (the same escapes,
@@ -40,7 +40,15 @@ def show_token(b: bytes) -> str:
 
     >>> print(show_token(" low".encode()), show_token(b" \\xec"), show_token(b"a\\n"))
     ' low' ' \\xec' 'a\\n'
+
+    With ``limit``, a token longer than that many bytes shows its first
+    ``limit`` bytes and its length:
+
+    >>> print(show_token(b"ab" * 300, limit=6))
+    'ababab'... (600 bytes)
     """
+    if limit is not None and len(b) > limit:
+        return "'" + visible(show_bytes(b[:limit])) + f"'... ({len(b):,} bytes)"
     return "'" + visible(show_bytes(b)) + "'"
 
 

@@ -82,9 +82,11 @@ def _uvicorn_server(app: Any) -> Any:
     import uvicorn
 
     # plain HTTP/1.1 on asyncio; no websockets (the page uses none), no proxy headers trusted, logging left as it is
+    # on Ctrl-C or SIGTERM, requests in flight get a second to finish, then
+    # the server stops (and its workers with it: the trace of a long text runs a minute)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             http="h11", ws="none", loop="asyncio", interface="asgi3", proxy_headers=False,
-                            log_config=None)
+                            log_config=None, timeout_graceful_shutdown=1)
     return uvicorn.Server(config)
 
 

@@ -20,20 +20,29 @@ a pool of :data:`WORKERS` worker processes, at most one request per worker at a
 time, so it never holds the server's GIL: the event loop only reads requests and
 writes answers, and ``/api/info`` or the page answer at once while a training
 run is in flight. At most ``LIMITS["queued"]`` requests wait for a worker; more
-get a 503. The cost of a trace or a training run is bounded by the longest
-pre-token chunk's bytes times the merges (``LIMITS["trace_work"]``, under every
-pattern: a long run of letters is one chunk under the named patterns too).
+get a 503. The cost of a trace or a training run is bounded by the bytes of
+the text's distinct pre-token chunks times the merges (``LIMITS["trace_work"]``),
+and answers are serialised to JSON in the worker, so neither a long request
+nor a large answer holds the event loop. Stopping the server (Ctrl-C, SIGTERM,
+or its process dying) stops the workers, mid-request too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import ctypes
+import importlib.util
 import json
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from typing import Any
 
@@ -63,9 +72,9 @@ LIMITS: dict[str, int] = {
     "trace_text": 256 * 1024,
     "trace_view": TRACE_TOKENS_LIMIT,  # texts up to this size show the text after every merge
     "merges": 2000,
-    # every distinct chunk is merged as a unit: the longest chunk's bytes x merges bounds a trace or training run
-    # (with pattern "none" the whole text is one chunk)
-    "trace_work": 16_000_000,
+    # each merge revisits the distinct chunks that hold its pair: their bytes x merges bounds a trace or
+    # training run (with pattern "none" the whole text is one chunk)
+    "trace_work": 32_000_000,
     "compare_texts": 16,
     "compare_text": 64 * 1024,
     "queued": 8,  # requests waiting for a worker process; more get a 503
@@ -157,6 +166,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         raise ApiError(400, f"request body is not UTF-8 (invalid byte at offset {e.start})") from None
     except ValueError as e:
         raise ApiError(400, f"request body is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ApiError(400, "request body nests arrays or objects too deeply") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"request body must be a JSON object, not {type(data).__name__}")
     return data
@@ -191,8 +202,36 @@ def _int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int:
 _TOKENIZERS: dict[str, Any] = {}
 
 
-def _start_worker(tokenizers: dict[str, Any]) -> None:
+def _start_worker(tokenizers: dict[str, Any], parent: int) -> None:
+    _stop_with_parent(parent)
     _TOKENIZERS.update(tokenizers)
+
+
+def _stop_with_parent(parent: int) -> None:
+    """Ends this worker when the server process dies, whatever kills it (Linux:
+    the kernel sends SIGKILL; elsewhere a thread watches the parent's id)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _json_bytes(obj: Any) -> bytes:
+    """Compact JSON, made in the worker process: a large answer never holds the event loop."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _in_json(job: Any, *args: Any) -> bytes:
+    return _json_bytes(job(*args))
 
 
 def _encode_job(text: str, names: list[str]) -> dict[str, Any]:
@@ -241,6 +280,24 @@ def _compare_job(texts: dict[str, str], names: list[str]) -> dict[str, Any]:
     return compare(texts, {n: _TOKENIZERS[n] for n in names}).to_dict()  # type: ignore[no-any-return]
 
 
+@contextlib.contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """While workers start: a spawned worker runs the parent's main script
+    again unless the parent was started as a module (``python -m``); the
+    ``bytepair`` script (written by the installer, not always with a
+    ``__name__`` guard) would start another server in every worker. Naming
+    this module as the main module's spec makes the workers import it instead."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "__spec__", None) is not None or not getattr(main, "__file__", None):
+        yield
+        return
+    main.__spec__ = importlib.util.find_spec(__name__)
+    try:
+        yield
+    finally:
+        main.__spec__ = None
+
+
 class _Workers:
     """The worker processes (started on first use, fresh interpreters: the
     server runs threads, which a fork would copy half-way) and the queue in
@@ -256,7 +313,7 @@ class _Workers:
         if self._pool is None:
             self._pool = concurrent.futures.ProcessPoolExecutor(
                 WORKERS, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
-                initargs=(self._tokenizers,))
+                initargs=(self._tokenizers, os.getpid()))
         return self._pool
 
     async def run(self, fn: Any, *args: Any) -> Any:
@@ -269,7 +326,9 @@ class _Workers:
         try:
             async with self._slots:
                 try:
-                    return await asyncio.get_running_loop().run_in_executor(self._executor(), fn, *args)
+                    with _main_not_rerun():  # the pool starts its workers in submit
+                        job = asyncio.get_running_loop().run_in_executor(self._executor(), fn, *args)
+                    return await job
                 except concurrent.futures.process.BrokenProcessPool:
                     self.close()
                     raise ApiError(500, "a worker process stopped (out of memory?); try a smaller request") from None
@@ -277,10 +336,17 @@ class _Workers:
             self.waiting -= 1
 
     def close(self) -> None:
-        """Stops the worker processes (the next request starts new ones)."""
+        """Stops the worker processes, killing any in the middle of a request
+        (the next request starts new ones)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        if pool is None:
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.join(5)
 
 
 class App:
@@ -334,7 +400,7 @@ class App:
         data = await _json_body(request)
         text = _text(data, "text", LIMITS["encode_text"])
         names = self._tokenizer_names(data)
-        return JSONResponse(await self.workers.run(_encode_job, text, names))
+        return _json_response(await self.workers.run(_in_json, _encode_job, text, names))
 
     def _trace_args(self, data: Mapping[str, Any]) -> tuple[str, int, str | None]:
         text = _text(data, "text", LIMITS["trace_text"], allow_empty=False)
@@ -343,17 +409,17 @@ class App:
         if pattern not in PATTERNS:
             raise ApiError(422, f"'pattern' must be one of {', '.join(PATTERNS)}, got {pattern!r}")
         pat = None if pattern == "none" else pattern
-        longest = patterns.longest_chunk(pat, text)
-        work = longest * merges
+        size = patterns.distinct_chunk_bytes(pat, text)
+        work = size * merges
         if work > LIMITS["trace_work"]:
-            what = "the text is one chunk" if pat is None else f"its longest chunk under {pattern} is {longest:,} bytes"
+            what = "the text is one chunk" if pat is None else f"its distinct chunks under {pattern} hold {size:,} bytes"
             raise ApiError(413, f"{what}: bytes x merges is {work:,}, over the limit of {LIMITS['trace_work']:,}; "
-                                f"split the text (spaces, a pattern) or ask for fewer merges")
+                                f"send less text or ask for fewer merges")
         return text, merges, pat
 
     async def trace(self, request: Request) -> Response:
         text, merges, pattern = self._trace_args(await _json_body(request))
-        return JSONResponse(await self.workers.run(_trace_job, text, merges, pattern))
+        return _json_response(await self.workers.run(_in_json, _trace_job, text, merges, pattern))
 
     async def train(self, request: Request) -> Response:
         text, merges, pattern = self._trace_args(await _json_body(request))
@@ -380,7 +446,11 @@ class App:
                 label += "'"
             texts[label] = text
         names = self._tokenizer_names(data)
-        return JSONResponse(await self.workers.run(_compare_job, texts, names))
+        return _json_response(await self.workers.run(_in_json, _compare_job, texts, names))
+
+
+def _json_response(body: bytes) -> Response:
+    return Response(body, media_type="application/json")
 
 
 def _cuts(tokens: list[bytes]) -> set[int]:

@@ -1,0 +1,204 @@
+"""Superword tokenizers: compression, training cost and encoding speed.
+
+Corpora: ``$BYTEPAIR_DATA/corpora`` (default ``~/.cache/bytepair-data``).
+Every 20th document (documents are separated by a blank line) is held out;
+training sees the rest. "English" is en_austen + en_kjv + en_pydocs
+concatenated (the largest English text the registries give here, ~19 MB);
+"multilingual" is multi_unicode, whose held-out documents are sorted by
+script (kana with Han: ja, Han: zh, Cyrillic: ru, Devanagari: hi, Hangul: ko,
+Latin: en; "mixed" when none has 60% of the letters).
+
+    python benches/bench_superword.py compression [--vocab 32768,65536,131072] [--transitions 0.8,0.9,0.95]
+    python benches/bench_superword.py train [--vocab 65536] [--threads 2]
+    python benches/bench_superword.py encode [--vocab 65536]
+
+``compression``: held-out tokens of plain BPE and of the superword tokenizer
+of the same size trained on the same text, per corpus / language (negative:
+fewer tokens). When the training text supports fewer merges than the size
+asks, plain BPE stops early (the size it reached is shown) and so does stage
+1, leaving the rest to stage 2: compare only rows where plain BPE reached the
+size. ``train``: seconds and peak RSS of plain and superword
+training, each in a fresh process. ``encode``: MB/s of bytepair and of
+Hugging Face ``tokenizers`` (one thread each, ``RAYON_NUM_THREADS=1``) on the
+exported ``tokenizer.json``, per corpus, batches of documents, ids checked
+equal. The machine, versions and command are printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+
+import bytepair
+
+CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
+ENGLISH = ["en_austen", "en_kjv", "en_pydocs"]
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "corpora"
+
+
+def split(name: str) -> tuple[list[str], list[str]]:
+    docs = (data_dir() / f"{name}.txt").read_text(encoding="utf-8").split("\n\n")
+    return [d for i, d in enumerate(docs) if i % 20], [d for i, d in enumerate(docs) if not i % 20]
+
+
+def script(doc: str) -> str:
+    """The script most of a document's letters are in (kana and Han together
+    count as ja when the document has kana); "mixed" below 60%."""
+    c: collections.Counter = collections.Counter()
+    for ch in doc:
+        o = ord(ch)
+        c["kana" if 0x3040 <= o <= 0x30FF else "zh" if 0x4E00 <= o <= 0x9FFF else
+          "ru" if 0x0400 <= o <= 0x04FF else "hi" if 0x0900 <= o <= 0x097F else
+          "ko" if 0xAC00 <= o <= 0xD7A3 else "en" if ch.isascii() and ch.isalpha() else ""] += 1
+    del c[""]
+    if c["kana"]:
+        c["ja"] = c.pop("kana") + c.pop("zh", 0)
+    total = sum(c.values())
+    top = c.most_common(1)
+    return top[0][0] if top and top[0][1] >= 0.6 * total else "mixed"
+
+
+def training_file(names: list[str], tmp: Path) -> tuple[Path, dict[str, list[str]]]:
+    """The training text of ``names`` as one file, and the held-out documents by group."""
+    path = tmp / ("_".join(names) + ".train.txt")
+    held: dict[str, list[str]] = collections.defaultdict(list)
+    parts = []
+    for n in names:
+        train, out = split(n)
+        parts.append("\n\n".join(train))
+        if n == "multi_unicode":
+            for d in out:
+                held[f"multi:{script(d)}"].append(d)
+        else:
+            held[n] = out
+    if not path.exists():
+        path.write_text("\n\n".join(parts), encoding="utf-8")
+    return path, held
+
+
+def quiet_train(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bytepair.train(*args, progress=False, **kw)
+
+
+def held_tokens(tok, docs: list[str]) -> int:
+    return sum(len(ids) for ids in tok.encode_ordinary_batch(docs))
+
+
+def cmd_compression(args, tmp: Path) -> None:
+    sizes = [int(v) for v in args.vocab.split(",")]
+    trans = [float(t) for t in args.transitions.split(",")]
+    print("| training text | held out | vocab (plain reached) | plain tokens | "
+          + " | ".join(f"t = {t:.0%}" for t in trans) + " |")
+    print("|---" * (4 + len(trans)) + "|")
+    for names in (ENGLISH, ["code_python"], ["ko_prose"], ["multi_unicode"]):
+        path, held = training_file(names, tmp)
+        for v in sizes:
+            plain = quiet_train(path, v)
+            sw = {t: quiet_train(path, v, superword=t) for t in trans}
+            for group, docs in held.items():
+                base = held_tokens(plain, docs)
+                cells = [f"{(held_tokens(sw[t], docs) - base) / base:+.1%}" for t in trans]
+                print(f"| {'+'.join(names)} | {group} ({len(docs)} docs) | {v:,} ({plain.n_vocab:,}) | {base:,} | "
+                      + " | ".join(cells) + " |", flush=True)
+
+
+def _child_train(path: str, vocab: int, transition: float, threads: int) -> None:
+    t0 = time.perf_counter()
+    kw = {} if transition <= 0 else {"superword": transition}
+    tok = quiet_train(Path(path), vocab, num_threads=threads, **kw)
+    secs = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"seconds": secs, "peak_rss": peak, "n_vocab": tok.n_vocab}))
+
+
+def cmd_train(args, tmp: Path) -> None:
+    path, _ = training_file(ENGLISH, tmp)
+    size = path.stat().st_size
+    print(f"training text: {path.name}, {size / 1e6:.1f} MB, vocab {args.vocab:,}, {args.threads} threads")
+    print("| trainer | seconds | MB/s | peak RSS (MB) |")
+    print("|---|---|---|---|")
+    for transition in [0.0] + [float(t) for t in args.transitions.split(",")]:
+        env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
+        out = subprocess.run([sys.executable, __file__, "_child_train", str(path), str(args.vocab), str(transition),
+                              str(args.threads)], capture_output=True, text=True, env=env, check=True)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        label = "plain BPE" if transition <= 0 else f"superword t = {transition:.0%}"
+        print(f"| {label} | {r['seconds']:.1f} | {size / 1e6 / r['seconds']:.1f} | {r['peak_rss'] / 1e6:,.0f} |",
+              flush=True)
+
+
+def cmd_encode(args, tmp: Path) -> None:
+    from tokenizers import Tokenizer as HF
+
+    path, _ = training_file(ENGLISH, tmp)
+    tok = quiet_train(path, args.vocab, superword=0.9)
+    exported = tmp / "superword.tokenizer.json"
+    bytepair.formats.hf_json.save(tok, exported, merges="minimal")
+    hf = HF.from_file(str(exported))
+    print(f"superword tokenizer {args.vocab:,} (t = 90%) trained on English; one thread each")
+    print("| corpus | MB | bytepair MB/s | HF tokenizers MB/s | ratio |")
+    print("|---|---|---|---|---|")
+    for name in CORPORA:
+        docs = (data_dir() / f"{name}.txt").read_text(encoding="utf-8").split("\n\n")
+        mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+        ours = theirs = float("inf")
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            a = tok.encode_ordinary_batch(docs, num_threads=1)
+            t1 = time.perf_counter()
+            b = hf.encode_batch(docs, add_special_tokens=False)
+            t2 = time.perf_counter()
+            ours, theirs = min(ours, t1 - t0), min(theirs, t2 - t1)
+        assert a == [e.ids for e in b], name
+        print(f"| {name} | {mb:.1f} | {mb / ours:.1f} | {mb / theirs:.1f} | {theirs / ours:.1f}x |", flush=True)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["_child_train"]:
+        _child_train(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+        return
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=["compression", "train", "encode"])
+    p.add_argument("--vocab", default="65536")
+    p.add_argument("--transitions", default="0.8,0.9,0.95")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--runs", type=int, default=2)
+    args = p.parse_args()
+    import tokenizers
+
+    print(f"$ python benches/{Path(__file__).name} {' '.join(sys.argv[1:])}")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; python {platform.python_version()}"
+          f", bytepair {bytepair.__version__}, tokenizers {tokenizers.__version__}")
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "bytepair-bench-superword"
+    tmp.mkdir(exist_ok=True)
+    if args.what == "train":
+        args.vocab = int(args.vocab)
+        cmd_train(args, tmp)
+    elif args.what == "encode":
+        args.vocab = int(args.vocab)
+        cmd_encode(args, tmp)
+    else:
+        cmd_compression(args, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Superword tokenizers (SuperBPE): tokens that bridge spaces, such as `` of the``.
+
+``bytepair.train(data, vocab_size, superword=T)`` trains in two stages.
+Stage 1 is ordinary training with ``pattern`` up to the transition size
+``T`` (256 bytes + merges; a float is a fraction of ``vocab_size``). Stage 2
+continues from those merges on *spans*, chunks cut by
+:data:`bytepair.patterns.SUPERWORD`: no cut at spaces, digits in groups of at
+most three, a cut after every run of newlines and between ``:`` and a
+following space. Each distinct span starts as its encoding by the stage-1
+merges, then BPE goes on with the same rule (most frequent pair, ties to the
+pair met first), passing over pairs whose token would hold more than
+``max_words`` words (maximal runs of bytes other than the space) and pairs
+whose bytes already are a token. :func:`bytepair.reference.train_superword`
+is the readable specification; the core gives exactly its merges.
+
+Spans are counted like any chunks (first-seen table, parallel ranges, spill
+to disk past the memory limit, ``cache_dir``), so documents are never held
+in memory; the stage-2 merge loop holds the distinct spans, which for prose
+are close to the corpus size (lines rarely repeat).
+
+The result pre-tokenizes with the span pattern, so it is an ordinary
+:class:`~bytepair.Tokenizer`: it encodes, saves, loads and exports like any.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+from dataclasses import replace
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from . import _core
+from . import memory as _memory
+from . import patterns as _patterns
+from .checks import check_int
+from .counts import count_chunks, input_size
+from .documents import Inputs
+from .errors import TrainingError
+from .progress import TrainProgress, enabled
+from .tokenizer import Tokenizer
+
+DEFAULT_MAX_WORDS = 4
+
+
+def transition_size(superword: float, vocab_size: int, n_specials: int = 0) -> int:
+    """The stage-1 size: an int is a vocabulary size (256 bytes + merges), a
+    float in (0, 1] a fraction of ``vocab_size`` (rounded down, at least 256).
+
+    >>> transition_size(0.9, 65_536), transition_size(60_000, 65_536)
+    (58982, 60000)
+    """
+    top = vocab_size - n_specials
+    if isinstance(superword, bool) or not isinstance(superword, (int, float)):
+        raise TrainingError(f"superword must be a vocabulary size (int) or a fraction (float), not {superword!r}")
+    if isinstance(superword, float):
+        if not 0.0 < superword <= 1.0:
+            raise TrainingError(f"superword as a fraction of vocab_size must be in (0, 1], got {superword!r}")
+        return max(256, min(top, int(superword * vocab_size)))
+    if not 256 <= superword <= top:
+        raise TrainingError(
+            f"superword (the transition size) must be between 256 and {top:,} (vocab_size"
+            f"{' minus the special tokens' if n_specials else ''}), got {superword:,}"
+        )
+    return superword
+
+
+def _check_rereadable(data: Any) -> None:
+    if isinstance(data, collections.abc.Iterator):
+        raise TrainingError(
+            "superword training reads the data twice (words, then spans): pass a str, paths, or a list,"
+            " not a one-shot iterator or generator"
+        )
+
+
+def train_superword(
+    stage1: Callable[..., Tokenizer],
+    data: Any,
+    vocab_size: int,
+    superword: float,
+    *,
+    max_words: Optional[int] = DEFAULT_MAX_WORDS,
+    special_tokens: Sequence[str] = (),
+    name: str = "bytepair",
+    progress: Optional[bool] = None,
+    inputs: Optional[Inputs] = None,
+    **options: Any,
+) -> Tokenizer:
+    """Both stages. ``stage1`` is :func:`bytepair.train` (passed in, so this
+    module does not import it); ``options`` are its other arguments
+    (``pattern``, ``min_frequency``, ``max_token_length``, ``num_threads``).
+    ``inputs`` reads the data in both stages; its ``memory_limit`` also
+    bounds the stage-2 merge loop."""
+    _check_rereadable(data)
+    inputs = inputs or Inputs()
+    specials = list(special_tokens)
+    t = transition_size(superword, vocab_size, len(specials))
+    words = check_int("max_words", max_words, minimum=1, allow_none=True)
+    base = stage1(data, t + len(specials), special_tokens=specials, name=name, progress=progress, inputs=inputs,
+                  **options)
+    first_id = 256 + len(base.merges)
+    num_merges = vocab_size - first_id - len(specials)
+    merges = list(base.merges)
+    if num_merges > 0:
+        merges += stage2_merges(base, data, num_merges, words, specials, progress=progress, inputs=inputs,
+                                **options)
+    special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
+    pat = _patterns.SUPERWORD
+    core = _core.CoreBPE.from_merges(merges, special_ids, pat)
+    return Tokenizer._from_core(core, pat, special_ids, name=name, merges=merges)
+
+
+def stage2_merges(
+    base: Tokenizer,
+    data: Any,
+    num_merges: int,
+    max_words: Optional[int],
+    specials: Sequence[str],
+    *,
+    inputs: Inputs,
+    pattern: Any = None,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    num_threads: Optional[int] = None,
+    progress: Optional[bool] = None,
+) -> list:
+    """Stage 2: the spans of ``data`` counted, each encoded by ``base``'s
+    merges, then up to ``num_merges`` merges with the word bound."""
+    del pattern  # stage 2 counts spans, whatever stage 1's pattern
+    limit = inputs.limit() or _memory.default_limit()
+    status = TrainProgress(enabled(progress), input_size(data))
+    try:
+        table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials, num_threads=num_threads,
+                             progress=status, inputs=replace(inputs, memory_limit=limit)).table
+        need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges, compact=False)
+        if need > limit:
+            raise TrainingError(
+                f"the superword merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct spans "
+                f"({table.arena_len / 1e6:,.0f} MB), more than memory_limit ({limit / 1e6:,.0f} MB)",
+                argument="memory_limit",
+            )
+        first_id = 256 + len(base.merges)
+        merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,
+                                     max_token_length, status.merging(num_merges), max_words=max_words)
+        status.merged(len(merges))
+    finally:
+        status.close()
+    return list(merges)
+
+
+def superword_tokens(tok: Tokenizer) -> Dict[int, bytes]:
+    """The superwords of ``tok``: tokens holding two or more runs of
+    non-whitespace bytes, so crossing the space between them (`` of the``,
+    ``, and``, ``ing the``).
+
+    >>> superword_tokens(Tokenizer([bytes([i]) for i in range(256)] + [b" of", b" of the", b"\\n\\n "], None))
+    {257: b' of the'}
+    """
+    return {i: t for i, t in enumerate(tok.token_bytes_list) if t and len(t.split()) >= 2}

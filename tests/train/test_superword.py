@@ -1,0 +1,187 @@
+"""Superword training (``train(superword=T)``): the core equals
+``reference.train_superword`` (hypothesis and real-text prefixes), the span
+pattern splits like the reference's, the rules hold on every token, results do
+not depend on threads, files or caches, and bad arguments get clear errors."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bytepair
+import bytepair.counts
+from bytepair import _core, patterns
+from bytepair import reference as R
+from bytepair.counts import count_chunks
+from bytepair.errors import TrainingError
+from bytepair.inspect.audit import audit
+from bytepair.superword import superword_tokens, transition_size
+from conftest import CORPORA, HYPOTHESIS_SCALE, corpus
+
+
+def _core_train(data, vocab_size, transition, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # small corpora run out of pairs
+        return bytepair.train(data, vocab_size, superword=transition, **kw)
+
+
+def _words(token: bytes) -> int:
+    return sum(1 for w in token.split(b" ") if w)
+
+
+# ---------------------------------------------------------------- core == reference
+
+WORDS = ["the", "of", "a", "cat", "dog", "ran", "to", "1", "42", "x:", ":", "\n", ".", ",", "the\n", "é", "토큰"]
+
+
+@settings(max_examples=60 * HYPOTHESIS_SCALE, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30).map(" ".join), min_size=1, max_size=6),
+    extra=st.integers(0, 30),
+    stage2=st.integers(0, 40),
+    max_words=st.sampled_from([1, 2, 4, None]),
+    pattern=st.sampled_from(["o200k", "gpt2", None]),
+)
+def test_core_equals_reference_on_generated_text(docs, extra, stage2, max_words, pattern):
+    t = 256 + extra
+    tok = _core_train(docs, t + stage2, t, max_words=max_words, pattern=pattern)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want, _, _ = R.train_superword(docs, t + stage2, t, pattern, max_words=max_words)
+    assert tok.merges == want
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_core_equals_reference_on_real_text(name):
+    text = corpus(name)[:2500]
+    docs = text.split("\n\n")
+    tok = _core_train(docs, 256 + 160, 256 + 80, special_tokens=["<|e|>"])
+    want, _, specials = R.train_superword(docs, 256 + 160, 256 + 80, special_tokens=["<|e|>"])
+    assert tok.merges == want
+    assert tok.special_tokens == specials
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_span_pattern_splits_like_the_reference(name):
+    text = corpus(name)
+    spans = [text[a:b] for a, b in _char_spans(text, _core.pretokenize_spans(patterns.SUPERWORD, text))]
+    assert spans == R.pretokenize(text, R.SPAN_PATTERN)
+    assert "".join(spans) == text
+
+
+def _char_spans(text, byte_spans):
+    raw = text.encode("utf-8")
+    for a, b in byte_spans:
+        yield len(raw[:a].decode("utf-8")), len(raw[:b].decode("utf-8"))
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_encoding_equals_the_reference(name):
+    text = corpus(name)
+    tok = _core_train(text[:20000], 256 + 600, 256 + 400)
+    ranks = {t: i for i, t in enumerate(tok.token_bytes_list)}
+    sample = text[20000:40000]
+    assert tok.encode(sample) == R.encode(sample, ranks, R.SPAN_PATTERN)
+
+
+# ---------------------------------------------------------------- the rules
+
+
+@pytest.mark.parametrize("max_words", [1, 2, 4])
+def test_every_token_keeps_the_rules(max_words):
+    text = corpus("en_austen.txt") + corpus("en_pydocs.txt")
+    tok = _core_train(text, 4000, 2000, max_words=max_words)
+    new = tok.token_bytes_list[2000:]
+    assert len(new) == 2000
+    assert all(_words(t) <= max_words for t in new)
+    assert not any(b": " in t for t in tok.token_bytes_list)
+    assert not any(t.rstrip(b"\r\n").count(b"\n") for t in new)
+    assert any(_words(t) == max_words for t in new)  # the bound is reached, not merely respected
+    if max_words > 1:
+        assert b" of the" in set(new)
+
+
+def test_superword_tokens_are_listed_and_audited():
+    tok = _core_train(corpus("en_austen.txt"), 3000, 2000)
+    found = superword_tokens(tok)
+    assert found and all(i >= 2000 for i in found)
+    assert all(len(t.split()) >= 2 for t in found.values())
+    report = audit(tok)
+    assert report.superwords == sorted(found) and report.to_dict()["superwords"] == sorted(found)
+    assert f"superwords ({len(found):,};" in report.to_text()
+    assert audit(bytepair.train(corpus("en_austen.txt"), 3000)).superwords == []
+
+
+def test_transition_equal_to_vocab_size_is_plain_training_with_span_pattern():
+    text = corpus("en_kjv.txt")
+    tok = _core_train(text, 1000, 1000)
+    assert tok.merges == bytepair.train(text, 1000).merges
+    assert tok.pattern == patterns.SUPERWORD
+
+
+# ---------------------------------------------------------------- at scale: files, threads, caches
+
+
+def test_threads_files_and_cache_give_the_same_merges(tmp_path):
+    paths = []
+    for name in CORPORA[:3]:
+        p = tmp_path / name
+        p.write_text(corpus(name), encoding="utf-8")
+        paths.append(p)
+    texts = [corpus(n) for n in CORPORA[:3]]
+    one = _core_train(texts, 3000, 2000, num_threads=1)
+    two = _core_train(paths, 3000, 2000, num_threads=2, cache_dir=tmp_path / "cache")
+    again = _core_train(paths, 3000, 2000, num_threads=2, cache_dir=tmp_path / "cache")
+    assert one.merges == two.merges == again.merges
+    assert len(list((tmp_path / "cache").iterdir())) >= 6  # word and span counts of each file
+
+
+def test_spilled_span_counting_gives_the_same_merges(tmp_path):
+    # random word pairs, one per line: ~80,000 distinct spans, counted in 64 KB blocks under a 256 KB limit
+    rng = random.Random(5)
+    words = [f"w{i:x}" for i in range(3000)]
+    text = "\n".join(f"{rng.choice(words)} {rng.choice(words)} of the" for _ in range(80_000))
+    path = tmp_path / "lines.txt"
+    path.write_text(text, encoding="utf-8")
+    counter = _core.ChunkCounter(patterns.SUPERWORD, [], None, 2, memory_limit=1 << 18, spill_dir=tmp_path,
+                                 block_size=1 << 16)
+    counter.feed_texts([text])
+    assert counter.spilled_runs > 2
+    spilled = counter.finish()
+    free = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=1).table
+    ranges = count_chunks(path, pattern=patterns.SUPERWORD, num_threads=2, block_size=1 << 16,
+                          stream_block=1 << 16).table
+    base = _core_train([path], 700, 700)
+    want = _core.extend_merges(base._core, free, 700, 500, max_words=4)
+    assert _core.extend_merges(base._core, spilled, 700, 500, max_words=4) == want
+    assert _core.extend_merges(base._core, ranges, 700, 500, max_words=4) == want
+    assert len(want) == 500
+
+
+def test_memory_limit_too_small_for_the_merge_loop_is_a_clear_error():
+    with pytest.raises(TrainingError, match="superword merge loop needs"):
+        _core_train("".join(corpus(n) for n in CORPORA), 22_000, 800, memory_limit="20MB")
+
+
+# ---------------------------------------------------------------- arguments
+
+
+def test_transition_sizes():
+    assert transition_size(0.5, 1000) == 500
+    assert transition_size(600, 1000) == 600
+    for bad in (100, 2000, 0.0, 1.5, True, "x"):
+        with pytest.raises(TrainingError, match="superword"):
+            transition_size(bad, 1000)
+
+
+def test_bad_arguments():
+    with pytest.raises(TrainingError, match="one-shot iterator"):
+        bytepair.train(iter(["a b c"]), 300, superword=280)
+    with pytest.raises(TrainingError, match="max_words"):
+        bytepair.train("a b c", 300, superword=280, max_words=0)
+    with pytest.raises(TypeError, match="not counts"):
+        bytepair.train(counts=bytepair.counts.ChunkCounts({b"a": 1}), vocab_size=300, superword=280)
