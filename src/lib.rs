@@ -8,6 +8,7 @@ pub mod encode;
 pub mod error;
 pub mod hint;
 pub mod parallel;
+pub mod pipeline;
 pub mod pretok;
 pub mod train;
 pub mod utf8;

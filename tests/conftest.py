@@ -46,6 +46,29 @@ def optional(module: str) -> ModuleType:
                     pytrace=False)
 
 
+#: Where scripts/get-model-files.py puts the open models' tokenizer files.
+MODELS_DIR = Path(os.environ.get("BYTEPAIR_DATA") or Path.home() / ".cache" / "bytepair-data") / "models"
+
+
+def model_file(model: str, name: str = "tokenizer.json") -> Path:
+    """A vendor's tokenizer file fetched by ``scripts/get-model-files.py``. When it
+    is absent the test skips, saying how to fetch it; under
+    BYTEPAIR_REQUIRE_OPTIONAL=1 (CI, which runs the script first) it fails."""
+    path = MODELS_DIR / model / name
+    if not path.is_file():
+        why = f"{path} is missing: run `python scripts/get-model-files.py`"
+        if REQUIRE_OPTIONAL:
+            pytest.fail(why + " (BYTEPAIR_REQUIRE_OPTIONAL=1 asks for it)", pytrace=False)
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(scope="session")
+def model_files():
+    """:func:`model_file`, for tests that locate the open models' files."""
+    return model_file
+
+
 def corpus(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
 

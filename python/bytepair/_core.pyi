@@ -23,6 +23,7 @@ __all__ = [
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
+    "Pipeline",
     "Spans",
     "__version__",
     "_pretokenize_spans_scalar",
@@ -141,6 +142,33 @@ def truncate_span(
     core: CoreBPE, text: str, lo: int, hi: int, max_tokens: int, from_start: bool,
     allowed_special: Optional[Sequence[str]] = None, disallowed_special: Optional[Sequence[str]] = None,
 ) -> Tuple[int, int]: ...
+
+@final
+class Pipeline:
+    # a tokenizer.json (bytepair.formats.hf_pipeline): vocab (string, id), merges (left, right),
+    # added (content, id, normalized, single_word, lstrip, rstrip, special), normalizers and
+    # stages (kind, text_a, text_b, flag_x, flag_y), the post-processor's ids before / after
+    def __new__(
+        cls,
+        vocab: Sequence[Tuple[str, int]],
+        merges: List[Union[str, List[str]]],
+        ignore_merges: bool,
+        added: Sequence[Tuple[str, int, bool, bool, bool, bool, bool]],
+        normalizers: Sequence[Tuple[str, str, str, bool, bool]],
+        stages: Sequence[Tuple[str, str, str, bool, bool]],
+        prefix: Sequence[int],
+        suffix: Sequence[int],
+    ) -> Pipeline: ...
+    @property
+    def n_vocab(self) -> int: ...
+    @property
+    def paths(self) -> List[str]: ...
+    def encode(self, text: str, add_special_tokens: bool = False, split_special: bool = True) -> List[int]: ...
+    def encode_batch(
+        self, texts: Sequence[str], add_special_tokens: bool = False, split_special: bool = True,
+        num_threads: Optional[int] = None,
+    ) -> List[List[int]]: ...
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
 
 @final
 class CoreBPE:

@@ -9,6 +9,7 @@ mod dataset;
 mod encoding;
 mod errors;
 mod grow;
+mod pipeline;
 mod pretok;
 mod text;
 mod trainer;
@@ -27,5 +28,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     budget::register(m)?;
     trainer::register(m)?;
     grow::register(m)?;
+    pipeline::register(m)?;
     Ok(())
 }

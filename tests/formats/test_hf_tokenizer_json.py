@@ -12,6 +12,7 @@ import pytest
 import bytepair
 from bytepair.errors import FormatError, UnsupportedComponentError
 from bytepair.formats import hf_json
+from bytepair.formats.hf_tokenizer import PipelineTokenizer
 from conftest import corpus, optional, tiktoken_encoding
 
 tokenizers = optional("tokenizers")
@@ -210,16 +211,27 @@ def test_import_llama3_and_qwen2_style_files(tmp_path, pattern):
     _check_same_ids(tok, hf)
 
 
-def test_import_qwen2_normalizer_needs_opt_in(tmp_path):
+def _pipeline_ids(tok, hf, texts) -> None:
+    """The file gives tokenizers' ids and decoding."""
+    for text in texts:
+        want = hf.encode(text, add_special_tokens=False).ids
+        # a rank-based reading (files whose merges mean rank order) takes tiktoken's arguments
+        kwargs = {} if isinstance(tok, PipelineTokenizer) else {"allowed_special": "all"}
+        assert tok.encode(text, **kwargs) == want, text[:60]
+        assert tok.decode(want) == hf.decode(want, skip_special_tokens=False)
+
+
+def test_import_qwen2_normalizer_runs_its_pipeline(tmp_path):
     from tokenizers import normalizers
 
     hf = _llama3_style(trained(), QWEN2_PATTERN)
     hf.normalizer = normalizers.NFC()
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))
-    with pytest.raises(UnsupportedComponentError, match=r"\$\.normalizer.*NFC|NFC.*\$\.normalizer") as e:
-        bytepair.load(path)
-    assert "ignore_normalizer=True" in str(e.value) and str(path) in str(e.value)
+    tok = bytepair.load(path)
+    assert isinstance(tok, PipelineTokenizer)
+    _pipeline_ids(tok, hf, [corpus(n) for n in FIXTURES] + ["e\u0301te\u0301 A\u030a"])
+    # the rank-based reading stays available as an explicit opt-out
     tok = bytepair.load(path, ignore_normalizer=True)
     _check_same_ids(tok, hf, ["ko_prose.txt", "code_python.txt"])  # already NFC text
 
@@ -249,18 +261,13 @@ def _small_file(tmp_path, edit) -> str:
         (lambda d: d["model"].update(dropout=0.1), "$.model.dropout", "dropout"),
         (lambda d: d["model"].update(continuing_subword_prefix="##"), "$.model.continuing_subword_prefix",
          "continuing_subword_prefix"),
-        (lambda d: d.update(normalizer={"type": "Lowercase"}), "$.normalizer", "Lowercase"),
-        (lambda d: d.update(normalizer={"type": "Sequence", "normalizers": [{"type": "NFKC"}]}),
-         "$.normalizer.normalizers[0]", "NFKC"),
-        (lambda d: d["pre_tokenizer"]["pretokenizers"][1].update(add_prefix_space=True),
-         "$.pre_tokenizer.pretokenizers[1].add_prefix_space", "add_prefix_space"),
-        (lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(behavior="Removed"),
-         "$.pre_tokenizer.pretokenizers[0].behavior", "Removed"),
+        (lambda d: d.update(normalizer={"type": "BertNormalizer"}), "$.normalizer.type", "BertNormalizer"),
+        (lambda d: d["pre_tokenizer"]["pretokenizers"].reverse(),
+         "$.pre_tokenizer.pretokenizers[1].type", "after ByteLevel"),
         (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "$.pre_tokenizer.type", "Whitespace"),
         (lambda d: d.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "$.pre_tokenizer.type",
          "Metaspace"),
         (lambda d: d.update(decoder={"type": "ByteFallback"}), "$.decoder.type", "ByteFallback"),
-        (lambda d: d["added_tokens"][0].update(lstrip=True), "$.added_tokens[0].lstrip", "lstrip"),
         (lambda d: d.update(truncation={"max_length": 8}), "$.truncation", "truncation"),
     ],
 )
@@ -273,6 +280,37 @@ def test_unsupported_components_are_named(tmp_path, edit, where, what):
     assert isinstance(e.value, ValueError)
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d.update(normalizer={"type": "Lowercase"}),
+        lambda d: d.update(normalizer={"type": "Sequence", "normalizers": [
+            {"type": "NFKC"}, {"type": "Strip", "strip_left": True, "strip_right": False},
+            {"type": "Replace", "pattern": {"String": "  "}, "content": " "},
+            {"type": "Prepend", "prepend": "^"}]}),
+        lambda d: d["pre_tokenizer"]["pretokenizers"][1].update(add_prefix_space=True),
+        lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(behavior="Removed"),
+        lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(behavior="Removed", invert=True),
+        lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(behavior="MergedWithNext"),
+        lambda d: d["pre_tokenizer"]["pretokenizers"].insert(0, {"type": "Digits", "individual_digits": True}),
+        lambda d: d["added_tokens"][0].update(lstrip=True, rstrip=True),
+        lambda d: d["added_tokens"].append({"id": 9999, "content": "the", "single_word": True, "lstrip": False,
+                                            "rstrip": False, "normalized": True, "special": False}),
+        lambda d: d["model"].update(ignore_merges=False),
+        lambda d: d["model"]["merges"].reverse(),
+        lambda d: d["model"]["merges"].pop(),
+        lambda d: d["model"]["vocab"].pop("ÿ"),  # a byte no merge uses: tokenizers drops it
+        lambda d: d["added_tokens"][0].update(id=3),
+    ],
+)
+def test_components_run_as_tokenizers_runs_them(tmp_path, edit):
+    path = _small_file(tmp_path, edit)
+    hf = tokenizers.Tokenizer.from_file(path)
+    texts = [corpus(n)[:3000] for n in FIXTURES]
+    texts += ["<|endoftext|>the  then <|endoftext|> the\n 12345 ①", "  x  ", "", "ABC  Ünïcödé"]
+    _pipeline_ids(bytepair.load(path), hf, texts)
+
+
 def test_real_wordpiece_file_is_refused(tmp_path):
     from tokenizers import models
 
@@ -283,24 +321,12 @@ def test_real_wordpiece_file_is_refused(tmp_path):
         bytepair.load(path)
 
 
-def _rename(vocab: dict, i: int, new: str) -> None:
-    old = next(s for s, j in vocab.items() if j == i)
-    del vocab[old]
-    vocab[new] = i
-
-
 @pytest.mark.parametrize(
     "edit, where, what",
     [
-        (lambda d: d["model"]["merges"].__setitem__(3, "Ġ zzz"), "$.model.merges[3]", "not a token"),
+        (lambda d: d["model"]["merges"].__setitem__(3, "Ġ zzz"), "$.model.merges[3]", "not in the vocab"),
         (lambda d: d["model"]["merges"].__setitem__(3, "a"), "$.model.merges[3]", "left right"),
-        (lambda d: d["model"]["merges"].reverse(), "$.model.merges[1]", "id order"),
-        (lambda d: d["model"]["merges"].pop(), "$.model.vocab", "made by no merge"),
-        (lambda d: _rename(d["model"]["vocab"], 300, "x y"), '$.model.vocab["x y"]', "byte-level alphabet"),
-        (lambda d: d["model"]["vocab"].pop("a"), "$.model.vocab", "byte(s) have no token (first: 0x61)"),
-        (lambda d: d["added_tokens"][0].update(id=3), "$.added_tokens[0].id", "model vocab gives it"),
-        (lambda d: [d["added_tokens"][0].update(id=300), d["model"]["vocab"].update({"<|endoftext|>": 300})],
-         "$.model.vocab", "which is the id of special token '<|endoftext|>'"),
+        (lambda d: d["model"]["vocab"].update({"Ġ": "x"}), "$.model.vocab", "has id 'x'"),
     ],
 )
 def test_inconsistent_files_name_the_place(tmp_path, edit, where, what):
@@ -337,17 +363,17 @@ def test_export_refuses_pattern_oniguruma_reads_differently():
         hf_json.to_dict(tok)
 
 
-def test_token_reached_through_an_unlisted_split_is_refused(tmp_path):
+def test_token_reached_through_an_unlisted_split_runs_the_merge_list(tmp_path):
     """'abc' listed as a+bc, but rank order first makes 'ab' (id 256) from 'a b c',
-    so HF (merge list) and bytepair (ranks) would split 'abc' differently."""
+    so HF (merge list) and bytepair's ranks would split 'abc' differently: the
+    file is read with its own pipeline, which follows the merge list."""
     tok = bytepair.Tokenizer([bytes([b]) for b in range(256)] + [b"ab", b"bc", b"abc"], None)
     d = hf_json.to_dict(tok, merges="minimal")
     assert d["model"]["merges"][2] == "ab c"
     d["model"]["merges"][2] = "a bc"
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(d), encoding="utf-8")
-    with pytest.raises(FormatError, match=r"\$\.model\.vocab\[\"abc\"\].*split \('ab', 'c'\), which is not a listed merge"):
-        bytepair.load(path)
+    _pipeline_ids(bytepair.load(path), tokenizers.Tokenizer.from_file(str(path)), ["abc", "xabcabc ab c"])
     # with both splits listed (what writers do by default) the file is exact
     d["model"]["merges"].append("ab c")
     path.write_text(json.dumps(d), encoding="utf-8")

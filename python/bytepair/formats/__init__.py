@@ -5,6 +5,7 @@
 - :mod:`.gpt2`: GPT-2 style ``vocab.json`` + ``merges.txt``.
 - :mod:`.hf_json`: Hugging Face ``tokenizer.json`` (byte-level BPE).
 - :mod:`.char`: the XSLM character-level ``tokenizer.json``.
+- :mod:`.tekken`: Mistral's ``tekken.json`` (read only).
 
 :func:`detect` names the format of a path and :func:`load` reads any of them;
 ``bytepair.load`` is this :func:`load`.
@@ -28,13 +29,14 @@ from typing import Any, Dict, Optional, Union
 
 from ..errors import FormatError
 from ..registry import list_encoding_names
-from . import char, gpt2, hf_json, native, tiktoken_ranks
+from . import char, gpt2, hf_json, native, tekken, tiktoken_ranks
 from .common import UNSET, read_json
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: Format names, as used by :func:`detect` and ``bytepair convert --to``.
-FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char")
+#: Format names, as used by :func:`detect` and ``bytepair convert --to``
+#: (``tekken`` is read only).
+FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char", "tekken")
 
 _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
@@ -46,6 +48,8 @@ def _sniff_json(path: str, data: bytes) -> str:
             return "bytepair"
         if "model" in d:
             return "hf"
+        if tekken.looks_like(d):
+            return "tekken"
         if char.looks_like(d):
             return "char"
         if d and all(isinstance(v, int) for v in d.values()):
@@ -60,16 +64,17 @@ def _sniff_json(path: str, data: bytes) -> str:
 def detect(path: PathLike) -> str:
     """The format of a file or folder: one of :data:`FORMATS`.
 
-    A folder is a GPT-2 pair (``vocab.json`` + ``merges.txt``) or holds one
-    ``tokenizer.json``; ``merges.txt`` names a GPT-2 pair; other files are
+    A folder holds a ``tokenizer.json`` (read first, as ``transformers`` does) or
+    a GPT-2 pair (``vocab.json`` + ``merges.txt``); ``merges.txt`` names a GPT-2 pair; other files are
     recognised by content.
     """
     p = os.fspath(path)
     if os.path.isdir(p):
-        if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
-            return "gpt2"
+        # a transformers folder may hold both; transformers reads tokenizer.json
         if os.path.isfile(os.path.join(p, "tokenizer.json")):
             return detect(os.path.join(p, "tokenizer.json"))
+        if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
+            return "gpt2"
         raise FormatError("folder holds neither vocab.json + merges.txt nor tokenizer.json", path=p)
     with open(p, "rb") as f:
         data = f.read()
@@ -151,6 +156,7 @@ def load(
         "hf": {"ignore_normalizer", "name"},
         "bytepair": set(),
         "char": set(),
+        "tekken": {"name"},
     }[fmt]
     extra = [k for k, v in given.items() if v and k not in takes]
     if extra:
@@ -166,7 +172,9 @@ def load(
         return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name)
     if fmt == "char":
         return char.load(p)
+    if fmt == "tekken":
+        return tekken.load(p, name=name)
     return native.load(p)
 
 
-__all__ = ["FORMATS", "char", "detect", "gpt2", "hf_json", "load", "native", "tiktoken"]
+__all__ = ["FORMATS", "char", "detect", "gpt2", "hf_json", "load", "native", "tekken", "tiktoken"]

@@ -38,6 +38,7 @@ from ..atomic import atomic_write_text
 from ..errors import ArgumentError, FormatError, UnsupportedComponentError
 from ..tokenizer import Tokenizer
 from . import common as _common
+from .hf_tokenizer import PipelineTokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -360,8 +361,38 @@ def from_dict(
 
 def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
           name: Optional[str] = None) -> Tokenizer:
-    """Reads ``tokenizer.json`` bytes."""
-    return from_dict(_common.read_json(path, data), path=path, ignore_normalizer=ignore_normalizer, name=name)
+    """Reads ``tokenizer.json`` bytes.
+
+    A file whose merges mean tiktoken's rank order (what :func:`save` writes,
+    GPT-2's) becomes a rank-based :class:`~bytepair.Tokenizer`; any other file
+    (normalizers, several splits, merges ranked by pair, ...) a
+    :class:`~bytepair.formats.hf_tokenizer.PipelineTokenizer`, which runs the
+    file's own pipeline with ``tokenizers``' semantics. ``ignore_normalizer``
+    asks for the rank-based reading despite a normalizer.
+    """
+    d = _common.read_json(path, data)
+    if ignore_normalizer or not _needs_pipeline(d):
+        try:
+            return from_dict(d, path=path, ignore_normalizer=ignore_normalizer, name=name)
+        except FormatError:
+            if ignore_normalizer:
+                raise
+    return PipelineTokenizer(data, path=path, name=name or "tokenizer.json", parsed=d)
+
+
+def _needs_pipeline(d: Any) -> bool:
+    """True when the rank-based reading cannot hold the file, seen without
+    checking it: a normalizer, or more merges than tokens (several merges make
+    one token, as in files converted from tiktoken ranks) without
+    ``ignore_merges``, which such a file needs to mean tiktoken's ranks."""
+    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(model, dict):
+        return False
+    merges, vocab = model.get("merges"), model.get("vocab")
+    if not model.get("ignore_merges") and isinstance(merges, list) and isinstance(vocab, dict) \
+            and len(merges) > len(vocab):
+        return True
+    return d.get("normalizer") is not None
 
 
 def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None) -> Tokenizer:

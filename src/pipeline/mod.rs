@@ -1,0 +1,226 @@
+//! A Hugging Face `tokenizer.json` pipeline for byte-level BPE models, with
+//! `tokenizers`' semantics end to end:
+//!
+//! 1. the raw text is cut at added tokens with `normalized: false` ([`added`]);
+//! 2. each text segment is normalized ([`normalize`]) and cut at the added
+//!    tokens with `normalized: true`;
+//! 3. each remaining segment runs through the pre-tokenizer stages
+//!    ([`pretokenize`]), each stage re-splitting every piece;
+//! 4. each piece's bytes go through the BPE model ([`model`]: merges by pair
+//!    rank, `ignore_merges`, unknown bytes dropped);
+//! 5. with `add_special_tokens`, the post-processor's ids go before and after.
+//!
+//! Decoding is `tokenizers`' `ByteLevel` decoder: a token whose characters are
+//! all in GPT-2's byte alphabet is those bytes, any other token its UTF-8.
+//! Parsing the file and refusing what is not supported is the Python side's
+//! job; this module takes the components already checked.
+
+pub mod added;
+pub mod model;
+pub mod normalize;
+pub mod pretokenize;
+
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::Rank;
+
+pub use added::{AddedSet, AddedToken, Segment};
+pub use model::Model;
+pub use normalize::Normalizer;
+pub use pretokenize::{Behavior, Stage};
+
+/// Pieces of at most this many bytes are remembered in the piece cache.
+const CACHE_PIECE_MAX: usize = 256;
+/// Entries the piece cache holds before it is cleared.
+const CACHE_ENTRIES: usize = 1 << 18;
+
+type Cache = FxHashMap<Box<[u8]>, Box<[Rank]>>;
+
+/// The whole encoder of a `tokenizer.json`.
+#[derive(Debug)]
+pub struct Pipeline {
+    raw_added: AddedSet,
+    normalized_added: AddedSet,
+    normalizers: Vec<Normalizer>,
+    stages: Vec<Stage>,
+    model: Model,
+    /// Ids the post-processor puts before / after a single sequence.
+    prefix: Vec<Rank>,
+    suffix: Vec<Rank>,
+    /// Decoded bytes of every id (`None`: no token has that id).
+    decode: Vec<Option<Box<[u8]>>>,
+    /// A piece cache, lent to one call at a time (another call at the same
+    /// time runs with a cache of its own).
+    cache: Mutex<Cache>,
+}
+
+/// What a [`Pipeline`] is made of.
+pub struct Parts {
+    pub raw_added: Vec<AddedToken>,
+    pub normalized_added: Vec<AddedToken>,
+    pub normalizers: Vec<Normalizer>,
+    pub stages: Vec<Stage>,
+    pub model: Model,
+    pub prefix: Vec<Rank>,
+    pub suffix: Vec<Rank>,
+    pub decode: Vec<Option<Box<[u8]>>>,
+}
+
+/// GPT-2's byte alphabet: the character standing for each byte.
+pub fn byte_char(b: u8) -> char {
+    match b {
+        b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF => b as char,
+        _ => {
+            // the other 68 bytes, in byte order, map to U+0100 onwards
+            let below = (0..b)
+                .filter(|&x| !matches!(x, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF))
+                .count() as u32;
+            char::from_u32(0x100 + below).unwrap_or('\u{100}')
+        }
+    }
+}
+
+/// The bytes of a byte-level string, or `None` when a character is not in
+/// the byte alphabet.
+pub fn byte_level_bytes(s: &str) -> Option<Vec<u8>> {
+    static TABLE: std::sync::OnceLock<FxHashMap<char, u8>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| (0..=255u8).map(|b| (byte_char(b), b)).collect());
+    s.chars().map(|c| t.get(&c).copied()).collect()
+}
+
+impl Pipeline {
+    /// Builds the pipeline (compiles the added-token automata).
+    pub fn new(parts: Parts) -> Result<Self> {
+        Ok(Pipeline {
+            raw_added: AddedSet::new(parts.raw_added)?,
+            normalized_added: AddedSet::new(parts.normalized_added)?,
+            normalizers: parts.normalizers,
+            stages: parts.stages,
+            model: parts.model,
+            prefix: parts.prefix,
+            suffix: parts.suffix,
+            decode: parts.decode,
+            cache: Mutex::new(Cache::default()),
+        })
+    }
+
+    /// Number of ids (one more than the largest).
+    pub fn n_vocab(&self) -> usize {
+        self.decode.len()
+    }
+
+    /// The ids of `text`; with `add_special_tokens`, the post-processor's;
+    /// with `specials` false, special added tokens are not looked for.
+    pub fn encode(
+        &self,
+        text: &str,
+        add_special_tokens: bool,
+        specials: bool,
+    ) -> Result<Vec<Rank>> {
+        let mut cache = match self.cache.try_lock() {
+            Ok(mut c) => std::mem::take(&mut *c),
+            Err(_) => Cache::default(),
+        };
+        let mut out = Vec::with_capacity(text.len() / 3 + 8);
+        if add_special_tokens {
+            out.extend_from_slice(&self.prefix);
+        }
+        let r = self.encode_into(text, specials, &mut cache, &mut out);
+        if add_special_tokens {
+            out.extend_from_slice(&self.suffix);
+        }
+        if let Ok(mut c) = self.cache.try_lock() {
+            if c.len() < cache.len() {
+                *c = cache;
+            }
+        }
+        r.map(|()| out)
+    }
+
+    fn encode_into(
+        &self,
+        text: &str,
+        specials: bool,
+        cache: &mut Cache,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
+        self.raw_added.split(text, specials, |seg| match seg {
+            Segment::Token(id) => {
+                out.push(id);
+                Ok(())
+            }
+            Segment::Text(s, e) => {
+                let mut t: Cow<str> = Cow::Borrowed(&text[s..e]);
+                for n in &self.normalizers {
+                    t = n.apply(t)?;
+                }
+                self.normalized_added.split(&t, specials, |seg| match seg {
+                    Segment::Token(id) => {
+                        out.push(id);
+                        Ok(())
+                    }
+                    Segment::Text(a, b) => self.encode_segment(&t[a..b], cache, out),
+                })
+            }
+        })
+    }
+
+    fn encode_segment(&self, seg: &str, cache: &mut Cache, out: &mut Vec<Rank>) -> Result<()> {
+        let mut buf = seg.to_string();
+        let mut pieces = vec![(0, buf.len())];
+        for st in &self.stages {
+            pieces = st.apply(&mut buf, pieces)?;
+        }
+        let bytes = buf.as_bytes();
+        for (s, e) in pieces {
+            let piece = &bytes[s..e];
+            if piece.len() > CACHE_PIECE_MAX {
+                self.model.encode_piece(piece, out);
+                continue;
+            }
+            if let Some(ids) = cache.get(piece) {
+                out.extend_from_slice(ids);
+                continue;
+            }
+            let at = out.len();
+            self.model.encode_piece(piece, out);
+            if cache.len() >= CACHE_ENTRIES {
+                cache.clear();
+            }
+            cache.insert(piece.into(), out[at..].into());
+        }
+        Ok(())
+    }
+
+    /// The bytes of `ids` (`tokenizers`' `ByteLevel` decoder, before its
+    /// UTF-8 step). Errors on an id no token has.
+    pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            match self.decode.get(id as usize) {
+                Some(Some(b)) => out.extend_from_slice(b),
+                _ => return Err(Error::UnknownId { id }),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_alphabet() {
+        assert_eq!(byte_char(b'a'), 'a');
+        assert_eq!(byte_char(b' '), 'Ġ');
+        assert_eq!(byte_char(b'\n'), 'Ċ');
+        assert_eq!(byte_char(0xAD), 'Ń');
+        assert_eq!(byte_level_bytes("Ġhi"), Some(b" hi".to_vec()));
+        assert_eq!(byte_level_bytes("<|x y|>"), None);
+    }
+}
