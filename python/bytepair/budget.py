@@ -166,7 +166,7 @@ def truncate_text(
     """
     _positive("max_tokens", max_tokens)
     if side not in ("end", "start"):
-        raise ValueError(f"side must be 'end' or 'start', not {side!r}")
+        raise ArgumentError(f"side must be 'end' or 'start', not {side!r}", name="side")
     p = _Prepared(tok, text, allowed_special, disallowed_special)
     max_tokens = min(max_tokens, _cannot_bind(p.text))
     n = _core.truncate_at(p.core, p.text, max_tokens, side == "end", *p.policy)
@@ -224,7 +224,7 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
         raise ArgumentError(f"overlap ({overlap}) must be smaller than max_tokens ({max_tokens})", name="overlap",
                             low=0, high=max_tokens - 1)
     if boundary not in ("token", "line", "paragraph"):
-        raise ValueError(f"boundary must be 'token', 'line' or 'paragraph', not {boundary!r}")
+        raise ArgumentError(f"boundary must be 'token', 'line' or 'paragraph', not {boundary!r}", name="boundary")
     p = _Prepared(tok, text, allowed_special, disallowed_special)
     t = p.text
     max_tokens = min(max_tokens, _cannot_bind(t))
@@ -254,9 +254,9 @@ def _chunk_spans(tok, text, max_tokens, overlap, boundary, allowed_special, disa
             at = max(start, prev_end)
             ch = t[at]
             need = _core.count_until(p.core, ch, max_tokens, *p.policy)
-            raise ValueError(
+            raise ArgumentError(
                 f"max_tokens={max_tokens} is smaller than the {need} tokens that the character {ch!r}"
-                f" at offset {p.orig(at)} needs on its own; raise max_tokens"
+                f" at offset {p.orig(at)} needs on its own; raise max_tokens", name="max_tokens"
             )
         # a preferred boundary must leave the chunk longer than its overlap part
         cut = _preferred_cut(t, start, end, boundary, max(prev_end, start))
@@ -345,7 +345,7 @@ def encode_with_offsets(
     [(0, 2), (2, 3), (3, 5), (5, 6)]
     """
     if unit not in ("char", "byte"):
-        raise ValueError(f"unit must be 'char' or 'byte', not {unit!r}")
+        raise ArgumentError(f"unit must be 'char' or 'byte', not {unit!r}", name="unit")
     p = _Prepared(tok, text, allowed_special, disallowed_special, eager=False)
     ids, spans = p.call(_core.encode_with_spans, unit)
     if p._map is not None and unit == "char":

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Type, TypeVar
 
 from . import _core
-from .errors import ArgumentError, ThreadsError, TrainingError, UnknownTokenError
+from .errors import ArgumentError, BytepairError, ThreadsError, TrainingError, UnknownTokenError
 
 T = TypeVar("T")
 
@@ -48,7 +48,8 @@ def check_int(name: str, value: object, allow_none: bool = False, minimum: int =
     if value is None and allow_none:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise TrainingError(f"{name} must be an int >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
+        raise TrainingError(f"{name} must be an int >= {minimum}{' or None' if allow_none else ''}, got {value!r}",
+                            argument=name)
     return min(value, clamp)
 
 
@@ -58,7 +59,7 @@ def check_vocab_size(value: object, name: str = "vocab_size") -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int")
     if value > MAX_VOCAB:
-        raise TrainingError(f"{name} must be at most {MAX_VOCAB:,} (ids are 32-bit), got {value:,}")
+        raise TrainingError(f"{name} must be at most {MAX_VOCAB:,} (ids are 32-bit), got {value:,}", argument=name)
     return value
 
 
@@ -78,6 +79,8 @@ def check_range(name: str, value: object, low: int, high: int, *,
         msg = f"{name} must be between {low:,} and {high:,}, got {value:,}"
         if error is ArgumentError:
             raise ArgumentError(msg, name=name, low=low, high=high)
+        if issubclass(error, BytepairError):
+            raise error(msg, argument=name)
         raise error(msg)
     return value
 
@@ -105,6 +108,8 @@ def check_threads(num_threads: object, error: Type[ValueError] = ThreadsError) -
     if num_threads is None:
         return None
     if not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1:
+        if issubclass(error, BytepairError):
+            raise error(f"num_threads must be a positive int or None, not {num_threads!r}", argument="num_threads")
         raise error(f"num_threads must be a positive int or None, not {num_threads!r}")
     return min(num_threads, _core.MAX_THREADS)
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 from .atomic import check_output_path, discard, write_temp
 from .checks import check_range
-from .errors import ConversionError, FormatError, UnsupportedComponentError
+from .errors import ArgumentError, ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
 from .formats import hf_folder as _hf_folder
 from .formats import hf_json as _hf
@@ -328,14 +328,14 @@ def convert(
     """
     t0 = time.perf_counter()
     if to not in TARGETS:
-        raise ValueError(f"to must be one of {', '.join(TARGETS)}, not {to!r}")
+        raise ArgumentError(f"to must be one of {', '.join(TARGETS)}, not {to!r}", name="to")
     if pattern is None:
         pattern = UNSET
     elif pattern == "none":
         pattern = None
     roles = {"bos_token": bos_token, "eos_token": eos_token, "pad_token": pad_token}
     if to != "transformers" and any(v is not None for v in roles.values()):
-        raise ValueError("bos_token, eos_token and pad_token apply to the transformers target only")
+        raise ArgumentError("bos_token, eos_token and pad_token apply to the transformers target only", name="to")
     if to not in FOLDER_TARGETS and os.path.isdir(os.fspath(destination)):
         raise FormatError(f"destination is a folder; give a file name for the {to} file", path=os.fspath(destination))
     if isinstance(check_text, str) and not check_text.strip():

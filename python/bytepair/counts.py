@@ -105,7 +105,7 @@ class ChunkCounts:
         """Adds ``other``'s counts in place; new chunks go after existing ones, in
         ``other``'s order. Patterns must agree."""
         if other.pattern != self.pattern:
-            raise ValueError("cannot merge chunk counts made with different patterns")
+            raise TrainingError("cannot merge chunk counts made with different patterns")
         if other is self:
             self._table.update(self._table.copy())
         else:

@@ -135,11 +135,11 @@ def extend(
     first_id = tok.n_vocab
     if add is not None:
         if not isinstance(add, int) or isinstance(add, bool) or add < 1:
-            raise TrainingError(f"add must be an int >= 1, got {add!r}")
+            raise TrainingError(f"add must be an int >= 1, got {add!r}", argument="add")
         top = MAX_VOCAB - first_id - len(specials)
         if add > top:
             raise TrainingError(f"add must be between 1 and {top:,} (ids are 32-bit; the base has {first_id:,}), "
-                                f"got {add:,}")
+                                f"got {add:,}", argument="add")
         num_merges = add
     else:
         vocab_size = check_vocab_size(vocab_size)
@@ -148,7 +148,7 @@ def extend(
             raise TrainingError(
                 f"vocab_size {vocab_size} leaves no room for new merges: the base has {first_id:,} ids"
                 f"{f' and {len(specials)} new special tokens take the next ones' if specials else ''}; "
-                f"give at least {first_id + len(specials) + 1} (or add=N)"
+                f"give at least {first_id + len(specials) + 1} (or add=N)", argument="vocab_size"
             )
     if pattern is not None and _patterns.resolve(pattern) != tok.pattern:
         raise TrainingError(

@@ -259,7 +259,7 @@ def _token_ids(tokenizer: Tokenizer, specs: Sequence[TokenSpec]) -> List[int]:
             raise TypeError(f"keep_tokens items are str, bytes or int ids, got {type(s).__name__}")
         if isinstance(s, int):
             if not 0 <= s < tokenizer.n_vocab or (s not in ranks.values() and not tokenizer.is_special_token(s)):
-                raise ShrinkError(f"keep_tokens: id {s} is not a token of {tokenizer.name}")
+                raise ShrinkError(f"keep_tokens: id {s} is not a token of {tokenizer.name}", argument="keep_tokens")
             out.append(s)
             continue
         if isinstance(s, str) and s in tokenizer.special_tokens:
@@ -268,7 +268,8 @@ def _token_ids(tokenizer: Tokenizer, specs: Sequence[TokenSpec]) -> List[int]:
         b = s.encode("utf-8") if isinstance(s, str) else s
         if b not in ranks:
             raise ShrinkError(f"keep_tokens: {s!r} is not a single token of {tokenizer.name} "
-                              f"(it encodes to {len(tokenizer._encode_single_piece(b))} tokens)")
+                              f"(it encodes to {len(tokenizer._encode_single_piece(b))} tokens)",
+                              argument="keep_tokens")
         out.append(ranks[b])
     return out
 
@@ -339,7 +340,7 @@ def shrink(
             raise TypeError(f"{what} must be an int, got {type(v).__name__}")
         if not lo <= v <= hi:
             extra = f" (256 bytes + {len(special_ids)} special tokens)" if what == "keep" else ""
-            raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}")
+            raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}", argument=what)
     if counts is None:
         use = token_use(tokenizer, data, num_threads=num_threads, inputs=read)  # type: ignore[arg-type]
     else:

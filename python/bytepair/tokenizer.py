@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _core, budget, native_json
+from . import _core, budget, errors, native_json
 from . import patterns as _patterns
 from . import special as _special
 from .checks import call_on_ids, check_text, check_texts, check_threads, fix_surrogates
@@ -103,7 +103,7 @@ class Tokenizer:
 
     def _setup(self, core, pattern, specials, name, merges, special_text) -> None:
         if special_text not in ("raise", "text"):
-            raise ValueError(f"special_text must be 'raise' or 'text', not {special_text!r}")
+            raise errors.ArgumentError(f"special_text must be 'raise' or 'text', not {special_text!r}", name="special_text")
         self.name = name
         self._pattern = pattern
         self._special_tokens: Dict[str, int] = specials

@@ -5,9 +5,12 @@
 //!
 //! A `Split` stage runs its regex through [`Pretokenizer`], built from the
 //! pattern string: with the `Isolated` behaviour (every match and every gap a
-//! piece, which is what bytepair's pre-tokenizers return) a pattern with a
-//! hand-written scanner runs on it; the other behaviours need to know which
-//! spans are matches and ask `fancy-regex` directly.
+//! piece, which is what bytepair's pre-tokenizers return), or `Removed` with
+//! `invert` on a pattern whose scanner matches every character, a pattern with
+//! a hand-written scanner runs on it; the other behaviours need to know which
+//! spans are matches and ask `fancy-regex` directly. A run of `Isolated`
+//! splits that has one scanner for the whole chain (DeepSeek V3's) is fused
+//! into one stage when the pipeline is built.
 
 use crate::error::{Error, Result};
 use crate::pretok::Pretokenizer;
@@ -144,6 +147,16 @@ fn apply_behavior(
     );
 }
 
+/// Whether a `Split` keeps every match and every gap as a piece: `Isolated`,
+/// and `Removed` with `invert` (keep the matches, drop the gaps) on a pattern
+/// with a hand-written scanner, since each of those patterns matches every
+/// character (its last branches are `\s+` and "anything else"), so there is no
+/// gap to drop. Such a split is what the scanners compute.
+fn keeps_every_span(regex: &Pretokenizer, behavior: Behavior, invert: bool) -> bool {
+    behavior == Behavior::Isolated
+        || (behavior == Behavior::Removed && invert && regex.named().is_some_and(|n| !n.is_chain()))
+}
+
 impl Stage {
     /// Splits every piece of `buf` (`pieces`), returning the new buffer (when
     /// the stage edits the text) and pieces.
@@ -153,9 +166,9 @@ impl Stage {
         match self {
             Stage::Split {
                 regex,
-                behavior: Behavior::Isolated,
-                ..
-            } => {
+                behavior,
+                invert,
+            } if keeps_every_span(regex, *behavior, *invert) => {
                 for (s, e) in pieces {
                     regex
                         .for_each_span(&buf[s..e], |a: usize, b: usize| out.push((s + a, s + b)))?;

@@ -90,6 +90,33 @@ fn stage(c: &Component) -> Result<Stage> {
     })
 }
 
+/// The stages, with every run of two or more plain `Isolated` splits that
+/// has one scanner for the whole chain ([`Pretokenizer::from_splits`]) fused
+/// into one stage; it gives the same pieces as the stages one by one.
+fn fuse_chains(stages: &[Component]) -> Result<Vec<Stage>> {
+    let plain = |c: &Component| c.0 == "Split" && c.2 == "Isolated" && !c.3;
+    let mut out = Vec::with_capacity(stages.len());
+    let mut i = 0;
+    while i < stages.len() {
+        let run = stages[i..].iter().take_while(|c| plain(c)).count();
+        if run >= 2 {
+            let patterns: Vec<&str> = stages[i..i + run].iter().map(|c| c.1.as_str()).collect();
+            if let Some(p) = Pretokenizer::from_splits(&patterns)? {
+                out.push(Stage::Split {
+                    regex: Box::new(p),
+                    behavior: Behavior::Isolated,
+                    invert: false,
+                });
+                i += run;
+                continue;
+            }
+        }
+        out.push(stage(&stages[i])?);
+        i += 1;
+    }
+    Ok(out)
+}
+
 fn token_bytes(s: &str) -> Box<[u8]> {
     byte_level_bytes(s)
         .unwrap_or_else(|| s.as_bytes().to_vec())
@@ -111,7 +138,7 @@ fn build(
         .iter()
         .map(normalizer)
         .collect::<Result<Vec<_>>>()?;
-    let stages = stages.iter().map(stage).collect::<Result<Vec<_>>>()?;
+    let stages = fuse_chains(&stages)?;
     let ids: FxHashMap<&str, Rank> = vocab.iter().map(|(s, i)| (s.as_str(), *i)).collect();
     let mut tokens = Vec::with_capacity(vocab.len());
     for (s, i) in &vocab {

@@ -145,4 +145,4 @@ def test_cli_count_chunks_takes_memory(shards, one_machine, capsys, tmp_path):
     assert code == 0, err
     assert list(ChunkCounts.load(out).items()) == list(one_machine.items())
     code, _, err = run(capsys, "count-chunks", *map(str, paths), "-o", str(out), "--memory", "lots")
-    assert code == 2 and "memory_limit 'lots' is not a size" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "--memory 'lots' is not a size" in err and len(err.strip().splitlines()) == 1

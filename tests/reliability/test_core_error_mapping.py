@@ -142,14 +142,14 @@ def test_training_argument_error_carries_the_reason():
     assert type(e.value) is errors.TrainingError and e.value.reason == "the document separator is empty"
 
 
-def test_rank_file_error_names_the_line_from_the_rank(tmp_path):
-    lines = [base64.b64encode(t) + b" " + str(i).encode() for i, t in enumerate(BYTES + [b"abc"])]
+def test_rank_file_error_names_the_line(tmp_path):
+    lines = [base64.b64encode(t) + b" " + str(i).encode() for i, t in enumerate(BYTES)]
     path = tmp_path / "x.tiktoken"
-    path.write_bytes(b"\n".join(lines) + b"\n")
+    path.write_bytes(b"\n".join([*lines, base64.b64encode(b"ab") + b" 255"]) + b"\n")
     with pytest.raises(errors.FormatError) as e:
         tiktoken_ranks.load(path, pattern=None)
-    assert e.value.where == 257  # rank 256 is on line 257
-    assert "does not re-encode" in str(e.value)
+    assert e.value.where == 257  # the second rank 255 is on line 257
+    assert "rank 255 is given twice (first at line 256)" in str(e.value)
 
 
 def test_core_from_merges_spells_the_tokens_and_names_a_bad_merge():

@@ -9,8 +9,12 @@ Conventions shared by every command:
   on stdin;
 * ``--json`` prints machine-readable output; tables are plain text when piped and
   drawn with colour in a terminal (``--color`` overrides);
-* a user error prints one line ``bytepair: error: ...`` and exits with status 2;
-  ``--debug`` shows the traceback instead.
+* a user error (a :class:`~bytepair.errors.BytepairError` or an ``OSError``)
+  prints one line ``bytepair: error: ...`` and exits with status 2, naming the
+  options by their flags (an error's ``argument`` and the ``name=`` spellings
+  in its message, through :data:`ARGUMENT_DESTS` and the command's parser);
+  any other exception is a bug: its traceback is printed, exit status 1;
+  ``--debug`` shows the traceback of either.
 
 Everything can be run in-process: ``main(["count", "--text", "hi"])`` returns the
 exit status.
@@ -29,6 +33,7 @@ import re
 import signal
 import sys
 import threading
+import traceback
 import warnings
 from typing import NoReturn
 
@@ -37,7 +42,7 @@ from ..errors import BytepairError
 from . import budgets, encoding, extend_parity, formats, inspect, scale_out, serve, shrink, training
 from .common import UsageError
 
-__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "cli_speak", "main"]
+__all__ = ["ARGUMENT_DESTS", "COMMAND_MODULES", "UsageError", "build_parser", "cli_speak", "command_flags", "main"]
 
 #: The command groups, in the order ``bytepair --help`` lists them.
 COMMAND_MODULES = (training, extend_parity, encoding, budgets, inspect, shrink, formats, scale_out, serve)
@@ -68,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # "argument --limit: --limit must be ...": the flag once
         message = re.sub(r"^argument [^:]+: (?=--)", "", message)
-        self.exit(2, f"bytepair: error: {cli_speak(message)} (see '{self.prog} --help')\n")
+        self.exit(2, f"bytepair: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,54 +90,86 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.add_parsers(sub)
+    p.set_defaults(commands=sub.choices)
     return p
 
 
-# The library's messages name Python arguments; on the command line they name flags.
-_CLI_SPEAK = [
-    (re.compile(r"\(for a tokenizer file use bytepair\.load\(path\)\)"), "(for a tokenizer file use -t FILE)"),
-    (re.compile(r"bytepair\.get_encoding\('([^']+)'\)"), r"-e \1"),
-    (re.compile(r"use get_encoding\(\) with one of"), "use -e with one of"),
-    (re.compile(r"pass pattern= \(e\.g\. '(\w+)' or a regex\)"), r"pass --pattern (e.g. \1 or a regex)"),
-    (re.compile(r" and special_tokens=, or preset="), ", or --preset"),
-    (re.compile(r" and special_tokens= \(ids from (\d+)\)"),
-     r" (for special tokens: bytepair convert the file with --special TOKEN=ID, ids from \1)"),
-    (re.compile(r"\bspecial_tokens="), "--special"),
-    (re.compile(r"\btext_column="), "--text-column"),
-    (re.compile(r"\btext_column\b"), "--text-column"),
-    (re.compile(r"\btext_field\b"), "--text-field"),
-    (re.compile(r"\bmemory_limit\b"), "--memory"),
-    (re.compile(r"\bcache_dir\b"), "--cache"),
-    (re.compile(r"\bpattern=(?=[\s,;.)]|$)"), "--pattern"),
-    (re.compile(r"\bpreset=(?=[\s,;.)]|$)"), "--preset"),
-    (re.compile(r"\bnum_threads\b"), "--threads"),
-    (re.compile(r"\bpass append_eot=False\b"), "pass --no-eot"),
-    (re.compile(r"\bmin_frequency=(\d+)"), r"--min-frequency \1"),
-    (re.compile(r"\bmax_token_length=(\d+)"), r"--max-token-length \1"),
-]
+#: A library argument -> the ``dest`` of the command-line option that sets it,
+#: where the two names differ (an argument named like its option's dest, such as
+#: ``pattern`` or ``text_column``, needs no row). The flag itself comes from the
+#: running command's parser, so an error names the option that command has.
+ARGUMENT_DESTS = {
+    "memory_limit": "memory",
+    "num_threads": "threads",
+    "special_tokens": "special",
+    "cache_dir": "cache",
+    "append_eot": "no_eot",
+    "global_merges": "parity_global",
+    "parity_global_merges": "parity_global",
+    "keep_tokens": "keep_token",
+    "input_format": "input_format",
+}
+
+#: How an argument is named on a command that has no option for it.
+_ELSEWHERE = {
+    "special_tokens": "the special tokens (for a file: bytepair convert it with --special TOKEN=ID)",
+}
 
 
-def cli_speak(msg: str) -> str:
-    """A library message reworded for the command line (flags, not arguments).
+def command_flags(parser: argparse.ArgumentParser) -> dict[str, tuple[str, bool]]:
+    """Library argument -> ``(flag, takes_a_value)`` for the options of one
+    command's ``parser`` (see :data:`ARGUMENT_DESTS`)."""
+    by_dest: dict[str, tuple[str, bool]] = {}
+    for action in parser._actions:  # argparse lists a parser's options only here
+        longs = [o for o in action.option_strings if o.startswith("--")] or action.option_strings
+        if longs and action.dest not in by_dest:
+            by_dest[action.dest] = (longs[0], action.nargs != 0)
+    flags = {dest: flag for dest, flag in by_dest.items()}
+    for argument, dest in ARGUMENT_DESTS.items():
+        if dest in by_dest:
+            flags[argument] = by_dest[dest]
+    return flags
 
-    >>> cli_speak("no 'text' key; pass text_column=")
+
+def cli_speak(msg: str, flags: dict[str, tuple[str, bool]], argument: str | None = None) -> str:
+    """A library message with its arguments named as the command line names
+    them: every ``name=`` (with its value, if any) of an argument in ``flags``,
+    and the bare name of ``argument``, the one the error is about.
+
+    >>> cli_speak("no 'text' key; pass text_column=", {"text_column": ("--text-column", True)})
     "no 'text' key; pass --text-column"
+    >>> cli_speak("memory_limit 'x' is not a size", {"memory_limit": ("--memory", True)}, "memory_limit")
+    "--memory 'x' is not a size"
     """
-    for pat, repl in _CLI_SPEAK:
-        msg = pat.sub(repl, msg)
+    names = dict(_ELSEWHERE)
+    names.update({arg: flag for arg, (flag, _) in flags.items()})
+    for arg, spelled in names.items():
+        if f"{arg}=" in msg:
+            msg = _spell(msg, arg, spelled, flags.get(arg, ("", True))[1])
+    if argument is not None and argument in names:
+        msg = re.sub(rf"\b{re.escape(argument)}\b(?!=)", names[argument], msg)
     return msg
 
 
-def _message(e: BaseException) -> str:
+def _spell(msg: str, arg: str, flag: str, takes_value: bool) -> str:
+    """``msg`` with each ``arg=`` / ``arg=VALUE`` written ``flag`` / ``flag VALUE``
+    (``flag`` alone for an option without a value, such as ``append_eot=False``: ``--no-eot``)."""
+    out, pos = [], 0
+    for m in re.finditer(rf"\b{re.escape(arg)}=('[^']*'|[^\s,;)]+)?", msg):
+        out.append(msg[pos:m.start()])
+        out.append(f"{flag} {m.group(1)}" if m.group(1) and takes_value else flag)
+        pos = m.end()
+    return "".join(out) + msg[pos:]
+
+
+def _message(e: BaseException, flags: dict[str, tuple[str, bool]]) -> str:
     if isinstance(e, OSError) and e.filename is not None and e.strerror:
         msg = f"{e.filename}: {e.strerror}"
-    elif isinstance(e, KeyError) and type(e) is KeyError and e.args:
-        msg = str(e.args[0])
     else:
         msg = str(e) or "an error without a message (run with --debug for the traceback)"
     # one line per line of the message (several failed shards: one per line), spaces tidied
     lines = [" ".join(line.split()) for line in msg.splitlines()]
-    return cli_speak("\n  ".join(line for line in lines if line))
+    return cli_speak("\n  ".join(line for line in lines if line), flags, getattr(e, "argument", None))
 
 
 #: Options whose value is text the command uses as text (not a path): bytes a
@@ -164,13 +201,16 @@ def _terminate(signum: int, frame: object) -> NoReturn:
     raise SystemExit(128 + signum)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
-    print(f"bytepair: warning: {_message(Warning(str(message)))}", file=sys.stderr)
+def _warning_printer(flags: dict[str, tuple[str, bool]]):
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        """Warnings print as one ``bytepair: warning: ...`` line (no Python source path)."""
+        print(f"bytepair: warning: {_message(Warning(str(message)), flags)}", file=sys.stderr)
+
+    return show
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs the command line; returns the exit status (0 ok, 2 user error)."""
+    """Runs the command line; returns the exit status (0 ok, 2 user error, 1 a bug)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -179,8 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:  # bare `bytepair`: the help, not an error
         parser.print_help()
         return 0
+    flags = command_flags(args.commands[args.command])
     saved = warnings.showwarning
-    warnings.showwarning = _show_warning
+    warnings.showwarning = _warning_printer(flags)
     on_term = _on_sigterm(_terminate)
     try:
         _check_text_options(args)
@@ -196,11 +237,18 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print("bytepair: interrupted", file=sys.stderr)
         return 130
-    except (BytepairError, ValueError, OSError, KeyError, ImportError) as e:
+    except (BytepairError, OSError) as e:  # the user's to fix: one line
         if getattr(args, "debug", False):
             raise
-        print(f"bytepair: error: {_message(e)}", file=sys.stderr)
+        print(f"bytepair: error: {_message(e, flags)}", file=sys.stderr)
         return 2
+    except Exception:  # anything else is a bug in bytepair: the traceback, to report it
+        if getattr(args, "debug", False):
+            raise
+        traceback.print_exc()
+        print("bytepair: internal error (a bug in bytepair; please report it with the traceback above)",
+              file=sys.stderr)
+        return 1
     finally:
         warnings.showwarning = saved
         _on_sigterm(on_term)

@@ -193,12 +193,20 @@ def check_file_options(args: argparse.Namespace, specs: Sequence[tuple[str, str]
                          f"drop {flag}")
 
 
+def check_encoding_name(value: str) -> str:
+    """An ``-e NAME`` value when bytepair bundles it, else a UsageError listing them."""
+    if value not in list_encoding_names():
+        raise UsageError(f"unknown encoding {value!r}; bundled encodings: {', '.join(list_encoding_names())} "
+                         "(for a tokenizer file use -t FILE)")
+    return value
+
+
 def load_tokenizer(kind: str, value: str, args: argparse.Namespace | None = None) -> tuple[str, Any]:
     """One ``-e NAME`` or ``-t FILE``; ``--preset`` / ``--pattern`` in ``args`` go to
     a file that takes them (see :func:`check_file_options`, which refuses them
     when none does)."""
     if kind == "e":
-        return value, get_encoding(value)
+        return value, get_encoding(check_encoding_name(value))
     _check_exists(value)
     kw: dict[str, Any] = {}
     wanted = [(attr, formats) for _, attr, formats in _FILE_OPTIONS if getattr(args, attr, None) is not None]
@@ -397,6 +405,19 @@ def read_texts(args: argparse.Namespace, **kw: Any) -> list[tuple[str, str]]:
 
 def read_joined_text(args: argparse.Namespace) -> str:
     return "".join(t for _, t in read_texts(args))
+
+
+def unescape(value: str, flag: str) -> str:
+    r"""An option value with its backslash escapes (``\n``, ``\t``, ``\x41`` ...)
+    read; a broken escape is a UsageError naming ``flag``.
+
+    >>> unescape(r"a\tb", "--documents") == "a\tb"
+    True
+    """
+    try:
+        return value.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{flag} '{value}': a broken backslash escape ({e.reason})") from None
 
 
 def int_list(s: str, what: str) -> list[int]:

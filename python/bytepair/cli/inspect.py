@@ -40,6 +40,7 @@ from .common import (
     read_path_texts,
     read_texts,
     show_result,
+    unescape,
     use_color,
 )
 
@@ -224,7 +225,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError("--documents splits the --text files; give --text FILE")
     if args.text:
         documents = "\\n\\n" if args.documents is None else args.documents
-        sep = None if documents == "none" else documents.encode().decode("unicode_escape")
+        sep = None if documents == "none" else unescape(documents, "--documents")
         docs = []
         for text in read_path_texts(args.text):
             docs.extend(_documents(text, sep))

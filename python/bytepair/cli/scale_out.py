@@ -22,7 +22,7 @@ from ..distributed import count_chunks, encode_dataset
 from ..outputs import check_outputs
 from ..registry import list_encoding_names
 from ..shards.readers import shard_format
-from .common import UsageError, check_file_options, load_tokenizer, nonnegative_int, positive_int
+from .common import UsageError, check_encoding_name, check_file_options, load_tokenizer, nonnegative_int, positive_int
 
 
 def _plural(n: int, word: str) -> str:
@@ -107,7 +107,7 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
 def cmd_encode_dataset(args: argparse.Namespace) -> int:
     _check_engine_args(args)
     check_file_options(args, [("t", args.tokenizer_file)] if args.tokenizer_file else [("e", args.encoding)])
-    tok: Any = args.encoding
+    tok: Any = args.encoding if args.tokenizer_file is not None else check_encoding_name(args.encoding)
     if args.tokenizer_file is not None:
         tok = load_tokenizer("t", args.tokenizer_file, args)[1]
     allowed: Any = "all" if args.allow_special else ()

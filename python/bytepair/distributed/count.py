@@ -35,6 +35,7 @@ from .. import _core
 from ..counts import ChunkCounts
 from ..counts import count_chunks as count_here
 from ..documents import Inputs
+from ..errors import ArgumentError
 from ..memory import parse_size
 from ..patterns import resolve as _resolve_pattern
 from ..shards.readers import check_input_format, iter_documents, shard_files
@@ -147,10 +148,10 @@ def count_chunks(
 
     arglist = [(p,) for p in shards]
     if reduce not in ("auto", "driver", "tree"):
-        raise ValueError(f'reduce must be "auto", "driver" or "tree", not {reduce!r}')
+        raise ArgumentError(f'reduce must be "auto", "driver" or "tree", not {reduce!r}', name="reduce")
     tree = isinstance(eng, RayEngine) and reduce != "driver" and len(shards) > 1
     if reduce == "tree" and not isinstance(eng, RayEngine):
-        raise ValueError('reduce="tree" needs engine="ray"; the local engine merges on the driver')
+        raise ArgumentError('reduce="tree" needs engine="ray"; the local engine merges on the driver', name="reduce")
     total = ChunkCounts({}, pattern=pat, special_tokens=specials)
     failures: Dict[int, str] = {}
     bar = Progress(len(shards), "counting", progress)

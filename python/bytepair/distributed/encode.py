@@ -48,6 +48,7 @@ import sys
 import tempfile
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from ..errors import ArgumentError, MissingExtraError
 from ..outputs import check_outputs
 from ..registry import get_encoding, list_encoding_names
 from ..shards import pipeline
@@ -389,24 +390,24 @@ def encode_dataset(
             f" not {type(tokenizer).__name__}"
         )
     if format not in OUTPUT_FORMATS:
-        raise ValueError(
-            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}"
+        raise ArgumentError(
+            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}", name="format"
         )
     if append_eot and tokenizer.eot_token is None:
-        raise ValueError(
+        raise ArgumentError(
             f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
-            " pass append_eot=False or add the token"
+            " pass append_eot=False or add the token", name="append_eot"
         )
     if format == "npy":
         try:
             import numpy  # noqa: F401
         except ImportError as e:
-            raise ImportError('format="npy" needs numpy: pip install numpy') from e
+            raise MissingExtraError('format="npy" needs numpy: pip install numpy') from e
     if format == "parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError as e:
-            raise ImportError('format="parquet" needs pyarrow: pip install pyarrow') from e
+            raise MissingExtraError('format="parquet" needs pyarrow: pip install pyarrow') from e
     shards = shard_files(paths)
     check_input_format(input_format)
     allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
@@ -418,8 +419,8 @@ def encode_dataset(
         name = f"{output_stem(p)}.{format}"
         if name == MANIFEST or name in names:
             other = names.get(name, MANIFEST)
-            raise ValueError(
-                f"{p} and {other} would both be written to {name}; give the shards distinct names"
+            raise ArgumentError(
+                f"{p} and {other} would both be written to {name}; give the shards distinct names", name="paths"
             )
         names[name] = p
     order = list(names)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, Mapping, NoReturn, Optional, Sequence, Set, Tuple
 
-from ..errors import FormatError, UnsupportedComponentError, VocabError, json_error_text
+from ..errors import ArgumentError, FormatError, UnsupportedComponentError, VocabError, json_error_text
 from ..tokenizer import Tokenizer
 from ..vocab import check_gaps
 from .native import str_to_token, token_to_str
@@ -50,7 +50,7 @@ def merge_pairs(tok: Tokenizer, mode: str = "all") -> List[Tuple[int, int]]:
     [(97, 98), (98, 99), (97, 257), (256, 99)]
     """
     if mode not in MERGE_MODES:
-        raise ValueError(f"merges must be one of {MERGE_MODES}, not {mode!r}")
+        raise ArgumentError(f"merges must be one of {MERGE_MODES}, not {mode!r}", name="merges")
     if mode == "minimal":
         return tok.merges
     tokens = tok.token_bytes_list

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Dict, Mapping, Optional
 
-from ..errors import ConversionError, FormatError
+from ..errors import ArgumentError, ConversionError, FormatError
 from ..tokenizer import Tokenizer
 from . import hf_json
 
@@ -39,7 +39,7 @@ def check_roles(tok: Tokenizer, roles: Mapping[str, Optional[str]]) -> Dict[str,
     out: Dict[str, str] = {}
     for role, token in roles.items():
         if role not in ROLES:
-            raise ValueError(f"unknown special-token role {role!r}; roles are {', '.join(ROLES)}")
+            raise ArgumentError(f"unknown special-token role {role!r}; roles are {', '.join(ROLES)}", name="roles")
         if token is None:
             continue
         if token not in tok.special_tokens:

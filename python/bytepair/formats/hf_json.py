@@ -35,7 +35,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import patterns as _patterns
 from ..atomic import atomic_write_text
-from ..errors import FormatError, UnsupportedComponentError
+from ..errors import ArgumentError, FormatError, UnsupportedComponentError
 from ..tokenizer import Tokenizer
 from . import common as _common
 from .hf_tokenizer import PipelineTokenizer
@@ -113,7 +113,7 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
             version) or ``"pair"`` (``["a", "b"]``, tokenizers >= 0.20).
     """
     if merge_style not in ("string", "pair"):
-        raise ValueError(f"merge_style must be 'string' or 'pair', not {merge_style!r}")
+        raise ArgumentError(f"merge_style must be 'string' or 'pair', not {merge_style!r}", name="merge_style")
     strs = _common.vocab_strings(tok, "a Hugging Face tokenizer.json", gaps_ok=True)
     vocab: Dict[str, int] = {s: i for i, s in enumerate(strs) if s}  # a gap has no entry
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])

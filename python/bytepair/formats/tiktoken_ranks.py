@@ -26,7 +26,7 @@ import os
 from typing import Dict, List, Mapping, Optional, Union
 
 from ..atomic import atomic_write_bytes
-from ..errors import FormatError, VocabError
+from ..errors import ArgumentError, FormatError, VocabError
 from ..registry import bundled_name_for_sha256, get_encoding, list_encoding_names
 from ..tokenizer import Tokenizer
 from ..vocab import tokens_by_rank
@@ -114,7 +114,7 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
 
 def _preset(preset: str):
     if preset not in list_encoding_names():
-        raise ValueError(f"unknown preset {preset!r}; use one of {list_encoding_names()}")
+        raise ArgumentError(f"unknown preset {preset!r}; use one of {list_encoding_names()}", name="preset")
     return get_encoding(preset)
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeGuard, Union, runtime_checkable
 from ..char import CharTokenizer
 from ..documents import Data as TextSource
 from ..documents import read_documents
+from ..errors import UnknownEncodingError
 from ..formats import load
 from ..registry import get_encoding, list_encoding_names
 from ..render.text import is_complete_utf8
@@ -54,7 +55,7 @@ def resolve_tokenizer(tok: TokenizerSpec) -> TokenizerLike:
             return get_encoding(tok)
         if os.path.exists(tok):
             return load(tok)
-        raise ValueError(
+        raise UnknownEncodingError(
             f"unknown encoding {tok!r}; available: {', '.join(list_encoding_names())}, or a tokenizer file"
         )
     if isinstance(tok, os.PathLike):

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ArgumentError
 from ..render.text import PerToken as _PerToken
 from ..render.text import TableResult, display_width, per, visible
 from .common import (
@@ -114,7 +115,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, T
         raise TypeError("compare takes a list (or dict) of texts, not one str")
     labelled = dict(texts) if isinstance(texts, Mapping) else {t: t for t in texts}
     if not labelled:
-        raise ValueError("compare needs at least one text")
+        raise ArgumentError("compare needs at least one text", name="texts")
     if isinstance(tokenizers, Mapping):
         toks = {str(k): resolve_tokenizer(v) for k, v in tokenizers.items()}
     else:
@@ -126,7 +127,7 @@ def compare(texts: Mapping[str, str] | Sequence[str], tokenizers: Mapping[str, T
                 name += "'"
             toks[name] = obj
     if not toks:
-        raise ValueError("compare needs at least one tokenizer")
+        raise ArgumentError("compare needs at least one tokenizer", name="tokenizers")
     rows = []
     for label, text in labelled.items():
         nb, nc = len(text.encode("utf-8")), len(text)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Sequence, Union
 
 from ..documents import iter_documents
+from ..errors import ArgumentError
 from ..parity import check_unit
 from ..reference import gini
 from ..render.text import PerToken, TableResult, format_table
@@ -122,11 +123,11 @@ def parity(
     """
     check_unit(unit)
     if not isinstance(texts_by_language, Mapping) or not texts_by_language:
-        raise ValueError("texts_by_language must be a non-empty dict of language -> text")
+        raise ArgumentError("texts_by_language must be a non-empty dict of language -> text", name="texts_by_language")
     texts = {str(k): _text_of(v) for k, v in texts_by_language.items()}
     for g, t in texts.items():
         if not t:
-            raise ValueError(f"the text of language {g!r} is empty")
+            raise ArgumentError(f"the text of language {g!r} is empty", name="texts_by_language")
     if isinstance(tokenizers, Mapping):
         toks = {str(k): resolve_tokenizer(v) for k, v in tokenizers.items()}
     else:
@@ -138,7 +139,7 @@ def parity(
                 label += "'"
             toks[label] = obj
     if not toks:
-        raise ValueError("parity needs at least one tokenizer")
+        raise ArgumentError("parity needs at least one tokenizer", name="tokenizers")
     rows = []
     for name, tok in toks.items():
         for g, text in texts.items():

@@ -254,7 +254,7 @@ def sweep(
     tok_given = isinstance(source, Tokenizer)
     n_special = len(source.special_tokens) if isinstance(source, Tokenizer) else len(special_tokens)
     if (sizes is None) == (merges is None):
-        raise ValueError("give the sizes either as vocab sizes (sizes=) or as merge counts (merges=)")
+        raise ArgumentError("give the sizes either as vocab sizes (sizes=) or as merge counts (merges=)", name="sizes")
     for what, given in (("sizes", sizes), ("merges", merges)):
         if given is None:
             continue
@@ -268,17 +268,17 @@ def sweep(
         raise TypeError(f"eval_text must be a str, a path or a list of them, got {type(eval_text).__name__}")
     wanted = list(sizes) if sizes is not None else [256 + m + n_special for m in merges or ()]
     if not wanted:
-        raise ValueError("no sizes to sweep")
+        raise ArgumentError("no sizes to sweep", name="sizes")
     for v in wanted:
         if v < 256 + n_special:
             raise ArgumentError(f"vocab size {v!r} is below 256 + {n_special} special token{'' if n_special == 1 else 's'}")
     if tok_given:
         base: Any = source
         if eval_text is None:
-            raise ValueError("sweeping a tokenizer needs eval_text (the text to count tokens of)")
+            raise ArgumentError("sweeping a tokenizer needs eval_text (the text to count tokens of)", name="eval_text")
         over = [v for v in wanted if v > base.n_vocab]
         if over:
-            raise ValueError(f"vocab size {over[0]:,} is above {tokenizer_name(base)}'s n_vocab {base.n_vocab:,}: "
+            raise ArgumentError(f"vocab size {over[0]:,} is above {tokenizer_name(base)}'s n_vocab {base.n_vocab:,}: "
                              "a tokenizer can only be truncated")
     else:
         docs = read_documents(source)  # type: ignore[arg-type]

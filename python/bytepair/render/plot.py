@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from ..atomic import atomic_write_bytes
-from ..errors import MissingExtraError
+from ..errors import ArgumentError, MissingExtraError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..inspect.compare import Comparison
@@ -122,7 +122,7 @@ def plot_sweep(sweep: Sweep, path: PathLike, *, title: str | None = None) -> Non
     require_matplotlib()
     rows = sweep.rows
     if not rows:
-        raise ValueError("the sweep has no rows to plot")
+        raise ArgumentError("the sweep has no rows to plot", name="sweep")
     merges = [r.merges for r in rows]
     fig = new_figure(7.5, 4.4)
     ax = fig.add_subplot()

@@ -23,6 +23,7 @@ import webbrowser
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import ArgumentError
 from ..inspect.common import TokenizerLike
 from .app import LIMITS, PATTERNS, ApiError, make_app
 
@@ -35,7 +36,7 @@ def bind(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
     """A listening socket on ``host:port`` (port 0: any free port). A taken port
     raises :class:`PortInUseError` naming it."""
     if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-        raise ValueError(f"port must be 0..65535, got {port!r}")
+        raise ArgumentError(f"port must be 0..65535, got {port!r}", name="port")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as e:

@@ -56,6 +56,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__, patterns
+from ..errors import ArgumentError
 from ..formats.native import to_dict
 from ..inspect import compare, pieces, trace
 from ..inspect.common import TokenizerLike
@@ -353,7 +354,7 @@ class App:
 
     def __init__(self, tokenizers: Mapping[str, TokenizerLike]) -> None:
         if not tokenizers:
-            raise ValueError("bytepair serve needs at least one tokenizer")
+            raise ArgumentError("bytepair serve needs at least one tokenizer", name="tokenizers")
         self.tokenizers = dict(tokenizers)
         self.assets = _load_assets()
         self.workers = _Workers(self.tokenizers)

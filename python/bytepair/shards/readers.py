@@ -31,7 +31,7 @@ import json
 import os
 from typing import IO, Iterator, List, Optional, Sequence, Union, cast
 
-from ..errors import ShardError, json_error_text
+from ..errors import ArgumentError, ShardError, json_error_text
 from .paths import expand_all
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -113,7 +113,7 @@ def iter_documents(
     elif fmt == "parquet":
         yield from _iter_parquet(path, text_column)
     else:
-        raise ValueError(f"unknown input format {fmt!r}; use one of {', '.join(INPUT_FORMATS)}")
+        raise ArgumentError(f"unknown input format {fmt!r}; use one of {', '.join(INPUT_FORMATS)}", name="input_format")
 
 
 def _open_binary(path: PathLike) -> IO[bytes]:
@@ -229,7 +229,7 @@ def normalize_paths(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
             raise TypeError(f"shard paths must be str or os.PathLike, got {type(p).__name__}")
         out.append(os.fspath(p))
     if not out:
-        raise ValueError("no input shards given")
+        raise ArgumentError("no input shards given", name="paths")
     return out
 
 
@@ -246,7 +246,7 @@ def shard_files(paths: Union[PathLike, Sequence[PathLike]]) -> List[str]:
 
 def check_input_format(input_format: Optional[str]) -> None:
     if input_format is not None and input_format not in INPUT_FORMATS:
-        raise ValueError(
+        raise ArgumentError(
             f"unknown input_format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}"
-            " or None (from the file name)"
+            " or None (from the file name)", name="input_format"
         )
