@@ -100,13 +100,20 @@ def no_panic(fn, *args, **kwargs):
 
 # Every temporary file of the run (this process and the commands it starts)
 # goes to one directory of its own, so a leftover is seen and removed at the end.
-SESSION_TMP = Path(tempfile.mkdtemp(prefix="bytepair-tests-"))
+# A process the run starts that imports this module (a worker unpickling a test's
+# function) joins the run's directory instead of making one of its own.
+_PARENT_TMP = os.environ.get("BYTEPAIR_TEST_TMP")
+if _PARENT_TMP and Path(_PARENT_TMP).is_dir():
+    SESSION_TMP = Path(_PARENT_TMP)
+else:
+    SESSION_TMP = Path(tempfile.mkdtemp(prefix="bytepair-tests-"))
+    os.environ["BYTEPAIR_TEST_TMP"] = str(SESSION_TMP)
+    atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
 os.environ["TMPDIR"] = str(SESSION_TMP)
 tempfile.tempdir = None
 #: Marks every process the run starts (inherited), to find any left running.
 SESSION_MARK = f"BYTEPAIR_TEST_SESSION={SESSION_TMP.name}"
 os.environ["BYTEPAIR_TEST_SESSION"] = SESSION_TMP.name
-atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
 
 # hypothesis: no example database in the working directory; deterministic in CI
 set_hypothesis_home_dir(str(SESSION_TMP / "hypothesis"))

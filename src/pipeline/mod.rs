@@ -93,6 +93,11 @@ pub fn byte_level_bytes(s: &str) -> Option<Vec<u8>> {
 }
 
 impl Pipeline {
+    /// Which engine runs each pre-tokenizer stage ([`Stage::path`]).
+    pub fn stage_paths(&self) -> Vec<String> {
+        self.stages.iter().map(Stage::path).collect()
+    }
+
     /// Builds the pipeline (compiles the added-token automata).
     pub fn new(parts: Parts) -> Result<Self> {
         Ok(Pipeline {

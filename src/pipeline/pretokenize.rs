@@ -158,6 +158,25 @@ fn keeps_every_span(regex: &Pretokenizer, behavior: Behavior, invert: bool) -> b
 }
 
 impl Stage {
+    /// Which engine runs this stage: `Split: scanner:<family>` (a hand-written
+    /// scanner, a fused chain of splits included), `Split: regex` (`fancy-regex`),
+    /// `Digits`, `ByteLevel: scanner:gpt2` or `ByteLevel` (no regex).
+    pub fn path(&self) -> String {
+        match self {
+            Stage::Split {
+                regex,
+                behavior,
+                invert,
+            } if keeps_every_span(regex, *behavior, *invert) => format!("Split: {}", regex.path()),
+            Stage::Split { .. } => "Split: regex".to_string(),
+            Stage::Digits { .. } => "Digits".to_string(),
+            Stage::ByteLevel {
+                regex: Some(re), ..
+            } => format!("ByteLevel: {}", re.path()),
+            Stage::ByteLevel { regex: None, .. } => "ByteLevel".to_string(),
+        }
+    }
+
     /// Splits every piece of `buf` (`pieces`), returning the new buffer (when
     /// the stage edits the text) and pieces.
     pub fn apply(&self, buf: &mut String, pieces: Pieces) -> Result<Pieces> {

@@ -100,7 +100,12 @@ fn fuse_chains(stages: &[Component]) -> Result<Vec<Stage>> {
     while i < stages.len() {
         let run = stages[i..].iter().take_while(|c| plain(c)).count();
         if run >= 2 {
-            let patterns: Vec<&str> = stages[i..i + run].iter().map(|c| c.1.as_str()).collect();
+            // a `(?m)` prefix (Oniguruma's line anchors) changes nothing in a
+            // known chain: its patterns have no `^` or `$` outside a class
+            let patterns: Vec<&str> = stages[i..i + run]
+                .iter()
+                .map(|c| c.1.strip_prefix("(?m)").unwrap_or(&c.1))
+                .collect();
             if let Some(p) = Pretokenizer::from_splits(&patterns)? {
                 out.push(Stage::Split {
                     regex: Box::new(p),
@@ -242,18 +247,6 @@ impl PyPipeline {
         prefix: Vec<Rank>,
         suffix: Vec<Rank>,
     ) -> PyResult<Self> {
-        let paths = stages
-            .iter()
-            .map(|(kind, a, b, _, y)| match kind.as_str() {
-                "Split" if b == "Isolated" => match Pretokenizer::new(Some(a)) {
-                    Ok(p) if p.scanner().is_some() => "Split: hand-written scanner".to_string(),
-                    _ => "Split: fancy-regex".to_string(),
-                },
-                "Split" => "Split: fancy-regex".to_string(),
-                "ByteLevel" if *y => "ByteLevel: hand-written scanner (gpt2)".to_string(),
-                k => k.to_string(),
-            })
-            .collect();
         let merges = merges_of(merges)?;
         let inner = py
             .detach(|| {
@@ -269,6 +262,7 @@ impl PyPipeline {
                 )
             })
             .map_err(to_py)?;
+        let paths = inner.stage_paths();
         Ok(PyPipeline { inner, paths })
     }
 

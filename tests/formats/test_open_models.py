@@ -160,3 +160,16 @@ def test_an_unsupported_component_is_named_with_its_path(tmp_path, model_files):
         bytepair.load(path)
     assert "Metaspace" in str(e.value) and e.value.where == "$.pre_tokenizer.pretokenizers[0].type"
 
+
+
+@pytest.mark.parametrize("model, splits", [
+    ("llama-3.2", ["Split: scanner:llama3"]),
+    ("qwen-2.5", ["Split: scanner:qwen2"]),
+    ("olmo-2", ["Split: scanner:llama3"]),  # Removed + invert: every character is matched
+    ("minimax-text-01", ["Split: scanner:o200k"]),
+    ("deepseek-v3", ["Split: scanner:deepseek_v3"]),  # three Splits fused into one scanner
+    ("deepseek-llm-7b", ["Split: regex"] * 5),
+])
+def test_each_model_says_which_engine_splits_it(model, splits, model_files):
+    tok = bytepair.load(model_files(model))
+    assert [p for p in tok.pretokenizer_paths if p.startswith("Split")] == splits

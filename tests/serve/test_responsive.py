@@ -87,7 +87,7 @@ def test_info_answers_while_heavy_work_is_in_flight(server):
     threads = [threading.Thread(target=heavy, args=job) for job in jobs]
     for t in threads:
         t.start()
-    time.sleep(1.5)  # the requests are read and running
+    time.sleep(0.3)  # the requests are read and running
     busy = []
     while any(t.is_alive() for t in threads) and len(busy) < 20:
         status, _, took = call(server, "/api/info", timeout=60)
