@@ -351,6 +351,30 @@ def convert(
     if isinstance(source, (str, os.PathLike)) and os.path.exists(source):  # never written over the source
         planned = [os.path.join(dest, k) for k in files] if to in FOLDER_TARGETS else [dest]
         check_outputs([("the destination", p) for p in planned], [("the source", source)])
+    finals, report = _write_verified(tok, to, files, dest, check_text, check_peer)
+    n_merges, notes = _summary(tok, to, files)
+    return ConvertReport(
+        source=source_label,
+        destination=dest,
+        format=to,
+        files=[finals[k] for k in files],
+        n_vocab=tok.n_vocab,
+        n_merges=n_merges,
+        checked_tokens=report[0],
+        identical=True,
+        same_vocab=report[1],
+        peer=report[2],
+        seconds=time.perf_counter() - t0,
+        notes=notes,
+    )
+
+
+def _write_verified(tok: Tokenizer, to: str, files: Dict[str, bytes], dest: str, check_text: Optional[str],
+                    check_peer: bool) -> Tuple[Dict[str, str], Any]:
+    """Writes ``files`` to temporary files beside ``dest``, verifies them
+    (:func:`_verify`) and only then moves them into place; on any failure
+    nothing is left (a folder it made is removed). Returns the final paths by
+    key and the verification report."""
     if to in FOLDER_TARGETS:
         folder = dest
         made_folder = not os.path.isdir(folder)
@@ -380,7 +404,11 @@ def convert(
         if made_folder:
             shutil.rmtree(folder, ignore_errors=True)
         raise
+    return finals, report
 
+
+def _summary(tok: Tokenizer, to: str, files: Dict[str, bytes]) -> Tuple[int, List[str]]:
+    """The merges a written file holds, and the notes for loading it back."""
     n_merges = 0
     if to in ("hf", "gpt2", "transformers"):
         n_merges = len(_gpt2.parse_merges(files[_gpt2.MERGES_FILE])[0]) if to == "gpt2" else \
@@ -396,20 +424,7 @@ def convert(
     if to == "gpt2" and tok.pattern is not None and tok.pattern_name != "gpt2":
         notes.append("vocab.json + merges.txt do not store the pattern; load them with pattern="
                      f"{tok.pattern_name or 'the same regex'!r}")
-    return ConvertReport(
-        source=source_label,
-        destination=dest,
-        format=to,
-        files=[finals[k] for k in files],
-        n_vocab=tok.n_vocab,
-        n_merges=n_merges,
-        checked_tokens=report[0],
-        identical=True,
-        same_vocab=report[1],
-        peer=report[2],
-        seconds=time.perf_counter() - t0,
-        notes=notes,
-    )
+    return n_merges, notes
 
 
 def _verify(tok: Tokenizer, to: str, tmp: Dict[str, str], check_text: Optional[str],

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import replace
-from typing import Any, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from . import _core
 from . import memory as _memory
@@ -71,6 +71,43 @@ def _resolve_base(base: object) -> Tokenizer:
     if not isinstance(base, Tokenizer):
         raise TrainingError(f"base must be a Tokenizer, a bundled encoding name or a file, not {type(base).__name__}")
     return base
+
+
+def _num_merges(first_id: int, vocab_size: Optional[int], add: Optional[int], n_specials: int) -> int:
+    """How many merges to learn: ``add``, or what ``vocab_size`` leaves after the base and new specials."""
+    if add is not None:
+        if not isinstance(add, int) or isinstance(add, bool) or add < 1:
+            raise TrainingError(f"add must be an int >= 1, got {add!r}", argument="add")
+        top = MAX_VOCAB - first_id - n_specials
+        if add > top:
+            raise TrainingError(f"add must be between 1 and {top:,} (ids are 32-bit; the base has {first_id:,}), "
+                                f"got {add:,}", argument="add")
+        return add
+    vocab_size = check_vocab_size(vocab_size)
+    num_merges = vocab_size - first_id - n_specials
+    if num_merges < 1:
+        raise TrainingError(
+            f"vocab_size {vocab_size} leaves no room for new merges: the base has {first_id:,} ids"
+            f"{f' and {n_specials} new special tokens take the next ones' if n_specials else ''}; "
+            f"give at least {first_id + n_specials + 1} (or add=N)", argument="vocab_size"
+        )
+    return num_merges
+
+
+def _table(tok: Tokenizer, data: Optional[Data], counts: Optional[ChunkCounts], read: Inputs, cut: List[str],
+           num_threads: Optional[int], status: TrainProgress) -> Any:
+    """The chunk table to extend with: ``counts``' (checked against the base's
+    pattern), or ``data`` counted with the base's pattern, ``cut`` removed."""
+    if counts is not None:
+        if not isinstance(counts, ChunkCounts):
+            raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
+        if counts.pattern != tok.pattern:
+            raise TrainingError("counts were made with another pattern than the base's")
+        return counts.table
+    assert data is not None  # checked by the caller: exactly one of data / counts
+    limit = read.limit() or _memory.default_limit()
+    return count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
+                        progress=status, inputs=replace(read, memory_limit=limit)).table
 
 
 def extend(
@@ -133,23 +170,7 @@ def extend(
     if (vocab_size is None) == (add is None):
         raise TypeError("give either vocab_size or add=, not both or neither")
     first_id = tok.n_vocab
-    if add is not None:
-        if not isinstance(add, int) or isinstance(add, bool) or add < 1:
-            raise TrainingError(f"add must be an int >= 1, got {add!r}", argument="add")
-        top = MAX_VOCAB - first_id - len(specials)
-        if add > top:
-            raise TrainingError(f"add must be between 1 and {top:,} (ids are 32-bit; the base has {first_id:,}), "
-                                f"got {add:,}", argument="add")
-        num_merges = add
-    else:
-        vocab_size = check_vocab_size(vocab_size)
-        num_merges = vocab_size - first_id - len(specials)
-        if num_merges < 1:
-            raise TrainingError(
-                f"vocab_size {vocab_size} leaves no room for new merges: the base has {first_id:,} ids"
-                f"{f' and {len(specials)} new special tokens take the next ones' if specials else ''}; "
-                f"give at least {first_id + len(specials) + 1} (or add=N)", argument="vocab_size"
-            )
+    num_merges = _num_merges(first_id, vocab_size, add, len(specials))
     if pattern is not None and _patterns.resolve(pattern) != tok.pattern:
         raise TrainingError(
             "pattern must be the base's pre-tokenization pattern (leave it out): another pattern would "
@@ -160,17 +181,7 @@ def extend(
     cut = list(tok.special_tokens) + specials
     status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
     try:
-        if counts is not None:
-            if not isinstance(counts, ChunkCounts):
-                raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
-            if counts.pattern != tok.pattern:
-                raise TrainingError("counts were made with another pattern than the base's")
-            table = counts.table
-        else:
-            assert data is not None  # checked above: exactly one of data / counts
-            limit = read.limit() or _memory.default_limit()
-            table = count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
-                                 progress=status, inputs=replace(read, memory_limit=limit)).table
+        table = _table(tok, data, counts, read, cut, num_threads, status)
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,

@@ -274,6 +274,51 @@ def _token_ids(tokenizer: Tokenizer, specs: Sequence[TokenSpec]) -> List[int]:
     return out
 
 
+def _check_sizes(keep: Optional[int], min_count: Optional[int], floor: int, n: int, n_specials: int) -> None:
+    """``keep`` within [``floor``, ``n``] and ``min_count`` at least 1, when given."""
+    for what, v, lo, hi in (("keep", keep, floor, n), ("min_count", min_count, 1, 2**63 - 1)):
+        if v is None:
+            continue
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{what} must be an int, got {type(v).__name__}")
+        if not lo <= v <= hi:
+            extra = f" (256 bytes + {n_specials} special tokens)" if what == "keep" else ""
+            raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}", argument=what)
+
+
+def _domain_use(tokenizer: Tokenizer, data: Any, counts: Any, num_threads: Optional[int], read: Any) -> Any:
+    """Each id's use in the domain: ``counts`` checked, or counted on ``data``."""
+    np = require_numpy()
+    n = tokenizer.n_vocab
+    if counts is None:
+        use = token_use(tokenizer, data, num_threads=num_threads, inputs=read)  # type: ignore[arg-type]
+    else:
+        use = np.asarray(counts)
+        if use.shape != (n,) or not np.issubdtype(use.dtype, np.integer) or (use < 0).any():
+            raise ShrinkError(f"counts must be {n} non-negative integers (one per id; see token_use), "
+                              f"got shape {use.shape} of {use.dtype}")
+    if not use.any():  # nothing tells which tokens the domain needs
+        raise ShrinkError("the sample of the domain is empty (no token counted): give text of the domain to "
+                          "choose the tokens from")
+    return use
+
+
+def _fill(candidates: List[int], kept: List[bool], left: List[int], right: List[int], n_kept: int,
+          budget: int) -> None:
+    """Keeps ``candidates`` in order, each with the tokens it is merged from,
+    while they fit in ``budget`` (``kept`` is updated in place)."""
+    for t in candidates:
+        if n_kept >= budget:
+            break
+        if kept[t]:
+            continue
+        add = _closure(t, kept, left, right)
+        if n_kept + len(add) <= budget:
+            for u in add:
+                kept[u] = True
+            n_kept += len(add)
+
+
 def shrink(
     tokenizer: Tokenizer,
     data: Optional[Data] = None,
@@ -333,24 +378,8 @@ def shrink(
     n = tokenizer.n_vocab
     special_ids = sorted(set(tokenizer.special_tokens.values()))
     floor = 256 + len(special_ids)
-    for what, v, lo, hi in (("keep", keep, floor, n), ("min_count", min_count, 1, 2**63 - 1)):
-        if v is None:
-            continue
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise TypeError(f"{what} must be an int, got {type(v).__name__}")
-        if not lo <= v <= hi:
-            extra = f" (256 bytes + {len(special_ids)} special tokens)" if what == "keep" else ""
-            raise ShrinkError(f"{what} must be between {lo}{extra} and {hi}, got {v}", argument=what)
-    if counts is None:
-        use = token_use(tokenizer, data, num_threads=num_threads, inputs=read)  # type: ignore[arg-type]
-    else:
-        use = np.asarray(counts)
-        if use.shape != (n,) or not np.issubdtype(use.dtype, np.integer) or (use < 0).any():
-            raise ShrinkError(f"counts must be {n} non-negative integers (one per id; see token_use), "
-                              f"got shape {use.shape} of {use.dtype}")
-    if not use.any():  # nothing tells which tokens the domain needs
-        raise ShrinkError("the sample of the domain is empty (no token counted): give text of the domain to "
-                          "choose the tokens from")
+    _check_sizes(keep, min_count, floor, n, len(special_ids))
+    use = _domain_use(tokenizer, data, counts, num_threads, read)
     tokens = tokenizer.token_bytes_list
     tokens += [b""] * (n - len(tokens))
     parents = merge_parents(tokenizer)
@@ -376,16 +405,7 @@ def shrink(
     if min_count is not None:
         score = np.where(use >= min_count, score, -np.inf)
     order = np.lexsort((np.arange(n), -score))
-    for t in order[: int(np.isfinite(score).sum())].tolist():
-        if n_kept >= budget:
-            break
-        if kept[t]:
-            continue
-        add = _closure(t, kept, left, right)
-        if n_kept + len(add) <= budget:
-            for u in add:
-                kept[u] = True
-            n_kept += len(add)
+    _fill(order[: int(np.isfinite(score).sum())].tolist(), kept, left, right, n_kept, budget)
     return _build(tokenizer, tokens, np.array(kept, dtype=bool), parents, special_ids, name)
 
 
