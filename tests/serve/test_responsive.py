@@ -79,28 +79,33 @@ def test_info_answers_while_heavy_work_is_in_flight(server):
     # the whole chunk (building that vocabulary held the GIL for 30 s)
     run = "一" * 87381
     jobs = [("/api/trace", words, 2000), ("/api/train", run, 20), ("/api/trace", run, 20)]
-    results = []
+    results, busy = [], []
 
     def heavy(path, text, merges):
         results.append(call(server, path, {"text": text, "merges": merges, "pattern": "gpt2"}))
 
-    threads = [threading.Thread(target=heavy, args=job) for job in jobs]
-    for t in threads:
-        t.start()
-    time.sleep(0.3)  # the requests are read and running
-    busy = []
-    while any(t.is_alive() for t in threads) and len(busy) < 20:
-        status, _, took = call(server, "/api/info", timeout=60)
-        assert status == 200
-        busy.append(took)
-        time.sleep(0.1)
-    for t in threads:
-        t.join()
+    # a fast machine ends one round of the work in well under a second: send
+    # rounds until /api/info was timed enough times while work was in flight
+    for _ in range(8):
+        threads = [threading.Thread(target=heavy, args=job) for job in jobs]
+        for t in threads:
+            t.start()
+        time.sleep(0.05)  # the requests are sent
+        while any(t.is_alive() for t in threads) and len(busy) < 20:
+            status, _, took = call(server, "/api/info", timeout=60)
+            assert status == 200
+            if any(t.is_alive() for t in threads):
+                busy.append(took)
+            time.sleep(0.02)
+        for t in threads:
+            t.join()
+        if len(busy) >= 5:
+            break
     assert len(busy) >= 3, "the heavy requests ended before /api/info could be timed"
     # idle is a few ms; the GIL held by the work gave 25-56 s
     assert max(busy) < max(2.0, 50 * idle), (idle, busy)
     print(f"/api/info idle {idle * 1e3:.1f} ms, with the work in flight at most {max(busy) * 1e3:.1f} ms")
-    assert sorted(r[0] for r in results) == [200, 200, 200], [(r[0], r[1][:200]) for r in results]
+    assert {r[0] for r in results} == {200}, [(r[0], r[1][:200]) for r in results if r[0] != 200]
     assert all(json.loads(r[1]) for r in results)
 
 
