@@ -22,7 +22,7 @@ import os
 from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .errors import OutputIsInputError, ReadError
-from .shards.paths import expand, file_key
+from .shards.paths import expand_entries, file_key
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -33,19 +33,20 @@ def file_identity(path: PathLike) -> Hashable:
     return file_key(os.fspath(path))
 
 
-def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> List[Tuple[str, str]]:
-    """``(label, file)`` for every file the labelled input paths name
-    (folders and globs expanded as the readers expand them); a path that
-    names nothing readable is left to the reader to report."""
-    out: List[Tuple[str, str]] = []
+def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> List[Tuple[str, str, Optional[int]]]:
+    """``(label, file, inode)`` for every file the labelled input paths name
+    (folders and globs expanded as the readers expand them; the inode when the
+    folder listing gave it, else None); a path that names nothing readable is
+    left to the reader to report."""
+    out: List[Tuple[str, str, Optional[int]]] = []
     for label, p in paths:
         if p is None or os.fspath(p) in ("", "-"):
             continue
         try:
-            files = expand(p)
+            files = expand_entries(p)
         except (ReadError, OSError, ValueError):
-            files = [os.fspath(p)]
-        out += [(label, f) for f in files]
+            files = [(os.fspath(p), None)]
+        out += [(label, f, inode) for f, inode in files]
     return out
 
 
@@ -54,10 +55,15 @@ def check_outputs(outputs: Sequence[Tuple[str, Optional[PathLike]]],
     """Raises :class:`~bytepair.errors.OutputIsInputError` when an output is
     one of the inputs or another output. ``outputs`` and ``inputs`` are
     ``(label, path)`` pairs; the label is what the message calls the path
-    (the flag the user typed, or "the training data")."""
+    (the flag the user typed, or "the training data"). A file of an input
+    folder whose inode no output has is not looked up (a folder of a million
+    files costs its listing)."""
+    out_inodes = {key[1] for _, path in outputs if path is not None
+                  for key in [file_identity(path)] if isinstance(key, tuple)}
     seen: Dict[Hashable, Tuple[str, str]] = {}
-    for label, src in input_files(inputs):
-        seen.setdefault(file_identity(src), (label, src))
+    for label, src, inode in input_files(inputs):
+        if inode is None or inode in out_inodes:
+            seen.setdefault(file_identity(src), (label, src))
     outs: Dict[Hashable, Tuple[str, PathLike]] = {}
     for label, path in outputs:
         if path is None:

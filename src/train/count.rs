@@ -58,6 +58,8 @@ pub struct ChunkCounter {
     pub(super) spill: Option<Spill>,
     /// The limit in bytes for all tallies together.
     pub(super) memory_limit: usize,
+    /// `(device, inode)` of the files read so far ([`super::files`]).
+    pub(super) files_seen: rustc_hash::FxHashSet<super::files::FileKey>,
 }
 
 /// The default target size of one parallel counting task.
@@ -122,6 +124,7 @@ impl ChunkCounter {
             offset: 0,
             spill: None,
             memory_limit: usize::MAX,
+            files_seen: Default::default(),
         })
     }
 

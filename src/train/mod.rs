@@ -28,6 +28,7 @@ pub mod bpc;
 pub mod chunks;
 pub mod compact;
 pub mod count;
+pub mod files;
 pub mod from_tokens;
 pub mod merge_loop;
 mod occ;
