@@ -30,7 +30,7 @@ from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, ReadError, TrainingError
-from .shards.paths import expand, expand_all, file_key, shard_kind
+from .shards.paths import expand, expand_all, file_key, iter_entries, shard_kind
 from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -321,7 +321,7 @@ def count_chunks(
             plain.flush(counter, setup)
             _feed_texts(counter, item, setup)
             continue
-        for path in expand(item):
+        for path, _ in iter_entries(item):
             if plain.take(path):
                 if len(plain.paths) >= FILES_PER_CALL:
                     plain.flush(counter, setup)

@@ -19,10 +19,10 @@ bytepair.errors.OutputIsInputError: -o .../my.txt is the input .../my.txt: writi
 from __future__ import annotations
 
 import os
-from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Hashable, Iterable, Iterator, Optional, Sequence, Tuple, Union
 
 from .errors import OutputIsInputError, ReadError
-from .shards.paths import expand_entries, file_key
+from .shards.paths import file_key, iter_entries
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -33,21 +33,19 @@ def file_identity(path: PathLike) -> Hashable:
     return file_key(os.fspath(path))
 
 
-def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> List[Tuple[str, str, Optional[int]]]:
+def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> Iterator[Tuple[str, str, Optional[int]]]:
     """``(label, file, inode)`` for every file the labelled input paths name
-    (folders and globs expanded as the readers expand them; the inode when the
-    folder listing gave it, else None); a path that names nothing readable is
-    left to the reader to report."""
-    out: List[Tuple[str, str, Optional[int]]] = []
+    (folders and globs expanded as the readers expand them, one file at a
+    time; the inode when the folder listing gave it, else None); a path that
+    names nothing readable is left to the reader to report."""
     for label, p in paths:
         if p is None or os.fspath(p) in ("", "-"):
             continue
         try:
-            files = expand_entries(p)
+            for f, inode in iter_entries(p):
+                yield label, f, inode
         except (ReadError, OSError, ValueError):
-            files = [(os.fspath(p), None)]
-        out += [(label, f, inode) for f, inode in files]
-    return out
+            yield label, os.fspath(p), None
 
 
 def check_outputs(outputs: Sequence[Tuple[str, Optional[PathLike]]],

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Hashable, Iterable, List, Optional, Set, Tuple, Union
+from typing import Hashable, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from ..errors import ReadError
 
@@ -65,16 +65,17 @@ def _regular(path: str) -> bool:
     return os.path.isfile(path)
 
 
-def _walk(top: str, out: List[Tuple[str, Optional[int]]]) -> None:
-    """Appends ``(path, inode)`` of every regular file under the folder
-    ``top``, in sorted path order, as ``sorted()`` of the full paths would
-    give them: one folder's entries are sorted by name, a folder's name
-    followed by ``/`` (its files' paths continue it), and each folder is
-    listed where it sorts. The type comes from the folder listing (a link is
-    followed; folders reached through links are not entered, as ``os.walk``
-    does not); no file is opened or looked up one by one. The inode is the
-    listing's (that of the file a link names for a link). A folder that
-    cannot be listed below ``top`` is skipped, as ``os.walk`` skips it."""
+def _walk(top: str) -> Iterator[Tuple[str, int]]:
+    """``(path, inode)`` of every regular file under the folder ``top``, in
+    the order ``sorted()`` of the full paths gives: one folder's entries are
+    sorted by name, a folder's name followed by ``/`` (its files' paths
+    continue it), and each folder is listed where it sorts, when it is
+    reached (one folder's listing is held at a time). The type comes from
+    the folder listing (a link is followed; folders reached through links
+    are not entered, as ``os.walk`` does not); no file is opened or looked
+    up one by one. The inode is the listing's (that of the file a link names
+    for a link). A folder that cannot be listed is skipped, as ``os.walk``
+    skips it."""
     try:
         listing = os.scandir(top)
     except OSError:
@@ -96,22 +97,32 @@ def _walk(top: str, out: List[Tuple[str, Optional[int]]]) -> None:
     entries.sort()
     for _, path, inode in entries:
         if inode < 0:
-            _walk(path, out)
+            yield from _walk(path)
         else:
-            out.append((path, inode))
+            yield path, inode
+
+
+def iter_entries(path: PathLike) -> Iterator[Tuple[str, Optional[int]]]:
+    """The files a path names, as :func:`expand` gives them, one at a time
+    (a folder of a million files is never listed whole), each with its
+    inode when the folder listing gave it (None for a named file or a glob
+    match: look it up). A folder without files raises ReadError once it is
+    walked."""
+    p = os.fspath(path)
+    if not os.path.isdir(p):
+        yield from ((f, None) for f in _expand_named(p))
+        return
+    found = False
+    for entry in _walk(p):
+        found = True
+        yield entry
+    if not found:
+        raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
 
 
 def expand_entries(path: PathLike) -> List[Tuple[str, Optional[int]]]:
-    """:func:`expand` with each file's inode when the folder listing gave it
-    (None for a named file or a glob match: look it up)."""
-    p = os.fspath(path)
-    if os.path.isdir(p):
-        found: List[Tuple[str, Optional[int]]] = []
-        _walk(p, found)
-        if not found:
-            raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
-        return found
-    return [(f, None) for f in _expand_named(p)]
+    """:func:`expand` with each file's inode (see :func:`iter_entries`)."""
+    return list(iter_entries(path))
 
 
 def expand(path: PathLike) -> List[str]:
@@ -119,10 +130,7 @@ def expand(path: PathLike) -> List[str]:
     directory without files or a glob without matches raises ReadError, as
     does a named path that is not a regular file. Folders and globs take
     regular files only: a FIFO or socket among them is skipped."""
-    p = os.fspath(path)
-    if os.path.isdir(p):
-        return [f for f, _ in expand_entries(p)]
-    return _expand_named(p)
+    return [f for f, _ in iter_entries(path)]
 
 
 def _expand_named(p: str) -> List[str]:
