@@ -30,7 +30,7 @@ from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, ReadError, TrainingError
-from .shards.paths import expand, expand_all, file_key, iter_entries, shard_kind
+from .shards.paths import expand, file_key, iter_entries, shard_kind
 from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -43,7 +43,7 @@ FILES_PER_CALL = 1 << 16
 #: The endings of every file name that is not plain text (see
 #: :func:`~bytepair.shards.paths.shard_kind`): a name without one is plain text.
 _NOT_PLAIN = (".gz", ".jsonl", ".ndjson", ".parquet", ".pq")
-#: Files whose sizes :func:`input_size` adds up; past it, it estimates.
+#: Files whose sizes :func:`input_size` adds up at least, past twice as many, to estimate.
 SIZE_SAMPLE = 4096
 
 
@@ -229,24 +229,34 @@ def utf8_len(text: str) -> int:
 
 def input_size(data: object) -> Optional[int]:
     """Bytes to count when known up front (a str or paths), for the progress
-    line: the sizes of the files, or for more than :data:`SIZE_SAMPLE` files
-    an estimate from that many of them, evenly spaced (no file is looked up
-    one by one in a folder of a million)."""
+    line: the sizes of the files (each once), or past ``2 * SIZE_SAMPLE``
+    files an estimate from ``SIZE_SAMPLE`` to twice that many of them,
+    evenly spaced (a folder of a million files is listed, not looked up
+    file by file, nor held)."""
     if isinstance(data, str):
         return utf8_len(data)
     if isinstance(data, os.PathLike):
         data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            files = [f for p in data for f in expand(p)]
-            if len(files) <= SIZE_SAMPLE:
-                return sum(os.path.getsize(f) for f in expand_all(data))
-            step = len(files) / SIZE_SAMPLE
-            sample = [os.path.getsize(files[int(i * step)]) for i in range(SIZE_SAMPLE)]
+            return _files_size(data)
         except (OSError, TrainingError):
             return None
-        return round(sum(sample) * len(files) / SIZE_SAMPLE)
     return None
+
+
+def _files_size(paths: Sequence[PathLike]) -> int:
+    n, stride, sample = 0, 1, []  # sample: the files at multiples of stride
+    for p in paths:
+        for f, _ in iter_entries(p):
+            if n % stride == 0:
+                sample.append(f)
+                if len(sample) > 2 * SIZE_SAMPLE:
+                    sample, stride = sample[::2], stride * 2
+            n += 1
+    if stride == 1:  # every file: the exact size, each file once
+        return sum(os.path.getsize(f) for f in {file_key(f): f for f in sample}.values())
+    return round(sum(os.path.getsize(f) for f in sample) * n / len(sample))
 
 
 @dataclass(frozen=True)
