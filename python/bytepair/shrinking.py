@@ -46,7 +46,7 @@ import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .checks import fix_surrogates
+from .checks import check_threads, fix_surrogates
 from .documents import Data, Inputs, iter_documents
 from .errors import MissingExtraError, ShrinkError
 from .tokenizer import Tokenizer
@@ -114,6 +114,7 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
     check_id_table(tokenizer, "token_use")
+    num_threads = check_threads(num_threads, ShrinkError)
     read = _reading(inputs, options, "token_use")
     core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
