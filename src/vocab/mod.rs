@@ -163,16 +163,12 @@ const PAIR_TAG: u32 = 1;
 pub const GAP_SLACK: usize = 65_536;
 
 /// Refuses `ids` ids (one more than the largest) for `tokens` distinct ids
-/// when the gaps exceed one per token plus [`GAP_SLACK`]: every table
-/// indexed by id is checked here before it is allocated.
+/// beyond the gap rule, before a table with a slot per id is allocated.
 pub fn check_id_gap(ids: usize, tokens: usize) -> Result<()> {
-    if ids.saturating_sub(tokens) > tokens + GAP_SLACK {
-        return Err(Error::vocab(format!(
-            "{ids} ids hold only {tokens} tokens; at most {GAP_SLACK} more ids than \
-             tokens may be gaps: number the tokens densely"
-        )));
+    if ids.saturating_sub(tokens) <= tokens + GAP_SLACK {
+        return Ok(());
     }
-    Ok(())
+    Err(Error::vocab(format!("{ids} ids hold only {tokens} tokens; at most {GAP_SLACK} more ids than tokens may be gaps: number the tokens densely")))
 }
 
 /// Longest token (bytes) held in the packed table.

@@ -152,3 +152,21 @@ def test_sigterm_during_convert_leaves_no_copy_and_no_temporary_file(tmp_path):
     _signal_when(p, lambda: any(tmp.iterdir()), signal.SIGTERM, "copying the folder")
     assert list(tmp.iterdir()) == []
     assert list(dest.iterdir()) == []
+
+
+def test_sigterm_during_encode_dataset_leaves_no_temporary_file(tmp_path):
+    """A real SIGTERM while `bytepair encode-dataset` writes its token files: no
+    `.bytepair-*.tmp` file stays in the output folder and nothing in TMPDIR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    shards = []
+    for k in range(2):
+        shards.append(tmp_path / f"s{k}.txt")
+        shards[-1].write_text("\n\n".join(_words(2000, seed=k + j) for j in range(150)), encoding="utf-8")
+    out = tmp_path / "out"
+    p = subprocess.Popen([_EXE, "encode-dataset", *map(str, shards), "-e", "gpt2", "-o", str(out), "--no-progress"],
+                         env=_cli_env(tmp), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _signal_when(p, lambda: out.is_dir() and any(x.name.endswith(".tmp") for x in out.iterdir()), signal.SIGTERM,
+                 "writing")
+    assert [x.name for x in out.iterdir() if x.name.endswith(".tmp")] == []
+    assert list(tmp.iterdir()) == []
