@@ -170,3 +170,54 @@ def test_sigterm_during_encode_dataset_leaves_no_temporary_file(tmp_path):
                  "writing")
     assert [x.name for x in out.iterdir() if x.name.endswith(".tmp")] == []
     assert list(tmp.iterdir()) == []
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_killed_driver_stops_its_workers_and_their_spills(tmp_path):
+    """The driver of a local-engine job killed outright (SIGKILL: no handler
+    runs): its worker processes stop at once instead of finishing their
+    tasks, and their spill directories are gone from TMPDIR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    shards = []
+    for k in range(2):
+        h = os.urandom(15_000_000).hex().translate(str.maketrans("0123456789", "ghijklmnop"))  # letters: one chunk a word
+        shards.append(tmp_path / f"s{k}.txt")
+        shards[-1].write_text(" ".join(h[i:i + 10] for i in range(0, len(h), 10)), encoding="utf-8")
+    code = ("import sys\nfrom bytepair.distributed import count_chunks, LocalEngine\n"
+            "count_chunks(sys.argv[1:], engine=LocalEngine(2), memory_limit='16MB', progress=False)\n")
+    # no pipes: the workers would hold them open, and reading them would wait for the workers
+    p = subprocess.Popen([sys.executable, "-c", code, *map(str, shards)], env=_cli_env(tmp),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while not any(tmp.iterdir()) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert p.poll() is None, "finished before spilling; make the shards larger"
+    workers = _children(p.pid)
+    p.kill()
+    p.wait(timeout=30)
+    stop = time.monotonic() + 3
+    while any(_running(w) for w in workers) and time.monotonic() < stop:
+        time.sleep(0.05)
+    assert not any(_running(w) for w in workers), "the workers run on after their driver died"
+    assert list(tmp.iterdir()) == []

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import functools
 import multiprocessing
 import os
 import shutil
 import signal
 import sys
+import threading
+import time
 import traceback
 from collections import deque
 from multiprocessing.connection import wait
@@ -39,8 +42,27 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker process
+def _stop_with_parent(parent: int) -> None:
+    """SIGTERM to this worker when the driver dies, whatever kills it, so its
+    task unwinds (Linux: the kernel sends it; elsewhere a thread watches)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, signal.SIGTERM, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _local_worker(conn: Any, threads: int, parent: int) -> None:  # the body of one worker process
     signal.signal(signal.SIGTERM, _stop)
+    _stop_with_parent(parent)
     try:
         _serve_tasks(conn, threads)
     except (_Stopped, BrokenPipeError):  # stopped, or the driver is gone: nothing to report to
@@ -127,7 +149,7 @@ def _main_hidden(hide: bool) -> Iterator[None]:
 class _Slot:
     def __init__(self, ctx: Any, threads: int, hide_main: bool = True) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_local_worker, args=(child, threads), daemon=True)
+        self.proc = ctx.Process(target=_local_worker, args=(child, threads, os.getpid()), daemon=True)
         with _main_hidden(hide_main):
             self.proc.start()
         child.close()
