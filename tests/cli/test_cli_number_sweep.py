@@ -8,6 +8,7 @@ value that cannot bind (a limit, a thread count) runs normally."""
 from __future__ import annotations
 
 import argparse
+import base64
 import re
 from pathlib import Path
 
@@ -29,6 +30,7 @@ BASE = {
     "audit": "audit -t tok.json",
     "shrink": "shrink -t tok.json t.txt --keep 260 -o s.json",
     "convert": "convert tok.json hf --to transformers",
+    "convert --special": "convert r.tiktoken c.json --to bytepair --pattern gpt2",
     "count-chunks": "count-chunks t.txt -o c.bpc --no-progress",
     "encode-dataset": "encode-dataset t.txt -e gpt2 -o ds --no-progress",
     "serve": "serve -e gpt2",
@@ -41,12 +43,14 @@ CONTEXT = {
     ("train", "--superword"): "--vocab-size 280",
 }
 #: Number-valued options without a parser ``type`` (checked after parsing).
-LATE = [("train", "--memory"), ("count-chunks", "--memory"), ("sweep", "--sizes"), ("sweep", "--merges")]
+LATE = [("train", "--memory"), ("count-chunks", "--memory"), ("sweep", "--sizes"), ("sweep", "--merges"),
+        ("convert", "--special")]
 #: Options where a huge value is refused (else it cannot bind and the command succeeds).
 HUGE_REFUSED = {("train", "--vocab-size"), ("extend", "--add"), ("extend", "--vocab-size"), ("chunk", "--overlap"),
                 ("trace", "--merges"), ("sweep", "--sizes"), ("sweep", "--merges"), ("count-chunks", "--max-retries"),
                 ("encode-dataset", "--max-retries"), ("serve", "--port"), ("train", "--superword"),
-                ("train", "--memory"), ("count-chunks", "--memory"), ("shrink", "--keep"), ("shrink", "--min-count")}
+                ("train", "--memory"), ("count-chunks", "--memory"), ("shrink", "--keep"), ("shrink", "--min-count"),
+                ("convert", "--special")}
 
 
 def _numeric_options() -> list[tuple[str, str]]:
@@ -72,13 +76,16 @@ def test_the_walk_finds_the_number_options():
 def work(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("numbers")
     (d / "t.txt").write_text("hello world this is a test of the tokenizer\nanother line here\n" * 20)
+    (d / "r.tiktoken").write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
     r = bytepair_cli("train", "t.txt", "--vocab-size", "270", "-q", "-o", "tok.json", cwd=d)
     assert r.returncode == 0, r.stderr
     return d
 
 
 def _argv(cmd: str, flag: str, value: str) -> list[str]:
-    base = BASE[cmd]
+    base = BASE.get(f"{cmd} {flag}", BASE[cmd])
+    if flag == "--special":  # TOKEN=ID
+        value = f"<|x|>={value}"
     if (cmd, flag) == ("extend", "--vocab-size"):
         base = base.replace("--add 3 ", "")
     if (cmd, flag) == ("train", "--parity-global"):
@@ -91,7 +98,7 @@ def _argv(cmd: str, flag: str, value: str) -> list[str]:
 def test_number_option_bad_values(work, tmp_path, cmd, flag, value):
     if cmd == "serve" and value == str(2**70) and (cmd, flag) not in HUGE_REFUSED:
         pytest.fail("a server option that accepts a huge value would start a server here")
-    for name in ("t.txt", "tok.json"):
+    for name in ("t.txt", "tok.json", "r.tiktoken"):
         (tmp_path / name).write_bytes((work / name).read_bytes())
     r = bytepair_cli(*_argv(cmd, flag, value), cwd=tmp_path, timeout=300)
     assert "Traceback" not in r.stderr, r.stderr[-2000:]
