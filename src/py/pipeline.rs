@@ -131,6 +131,17 @@ fn token_bytes(s: &str) -> Box<[u8]> {
         .into()
 }
 
+/// The decode table has a slot per id up to the largest: a vocabulary whose
+/// ids leave more gaps than the vocabulary rule allows is refused before it.
+fn check_decode_table(n: usize, vocab: &[(String, Rank)], added: &[Added]) -> Result<()> {
+    let distinct: rustc_hash::FxHashSet<Rank> = vocab
+        .iter()
+        .map(|(_, i)| *i)
+        .chain(added.iter().map(|a| a.1))
+        .collect();
+    crate::vocab::check_id_gap(n, distinct.len())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
     vocab: Vec<(String, Rank)>,
@@ -187,6 +198,7 @@ fn build(
         .chain(added.iter().map(|a| a.1))
         .max()
         .map_or(0, |m| m as usize + 1);
+    check_decode_table(n, &vocab, &added)?;
     let mut decode: Vec<Option<Box<[u8]>>> = vec![None; n];
     for (s, i) in &vocab {
         decode[*i as usize] = Some(token_bytes(s));
