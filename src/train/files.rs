@@ -290,8 +290,7 @@ mod tests {
 
     #[test]
     fn text_files_count_as_one_by_one_and_once() {
-        let dir = std::env::temp_dir().join(format!("bytepair-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::TestDir::new("files");
         let mut paths = Vec::new();
         for i in 0..300 {
             let p = dir.join(format!("{i:03}.txt"));
@@ -319,6 +318,5 @@ mod tests {
         assert_eq!(n, total);
         assert!(!many.claim_file(&paths[3]));
         assert_eq!(table(one), table(many));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
