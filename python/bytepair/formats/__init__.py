@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
+from .. import _core
 from ..errors import FormatError
 from ..registry import list_encoding_names
 from . import char, gpt2, hf_json, native, tekken, tiktoken_ranks
@@ -41,13 +42,23 @@ FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char", "tekken")
 _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
 
+def _object_keys(path: str, data: bytes) -> Optional[List[str]]:
+    """The top-level keys of a JSON object file (its values are not built)."""
+    try:
+        return _core.json_object_keys(data)
+    except FormatError as e:
+        raise FormatError(e.reason or str(e), path=path, where=e.where or None) from None
+
+
 def _sniff_json(path: str, data: bytes) -> str:
+    keys = _object_keys(path, data)
+    if keys is not None:
+        if "format" in keys:  # bytepair's files say what they are; native names a wrong value
+            return "bytepair"
+        if "model" in keys:
+            return "hf"
     d = read_json(path, data)
     if isinstance(d, dict):
-        if "format" in d:  # bytepair's files say what they are; native names a wrong value
-            return "bytepair"
-        if "model" in d:
-            return "hf"
         if tekken.looks_like(d):
             return "tekken"
         if char.looks_like(d):
