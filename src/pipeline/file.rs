@@ -332,18 +332,122 @@ fn read_vocab(text: &str) -> Result<FxHashMap<Box<str>, Rank>> {
     })
 }
 
-/// One merge as written: `"left right"` or `["left", "right"]`.
-fn merge_of(raw: &str) -> Option<Merge> {
-    if raw.starts_with('"') {
-        let s: String = serde_json::from_str(raw).ok()?;
-        let (a, b) = s.split_once(' ')?;
-        (!b.contains(' ')).then(|| Merge::new(a, b))
-    } else {
-        let parts: Vec<String> = serde_json::from_str(raw).ok()?;
-        match parts.as_slice() {
-            [a, b] => Some(Merge::new(a, b)),
-            _ => None,
+/// An item of a merge pair: a string (borrowed from the file when it has no
+/// escapes), or `None` for any other value.
+struct Part<'de>(Option<std::borrow::Cow<'de, str>>);
+
+impl<'de> de::Deserialize<'de> for Part<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Part<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(Part(Some(s.into())))
+            }
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Self::Value, E> {
+                Ok(Part(Some(s.to_owned().into())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Part(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Part(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(Part(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(Part(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(Part(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(Part(None))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+                Ok(Part(None))
+            }
         }
+        d.deserialize_any(V)
+    }
+}
+
+/// One merge as written: `"left right"` or `["left", "right"]`; anything
+/// else is `Err` with a description of what was found.
+struct MergeItem(std::result::Result<Merge, String>);
+
+impl<'de> de::Deserialize<'de> for MergeItem {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MergeItem;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a merge")
+            }
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(match s.split_once(' ') {
+                    Some((a, b)) if !b.contains(' ') => Ok(Merge::new(a, b)),
+                    _ => Err(py_repr(s)),
+                }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let a: Option<Part<'de>> = seq.next_element()?;
+                let b: Option<Part<'de>> = match a {
+                    Some(_) => seq.next_element()?,
+                    None => None,
+                };
+                let mut more = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    more += 1;
+                }
+                Ok(MergeItem(match (a, b, more) {
+                    (Some(Part(Some(a))), Some(Part(Some(b))), 0) => Ok(Merge::new(&a, &b)),
+                    (Some(_), Some(_), 0) => Err("a pair that is not two strings".into()),
+                    (a, b, more) => Err(format!(
+                        "a list of {} items",
+                        usize::from(a.is_some()) + usize::from(b.is_some()) + more
+                    )),
+                }))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(MergeItem(Err("an object".into())))
+            }
+            fn visit_bool<E>(self, b: bool) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(Err(b.to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(Err(v.to_string())))
+            }
+            fn visit_u64<E>(self, v: u64) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(Err(v.to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(Err(v.to_string())))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+                Ok(MergeItem(Err("null".into())))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -361,14 +465,12 @@ impl<'de> Visitor<'de> for MergesVisitor<'_> {
         mut seq: A,
     ) -> std::result::Result<Self::Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(1 << 16));
-        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            match merge_of(raw.get()) {
-                Some(m) => out.push(m),
-                None => {
-                    let why = format!(
-                        "a merge is \"left right\" or [\"left\", \"right\"], got {}",
-                        shown(raw.get())
-                    );
+        while let Some(MergeItem(item)) = seq.next_element()? {
+            match item {
+                Ok(m) => out.push(m),
+                Err(got) => {
+                    let why =
+                        format!("a merge is \"left right\" or [\"left\", \"right\"], got {got}");
                     let at = format!("$.model.merges[{}]", out.len());
                     return Err(stop(self.found, invalid(at, why)));
                 }

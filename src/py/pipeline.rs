@@ -296,20 +296,28 @@ impl PyPipeline {
 fn rank_ordered(file: &ModelFile, skip: &FxHashSet<Rank>) -> bool {
     let ids = &file.vocab;
     let mut made = FxHashSet::default();
-    let mut prev = 0;
+    // the token of the merges being read, and whether one of them made it
+    let (mut prev, mut prev_made) = (0, true);
     for m in &file.merges {
         let (Some(&a), Some(&b), Some(&r)) =
             (ids.get(m.left()), ids.get(m.right()), ids.get(m.joined()))
         else {
             return false;
         };
-        if r < prev {
-            return false;
+        if r != prev {
+            // merges are grouped by token: the group that ended must have made it
+            if r < prev || !prev_made {
+                return false;
+            }
+            (prev, prev_made) = (r, false);
         }
-        prev = r;
         if a < r && b < r {
             made.insert(r);
+            prev_made = true;
         }
+    }
+    if !prev_made {
+        return false;
     }
     let mut bytes = [false; 256];
     for (s, i) in ids {

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .. import _core
 from ..errors import FormatError
@@ -79,16 +79,25 @@ def detect(path: PathLike) -> str:
     a GPT-2 pair (``vocab.json`` + ``merges.txt``); ``merges.txt`` names a GPT-2 pair; other files are
     recognised by content.
     """
-    p = os.fspath(path)
+    return _detect(os.fspath(path))[0]
+
+
+def _detect(p: str) -> Tuple[str, Optional[bytes]]:
+    """:func:`detect`, with the bytes of the file read to tell (a folder's
+    ``tokenizer.json``; ``None`` for a GPT-2 pair)."""
     if os.path.isdir(p):
         # a transformers folder may hold both; transformers reads tokenizer.json
         if os.path.isfile(os.path.join(p, "tokenizer.json")):
-            return detect(os.path.join(p, "tokenizer.json"))
+            return _detect(os.path.join(p, "tokenizer.json"))
         if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
-            return "gpt2"
+            return "gpt2", None
         raise FormatError("folder holds neither vocab.json + merges.txt nor tokenizer.json", path=p)
     with open(p, "rb") as f:
         data = f.read()
+    return _detect_data(p, data), data
+
+
+def _detect_data(p: str, data: bytes) -> str:
     head = data.lstrip()[:1]
     if head == b"{":
         return _sniff_json(p, data)
@@ -151,7 +160,7 @@ def load(
         raise FileNotFoundError(
             2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
         )
-    fmt = detect(path)
+    fmt, data = _detect(p)
     if os.path.isdir(p) and fmt != "gpt2":
         p = os.path.join(p, "tokenizer.json")
     given = {
@@ -180,7 +189,7 @@ def load(
     if fmt == "gpt2":
         return gpt2.load(p, pattern=pattern, special_tokens=special_tokens, name=name)
     if fmt == "hf":
-        return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name)
+        return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name, data=data)
     if fmt == "char":
         return char.load(p)
     if fmt == "tekken":

@@ -416,10 +416,12 @@ def _rank_candidate(d: Dict[str, Any], model: "_core.TokenizerModel") -> bool:
     return bool(model.rank_ordered(list(specials.values())))
 
 
-def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None) -> Tokenizer:
-    """Reads a ``tokenizer.json`` file."""
-    with open(path, "rb") as f:
-        data = f.read()
+def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None,
+         data: Optional[bytes] = None) -> Tokenizer:
+    """Reads a ``tokenizer.json`` file (``data``: its bytes, when already read)."""
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
     p = os.fspath(path)
     default = os.path.basename(os.path.dirname(os.path.abspath(p))) or "tokenizer.json"
     return loads(data, path=p, ignore_normalizer=ignore_normalizer, name=name or default)
