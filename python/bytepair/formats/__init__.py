@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from .. import _core
 from ..errors import FormatError
 from ..registry import list_encoding_names
-from . import char, gpt2, hf_json, native, tekken, tiktoken_ranks
+from . import char, gpt2, hf_folder, hf_json, native, tekken, tiktoken_ranks
 from .common import UNSET, read_json
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -134,7 +134,9 @@ def load(
     """Reads a tokenizer file of any supported format (see :func:`detect`).
 
     Args:
-        path: a file, or a folder holding a GPT-2 pair or a ``tokenizer.json``.
+        path: a file, or a folder holding a GPT-2 pair or a ``tokenizer.json``
+            (beside a ``tokenizer_config.json``, read as ``transformers``'
+            ``AutoTokenizer`` reads the folder: :mod:`.hf_folder`).
         pattern: pre-tokenization pattern, for formats that do not store one
             (``.tiktoken``; GPT-2 files, default GPT-2's pattern). ``None`` means
             no pre-tokenization.
@@ -161,7 +163,8 @@ def load(
             2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
         )
     fmt, data = _detect(p)
-    if os.path.isdir(p) and fmt != "gpt2":
+    folder = os.path.isdir(p) and fmt != "gpt2"
+    if folder:
         p = os.path.join(p, "tokenizer.json")
     given = {
         "pattern": pattern is not UNSET,
@@ -188,6 +191,8 @@ def load(
         return tiktoken_ranks.load(p, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name)
     if fmt == "gpt2":
         return gpt2.load(p, pattern=pattern, special_tokens=special_tokens, name=name)
+    if fmt == "hf" and folder and not ignore_normalizer:
+        return hf_folder.load(os.path.dirname(p), data=data, name=name)
     if fmt == "hf":
         return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name, data=data)
     if fmt == "char":

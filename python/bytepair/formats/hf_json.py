@@ -371,7 +371,7 @@ def _rank_tokenizer(d: Dict[str, Any], vocab: Dict[str, Any], merges: Callable[[
 
 
 def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
-          name: Optional[str] = None) -> Tokenizer:
+          name: Optional[str] = None, parsed: Optional[hf_pipeline.Read] = None) -> Tokenizer:
     """Reads ``tokenizer.json`` bytes.
 
     A file whose merges mean tiktoken's rank order (what :func:`save` writes,
@@ -380,9 +380,10 @@ def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
     :class:`~bytepair.formats.hf_tokenizer.PipelineTokenizer`, which runs the
     file's own pipeline with ``tokenizers``' semantics. Which one is decided
     from the read file before either is built (:func:`_rank_candidate`).
-    ``ignore_normalizer`` asks for the rank-based reading despite a normalizer.
+    ``ignore_normalizer`` asks for the rank-based reading despite a normalizer;
+    ``parsed``: the file as :func:`~bytepair.formats.hf_pipeline.read` gives it.
     """
-    file = hf_pipeline.read(data, path)
+    file = hf_pipeline.read(data, path) if parsed is None else parsed
     doc, model = file
     if model is not None and (ignore_normalizer or _rank_candidate(doc, model)):
         try:

@@ -42,11 +42,16 @@ class PipelineTokenizer(Tokenizer):
         name: a label shown in ``repr``.
         parsed: the file as :func:`~bytepair.formats.hf_pipeline.read` gives
             it, when already read.
+        override: the file's JSON (without vocab and merges) to run instead of
+            its own (a ``transformers`` folder's, see :mod:`.hf_folder`).
     """
 
     def __init__(self, data: bytes, *, path: object = None, name: str = "tokenizer.json",
-                 parsed: Optional[hf_pipeline.Read] = None) -> None:
+                 parsed: Optional[hf_pipeline.Read] = None, override: Optional[Dict[str, Any]] = None) -> None:
         file = hf_pipeline.read(data, path) if parsed is None else parsed
+        if override is not None:
+            file = (override, file[1])
+        self._override = override
         pipe, added = hf_pipeline.build(file, path=path)
         specials = hf_pipeline.special_ids(added, file[0])
         self._data = data
@@ -250,14 +255,14 @@ class PipelineTokenizer(Tokenizer):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PipelineTokenizer):
             return NotImplemented
-        return self is other or self._data == other._data
+        return self is other or (self._data == other._data and self._override == other._override)
 
     def __hash__(self) -> int:
         return hash(self._data)
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (_rebuild, (self._data, self.name))
+        return (_rebuild, (self._data, self.name, self._override))
 
 
-def _rebuild(data: bytes, name: str) -> PipelineTokenizer:
-    return PipelineTokenizer(data, name=name)
+def _rebuild(data: bytes, name: str, override: Optional[Dict[str, Any]] = None) -> PipelineTokenizer:
+    return PipelineTokenizer(data, name=name, override=override)
