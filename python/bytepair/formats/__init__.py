@@ -31,7 +31,7 @@ from .. import _core
 from ..errors import FormatError
 from ..registry import list_encoding_names
 from . import char, gpt2, hf_folder, hf_json, native, tekken, tiktoken_ranks
-from .common import UNSET, read_json
+from .common import UNSET, core_json_error, read_json
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -47,7 +47,7 @@ def _object_keys(path: str, data: bytes) -> Optional[List[str]]:
     try:
         return _core.json_object_keys(data)
     except FormatError as e:
-        raise FormatError(e.reason or str(e), path=path, where=e.where or None) from None
+        raise core_json_error(e, path, data) from None
 
 
 def _sniff_json(path: str, data: bytes) -> str:

@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .. import _core
 from .. import patterns as _patterns
 from ..errors import FormatError, UnsupportedComponentError, VocabError
-from .common import read_json
+from .common import core_json_error, read_json
 
 Component = Tuple[str, str, str, bool, bool]
 #: A read file: its JSON without ``model.vocab`` and ``model.merges``, and the
@@ -160,7 +160,7 @@ def read(data: bytes, path: object = None) -> Read:
     try:
         rest, model = _core.read_tokenizer_json(data)
     except FormatError as e:
-        raise FormatError(e.reason or str(e), path=path, where=e.where or None) from None
+        raise core_json_error(e, path, data) from None
     return read_json(path, rest.encode("utf-8")), model  # type: ignore[return-value]
 
 
