@@ -114,6 +114,28 @@ fn token_bytes(s: &str) -> Box<[u8]> {
         .into()
 }
 
+/// The decode table has a slot per id up to the largest: a vocabulary whose
+/// ids leave more gaps than the vocabulary rule allows is refused before it,
+/// naming the token with the largest id.
+fn check_decode_table(n: usize, file: &ModelFile, added: &[Added]) -> Result<()> {
+    let distinct: FxHashSet<Rank> = file
+        .vocab
+        .values()
+        .copied()
+        .chain(added.iter().map(|a| a.1))
+        .collect();
+    crate::vocab::check_id_gap(n, distinct.len()).map_err(|e| {
+        let top = file.vocab.iter().max_by_key(|(_, i)| **i);
+        let token = top.map_or(String::new(), |(s, i)| {
+            format!("token {} has id {i}: ", file::py_repr(s))
+        });
+        Error::InvalidFile {
+            location: "$.model.vocab".into(),
+            reason: format!("{token}{e}"),
+        }
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
     file: &ModelFile,
@@ -136,6 +158,7 @@ fn build(
         .chain(added.iter().map(|a| a.1))
         .max()
         .map_or(0, |m| m as usize + 1);
+    check_decode_table(n, file, &added)?;
     let mut decode: Vec<Option<Box<[u8]>>> = vec![None; n];
     let mut tokens = Vec::with_capacity(ids.len());
     for (s, &i) in ids {

@@ -285,6 +285,8 @@ def build(file: Read, *, path: object = None) -> Tuple["_core.Pipeline", List[Ad
     try:
         pipe = _core.Pipeline(model, bool(d["model"].get("ignore_merges", False)), added,
                               normalizers, stages, before, after)
+    except FormatError as e:  # ids the decode table cannot hold (where: the vocab)
+        raise FormatError(e.reason or str(e), path=path, where=e.where or None) from None
     except VocabError as e:  # a merge the vocab cannot make (rank: the merge)
         where = None if e.rank is None else f"$.model.merges[{e.rank}]"
         raise FormatError(str(e), path=path, where=where) from e
