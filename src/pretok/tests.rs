@@ -80,12 +80,13 @@ const ALPHABET: &[char] = &[
     '\u{3099}',
     '$',
     '^',
+    ':',
 ];
 
 /// A small alphabet for exhaustive enumeration: one per behaviour class.
 const SMALL: &[char] = &[
     'a', 'Z', 's', 'l', 'e', 'v', '\u{17f}', '0', ' ', '\n', '\r', '\t', '\'', '/', '.', '\u{301}',
-    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}',
+    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}', ':',
 ];
 
 /// Hugging Face's chain of `Split` stages with the `Isolated` behaviour: each
@@ -351,7 +352,18 @@ fn hostile_inputs_split_as_the_oracle_says() {
         assert_eq!(sc.pieces(&spaces).count(), 1, "{name}");
         let sx = format!("{spaces}x");
         let got: Vec<&str> = sc.pieces(&sx).collect();
-        assert_eq!(got, vec![&spaces[1..], " x"], "{name}");
+        if named.spans_lines() {
+            assert_eq!(got, vec![sx.as_str()], "{name}");
+            let words = "word ".repeat(BIG / 5);
+            assert_eq!(sc.pieces(&words).count(), 1, "{name}");
+            let colons = ":".repeat(BIG);
+            assert_eq!(sc.pieces(&colons).count(), 1, "{name}");
+            let colon_spaces = ": ".repeat(BIG / 2);
+            // ":", then " :" each, then the last space
+            assert_eq!(sc.pieces(&colon_spaces).count(), BIG / 2 + 1, "{name}");
+        } else {
+            assert_eq!(got, vec![&spaces[1..], " x"], "{name}");
+        }
         let nl = "\n".repeat(BIG);
         assert_eq!(sc.pieces(&nl).count(), 1, "{name}");
         let digits = "7".repeat(BIG);
@@ -441,5 +453,46 @@ fn safe_cuts_do_not_change_pieces() {
     assert_eq!(
         Pretokenizer::new(None).unwrap().next_safe_cut(text, 0),
         None
+    );
+}
+
+#[test]
+fn superword_cuts_after_newline_runs_split_like_the_whole() {
+    let p = Pretokenizer::new(Some(SUPERWORD_PATTERN)).unwrap();
+    assert_eq!(p.path(), "scanner:superword");
+    let texts = [
+        "Answer: yes\n\nthe cat sat\r\non 12345 mats:\n\n\nend",
+        "\n\nx\ny:\n 1\n\r\n:: a\n",
+        "no newline at all: a b c 1234",
+        "a::b :: c:1 d:\u{663}e ::\n\u{bd}\u{bd}\u{bd}\u{bd}x",
+    ];
+    for text in texts {
+        check(text);
+        let whole = p.split(text).unwrap();
+        let mut cuts = Vec::new();
+        let mut from = 0;
+        while let Some(c) = p.next_safe_cut(text, from) {
+            let mut parts = p.split(&text[..c]).unwrap();
+            parts.extend(p.split(&text[c..]).unwrap());
+            assert_eq!(parts, whole, "cut at {c} of {text:?}");
+            cuts.push(c);
+            from = c + 1;
+        }
+        let every: Vec<usize> = (0..=text.len())
+            .filter(|&c| p.is_safe_cut(text, c))
+            .collect();
+        assert_eq!(cuts, every);
+        for before in 0..=text.len() {
+            let want = every.iter().rev().find(|&&c| c <= before).copied();
+            assert_eq!(
+                p.safe_cut_before(text, before),
+                want,
+                "before {before} of {text:?}"
+            );
+        }
+    }
+    assert_eq!(
+        p.split("Answer: the cat, 12345 mats:\n\nend").unwrap(),
+        vec!["Answer:", " the cat, ", "123", "45", " mats:\n\n", "end"]
     );
 }
