@@ -111,38 +111,3 @@ fn encode_range(base: &Vocab, table: &ChunkTable, from: usize, to: usize) -> Tas
     }
     (ids, lens)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::encode::encode_piece;
-
-    #[test]
-    fn parts_and_threads_give_the_piece_encoding() {
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        for t in ["ab", "abc", " a", "c c", "  ", "   ", "bc", " ab", "ca"] {
-            toks.push(t.as_bytes().to_vec());
-        }
-        let v = Vocab::new(toks).unwrap();
-        let mut t = ChunkTable::new();
-        let words = ["abc", " ab", "c c", "   ", "ca", "b", "abcabc c"];
-        for i in 0..40_000usize {
-            let chunk: String = (0..1 + i % 7)
-                .map(|j| words[(i * 7 + j * 3) % words.len()])
-                .collect();
-            t.add(chunk.as_bytes(), 1 + (i % 3) as u64).unwrap();
-        }
-        t.add(&[b'a'; 100], 2).unwrap();
-        let mut want = Vec::new();
-        for (chunk, c) in t.iter() {
-            let mut ids = Vec::new();
-            encode_piece(chunk, &v, &mut ids);
-            want.push((ids, c));
-        }
-        for threads in [Some(1), Some(2)] {
-            let got = encode_table(&v, &t, threads, &Control::default()).unwrap();
-            let got: Vec<(Vec<Rank>, u64)> = got.chunks().map(|(s, c)| (s.to_vec(), c)).collect();
-            assert_eq!(got, want);
-        }
-    }
-}
