@@ -294,8 +294,6 @@ def row(model: str, corpus: str, res: Dict[str, Optional[Dict[str, Any]]], yard:
     bp = res.get("bytepair")
     bp_np, bp_list = rate(bp, "np_s"), rate(bp, "list_s")
     note = (bp or {}).get("note", "") or "fails"
-    if note == "PipelineTokenizer":
-        note += " (np: list converted)"
     g, hf, kt = res.get("gigatoken"), res.get("hf"), res.get("kitoken")
     cells = [model, corpus, note, fmt(bp_np), fmt(bp_list), fmt(rate(g, "np_s")), fmt(rate(g, "list_s")),
              fmt(rate(hf, "list_s")), fmt(rate(kt, "list_s"))]

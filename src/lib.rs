@@ -17,6 +17,43 @@ pub mod vocab;
 #[cfg(feature = "python")]
 mod py;
 
+/// A folder for one unit test's files under the temporary directory, removed
+/// with its contents when dropped, also when the test fails.
+#[cfg(test)]
+pub(crate) struct TestDir(std::path::PathBuf);
+
+#[cfg(test)]
+impl TestDir {
+    pub(crate) fn new(name: &str) -> TestDir {
+        let d = std::env::temp_dir().join(format!("bytepair-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TestDir(d)
+    }
+}
+
+#[cfg(test)]
+impl std::ops::Deref for TestDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+impl AsRef<std::path::Path> for TestDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A token id. In a byte-level BPE vocabulary the id is also the merge rank.
 pub type Rank = u32;
 

@@ -1,11 +1,13 @@
-"""Small file helpers shared by the writers: atomic writes."""
+"""Small file helpers shared by the writers: atomic writes and private temporary folders."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
 import tempfile
-from typing import Union
+from typing import Iterator, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -96,3 +98,26 @@ def discard(path: str) -> None:
 def atomic_write_text(path: PathLike, text: str) -> None:
     """:func:`atomic_write_bytes` for UTF-8 text."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@contextlib.contextmanager
+def temporary_directory(prefix: str) -> Iterator[str]:
+    """A new private folder under the temporary directory the user set
+    (``TMPDIR``, ``TEMP`` or ``TMP``, else the system's), removed with its
+    contents when the block ends, by success, an error or an interrupt. A set
+    variable naming no folder is an error (``FileNotFoundError`` naming it),
+    never a silent fall-back to another place nor a folder created for it."""
+    for var in ("TMPDIR", "TEMP", "TMP"):
+        parent = os.environ.get(var)
+        if parent:
+            if not os.path.isdir(parent):
+                raise FileNotFoundError(errno.ENOENT, f"No such directory (the temporary directory; set {var} "
+                                        "to one that exists)", parent)
+            break
+    else:
+        parent = tempfile.gettempdir()
+    path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

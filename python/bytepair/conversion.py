@@ -20,13 +20,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .atomic import check_output_path, discard, write_temp
+from .atomic import check_output_path, discard, temporary_directory, write_temp
 from .checks import check_range
 from .errors import ArgumentError, ConversionError, FormatError, UnsupportedComponentError
 from .formats import gpt2 as _gpt2
@@ -247,7 +246,7 @@ def _transformers_peer(tmp: Dict[str, str]) -> Optional[Tuple[str, Callable[[Lis
         return None
 
     # from_pretrained reads the files by their names: a private copy of the folder
-    with tempfile.TemporaryDirectory(prefix="bytepair-transformers-") as copy:
+    with temporary_directory("bytepair-transformers-") as copy:
         for name, path in tmp.items():
             shutil.copyfile(path, os.path.join(copy, name))
         fast = transformers.PreTrainedTokenizerFast.from_pretrained(copy, local_files_only=True)
@@ -454,6 +453,8 @@ def _verify(tok: Tokenizer, to: str, tmp: Dict[str, str], check_text: Optional[s
         except UnsupportedComponentError:
             peer = None  # e.g. a pattern only bytepair's own reader takes back (gpt2 files)
         except Exception as e:  # tokenizers raises plain Exception for files it rejects
+            if isinstance(e, FileNotFoundError) and e.filename not in tmp.values():
+                raise  # the temporary directory the user set is missing: the error names it
             raise ConversionError(
                 f"the {to} file was written but its own library cannot load it ({e}); nothing was written"
             ) from e

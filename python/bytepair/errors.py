@@ -11,7 +11,7 @@ Errors raised by the Rust core also carry its facts as attributes (``rank``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     import json
@@ -32,6 +32,19 @@ class BytepairError(Exception):
         super().__init__(*args)
         if argument is not None:
             self.argument = argument
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # rebuilt without calling ``__init__`` (whose signature differs per
+        # class): the message and every attribute, ``argument`` included, cross
+        # a pickle (worker processes, Ray tasks) unchanged
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild(cls: type, args: Tuple[Any, ...], state: Dict[str, Any]) -> BaseException:
+    e: BaseException = cls.__new__(cls, *args)  # type: ignore[call-overload]
+    e.args = args
+    e.__dict__.update(state)
+    return e
 
 
 class PatternError(BytepairError, ValueError):

@@ -39,11 +39,12 @@ from .char import CharTokenizer
 from .checks import DEFAULT_MAX_TOKEN_LENGTH, MAX_VOCAB, check_int, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data, Inputs
-from .errors import TrainingError
+from .errors import TrainingError, VocabError
 from .formats import load
 from .progress import TrainProgress, enabled
 from .registry import get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
+from .vocab import check_gaps
 
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
@@ -92,6 +93,20 @@ def _num_merges(first_id: int, vocab_size: Optional[int], add: Optional[int], n_
             f"give at least {first_id + n_specials + 1} (or add=N)", argument="vocab_size"
         )
     return num_merges
+
+
+def _check_room(tok: Tokenizer, num_merges: int) -> None:
+    """New tokens take the ids after the base's largest (special ids included): refused before any
+    work when the unused ids below them exceed the vocabulary rule (:func:`bytepair.vocab.check_gaps`)."""
+    n_tokens = sum(1 for t in tok.token_bytes_list if t) + num_merges
+    top = tok.n_vocab - 1
+    holder = next((f"the base's special token {s!r}" for s, i in tok.special_tokens.items() if i == top),
+                  "the base")
+    try:
+        check_gaps(n_tokens, tok.n_vocab + num_merges, top, holder)
+    except VocabError as e:
+        raise TrainingError(f"cannot extend: new tokens take the ids after the base's largest; {e}",
+                            argument="base") from None
 
 
 def _table(tok: Tokenizer, data: Optional[Data], counts: Optional[ChunkCounts], read: Inputs, cut: List[str],
@@ -171,6 +186,7 @@ def extend(
         raise TypeError("give either vocab_size or add=, not both or neither")
     first_id = tok.n_vocab
     num_merges = _num_merges(first_id, vocab_size, add, len(specials))
+    _check_room(tok, num_merges)
     if pattern is not None and _patterns.resolve(pattern) != tok.pattern:
         raise TrainingError(
             "pattern must be the base's pre-tokenization pattern (leave it out): another pattern would "

@@ -46,10 +46,11 @@ import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .checks import fix_surrogates
+from .checks import check_threads, fix_surrogates
 from .documents import Data, Inputs, iter_documents
 from .errors import MissingExtraError, ShrinkError
 from .tokenizer import Tokenizer
+from .vocab import check_id_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -112,6 +113,8 @@ def token_use(tokenizer: Tokenizer, data: Data, *, num_threads: Optional[int] = 
     np = require_numpy()
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"tokenizer must be a bytepair.Tokenizer, got {type(tokenizer).__name__}")
+    check_id_table(tokenizer, "token_use")
+    num_threads = check_threads(num_threads, ShrinkError)
     read = _reading(inputs, options, "token_use")
     core, n = tokenizer._core, tokenizer.n_vocab
     total = np.zeros(n, dtype=np.int64)
@@ -161,6 +164,7 @@ def merge_parents(tokenizer: Tokenizer) -> "np.ndarray":
     ['hell', 'o']
     """
     np = require_numpy()
+    check_id_table(tokenizer, "merge_parents")
     parents = np.full((tokenizer.n_vocab, 2), -1, dtype=np.int64)
     tokens = tokenizer.token_bytes_list
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
@@ -375,6 +379,7 @@ def shrink(
         raise ShrinkError("give keep= (the new vocabulary size) or min_count= (the fewest uses a kept token has)")
     if strategy not in STRATEGIES:
         raise ShrinkError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    check_id_table(tokenizer, "shrink")
     n = tokenizer.n_vocab
     special_ids = sorted(set(tokenizer.special_tokens.values()))
     floor = 256 + len(special_ids)

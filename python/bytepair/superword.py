@@ -50,15 +50,17 @@ def transition_size(superword: float, vocab_size: int, n_specials: int = 0) -> i
     """
     top = vocab_size - n_specials
     if isinstance(superword, bool) or not isinstance(superword, (int, float)):
-        raise TrainingError(f"superword must be a vocabulary size (int) or a fraction (float), not {superword!r}")
+        raise TrainingError(f"superword must be a vocabulary size (int) or a fraction (float), not {superword!r}",
+                            argument="superword")
     if isinstance(superword, float):
         if not 0.0 < superword <= 1.0:
-            raise TrainingError(f"superword as a fraction of vocab_size must be in (0, 1], got {superword!r}")
+            raise TrainingError(f"superword as a fraction of vocab_size must be in (0, 1], got {superword!r}",
+                                argument="superword")
         return max(256, min(top, int(superword * vocab_size)))
     if not 256 <= superword <= top:
         raise TrainingError(
             f"superword (the transition size) must be between 256 and {top:,} (vocab_size"
-            f"{' minus the special tokens' if n_specials else ''}), got {superword:,}"
+            f"{' minus the special tokens' if n_specials else ''}), got {superword:,}", argument="superword"
         )
     return superword
 

@@ -91,6 +91,25 @@ def check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int
     return specials
 
 
+def check_id_table(tok: "Tokenizer", what: str) -> None:
+    """For tools that build a table with a slot per id (``n_vocab`` long): the
+    :func:`check_gaps` rule with special tokens counted. A special id far above
+    the tokens (which encoding holds sparsely) is refused in one line, naming
+    ``what`` needs the table, instead of allocating by the largest id."""
+    specials = tok.special_tokens
+    n_ids = tok.n_vocab
+    tokens = tok.token_bytes_list
+    if n_ids - len(tokens) <= len(tokens) + GAP_SLACK:
+        return  # the tokens' own gaps are already bounded
+    above = {i for i in specials.values() if i >= len(tokens)}
+    top = n_ids - 1
+    holder = next((f"special token {s!r}" for s, i in specials.items() if i == top), "the vocabulary")
+    try:
+        check_gaps(sum(1 for t in tokens if t) + len(above), n_ids, top, holder)
+    except VocabError as e:
+        raise VocabError(f"{what} needs a table with a slot per id: {e}") from None
+
+
 def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]], Dict[str, int], Optional[List[Tuple[int, int]]], Dict[int, int]]:
     """What :meth:`bytepair.Tokenizer.truncate` keeps: ``(tokens, special_tokens,
     merges, id_map)`` of the tokenizer cut to ``n_vocab == vocab_size``.

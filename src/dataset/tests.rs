@@ -1,5 +1,5 @@
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::read::parse_line;
 use super::write::npy_header;
@@ -13,11 +13,8 @@ fn core() -> CoreBpe {
     CoreBpe::new(v, vec![("<|endoftext|>".into(), 258)], None).unwrap()
 }
 
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bytepair-dataset-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmpdir(name: &str) -> crate::TestDir {
+    crate::TestDir::new(&format!("dataset-{name}"))
 }
 
 fn parse(line: &str) -> Result<String, String> {
@@ -184,7 +181,6 @@ fn pipeline_writes_in_order_and_reports_each_shard() {
             .collect();
         assert!(left.is_empty());
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -232,7 +228,6 @@ fn stopping_early_leaves_no_temporary_file() {
     let mut names = names;
     names.sort();
     assert_eq!(names, vec!["0.bin", "1.bin"]);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[cfg(feature = "parquet")]
@@ -365,7 +360,6 @@ mod parquet_files {
         })
         .unwrap();
         assert_eq!(n, 1);
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
@@ -449,7 +443,6 @@ mod parquet_files {
         let q = d.join("damaged.parquet");
         std::fs::write(&q, &raw).unwrap();
         assert!(read(&q, "text", 1).is_err());
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

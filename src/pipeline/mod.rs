@@ -21,24 +21,19 @@ pub mod normalize;
 pub mod pretokenize;
 
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::encode::cache::{with_thread_cache, PieceCache, SeedCell, Spans};
 use crate::error::{Error, Result};
-use crate::Rank;
+use crate::pretok::Pretokenizer;
+use crate::{Rank, SpanSink};
 
 pub use added::{AddedSet, AddedToken, Segment};
 pub use model::Model;
 pub use normalize::Normalizer;
 pub use pretokenize::{Behavior, Stage};
-
-/// Pieces of at most this many bytes are remembered in the piece cache.
-const CACHE_PIECE_MAX: usize = 256;
-/// Entries the piece cache holds before it is cleared.
-const CACHE_ENTRIES: usize = 1 << 18;
-
-type Cache = FxHashMap<Box<[u8]>, Box<[Rank]>>;
 
 /// The whole encoder of a `tokenizer.json`.
 #[derive(Debug)]
@@ -53,9 +48,34 @@ pub struct Pipeline {
     suffix: Vec<Rank>,
     /// Decoded bytes of every id (`None`: no token has that id).
     decode: Vec<Option<Box<[u8]>>>,
-    /// A piece cache, lent to one call at a time (another call at the same
-    /// time runs with a cache of its own).
-    cache: Mutex<Cache>,
+    /// The stage whose spans are the pieces, when the pre-tokenizer is that
+    /// one stage (the others, if any, change nothing): the text then goes
+    /// from the scanner straight into the piece cache.
+    span_stage: Option<usize>,
+    /// The seed of this pipeline's piece caches ([`Model::seed`]), built on
+    /// first use; the caches are the rank encoder's
+    /// ([`crate::encode::cache`]), one per thread.
+    seed: SeedCell,
+}
+
+/// Pieces already cut (by stages that edit the text or re-split pieces), for
+/// the piece cache.
+struct Listed<'a>(&'a [(usize, usize)]);
+
+impl Spans for Listed<'_> {
+    fn for_each_span<F: SpanSink>(&self, _text: &str, mut f: F) -> Result<()> {
+        for &(s, e) in self.0 {
+            f.span(s, e);
+        }
+        Ok(())
+    }
+}
+
+impl Spans for &Pretokenizer {
+    #[inline]
+    fn for_each_span<F: SpanSink>(&self, text: &str, f: F) -> Result<()> {
+        Pretokenizer::for_each_span(self, text, f)
+    }
 }
 
 /// What a [`Pipeline`] is made of.
@@ -100,6 +120,7 @@ impl Pipeline {
 
     /// Builds the pipeline (compiles the added-token automata).
     pub fn new(parts: Parts) -> Result<Self> {
+        let span_stage = pretokenize::span_stage(&parts.stages);
         Ok(Pipeline {
             raw_added: AddedSet::new(parts.raw_added)?,
             normalized_added: AddedSet::new(parts.normalized_added)?,
@@ -109,7 +130,8 @@ impl Pipeline {
             prefix: parts.prefix,
             suffix: parts.suffix,
             decode: parts.decode,
-            cache: Mutex::new(Cache::default()),
+            span_stage,
+            seed: SeedCell::default(),
         })
     }
 
@@ -126,31 +148,26 @@ impl Pipeline {
         add_special_tokens: bool,
         specials: bool,
     ) -> Result<Vec<Rank>> {
-        let mut cache = match self.cache.try_lock() {
-            Ok(mut c) => std::mem::take(&mut *c),
-            Err(_) => Cache::default(),
-        };
+        let seed = self.seed.get_or(|| self.model.seed());
         let mut out = Vec::with_capacity(text.len() / 3 + 8);
         if add_special_tokens {
             out.extend_from_slice(&self.prefix);
         }
-        let r = self.encode_into(text, specials, &mut cache, &mut out);
+        with_thread_cache(seed, |cache| {
+            self.encode_into(text, specials, cache, seed, &mut out)
+        })?;
         if add_special_tokens {
             out.extend_from_slice(&self.suffix);
         }
-        if let Ok(mut c) = self.cache.try_lock() {
-            if c.len() < cache.len() {
-                *c = cache;
-            }
-        }
-        r.map(|()| out)
+        Ok(out)
     }
 
     fn encode_into(
         &self,
         text: &str,
         specials: bool,
-        cache: &mut Cache,
+        cache: &mut PieceCache,
+        seed: &Arc<crate::encode::cache::Seed>,
         out: &mut Vec<Rank>,
     ) -> Result<()> {
         self.raw_added.split(text, specials, |seg| match seg {
@@ -168,37 +185,28 @@ impl Pipeline {
                         out.push(id);
                         Ok(())
                     }
-                    Segment::Text(a, b) => self.encode_segment(&t[a..b], cache, out),
+                    Segment::Text(a, b) => self.encode_segment(&t[a..b], cache, seed, out),
                 })
             }
         })
     }
 
-    fn encode_segment(&self, seg: &str, cache: &mut Cache, out: &mut Vec<Rank>) -> Result<()> {
+    fn encode_segment(
+        &self,
+        seg: &str,
+        cache: &mut PieceCache,
+        seed: &Arc<crate::encode::cache::Seed>,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
+        if let Some(re) = self.span_stage.and_then(|i| self.stages[i].spans()) {
+            return cache.encode_text(seed, &self.model, &re, seg, out, |_| {});
+        }
         let mut buf = seg.to_string();
         let mut pieces = vec![(0, buf.len())];
         for st in &self.stages {
             pieces = st.apply(&mut buf, pieces)?;
         }
-        let bytes = buf.as_bytes();
-        for (s, e) in pieces {
-            let piece = &bytes[s..e];
-            if piece.len() > CACHE_PIECE_MAX {
-                self.model.encode_piece(piece, out);
-                continue;
-            }
-            if let Some(ids) = cache.get(piece) {
-                out.extend_from_slice(ids);
-                continue;
-            }
-            let at = out.len();
-            self.model.encode_piece(piece, out);
-            if cache.len() >= CACHE_ENTRIES {
-                cache.clear();
-            }
-            cache.insert(piece.into(), out[at..].into());
-        }
-        Ok(())
+        cache.encode_text(seed, &self.model, &Listed(&pieces), &buf, out, |_| {})
     }
 
     /// The bytes of `ids` (`tokenizers`' `ByteLevel` decoder, before its

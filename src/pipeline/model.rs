@@ -17,6 +17,8 @@ use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
+use crate::encode::cache::{PieceModel, Seed};
+use crate::vocab::MID_MAX;
 use crate::Rank;
 
 /// No id (a byte whose character the vocabulary lacks).
@@ -33,6 +35,9 @@ pub struct Model {
     /// Byte string -> id of every byte-level vocabulary entry, when
     /// `ignore_merges` is set.
     whole: Option<FxHashMap<Box<[u8]>, Rank>>,
+    /// With `ignore_merges`, the vocabulary entries of 1 to [`MID_MAX`]
+    /// bytes: the piece cache's seed ([`Model::seed`]).
+    short: Vec<(Box<[u8]>, Rank)>,
 }
 
 #[inline]
@@ -67,6 +72,13 @@ impl Model {
         for (rank, &(a, b, m)) in merges.iter().enumerate() {
             map.insert(key(a, b), (rank as u32, m));
         }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let short = tokens
+            .iter()
+            .filter(|(t, _)| ignore_merges && (1..=MID_MAX).contains(&t.len()))
+            .filter(|(t, _)| seen.insert(t.as_slice()))
+            .map(|(t, id)| (t.clone().into_boxed_slice(), *id))
+            .collect();
         let whole = ignore_merges.then(|| {
             tokens
                 .iter()
@@ -77,6 +89,7 @@ impl Model {
             byte_ids,
             merges: map,
             whole,
+            short,
         }
     }
 
@@ -146,6 +159,39 @@ impl Model {
     }
 }
 
+impl Model {
+    /// The piece cache's seed. With `ignore_merges`, every vocabulary entry
+    /// of at most 16 bytes (a piece that is a token is that token). Without
+    /// it, none: a token that no merge sequence reaches from its own bytes
+    /// must not answer its bytes, and telling those apart would merge every
+    /// short token at the first encode (130-200 ms on 150 k tokens, more
+    /// than a megabyte of text costs to merge piece by piece); each piece is
+    /// merged once instead, then remembered.
+    pub fn seed(&self) -> Seed {
+        match &self.whole {
+            Some(_) => Seed::of(
+                self.short.len(),
+                self.short.iter().map(|(t, id)| (&t[..], *id)),
+            ),
+            None => Seed::of(0, std::iter::empty()),
+        }
+    }
+}
+
+impl PieceModel for Model {
+    fn merge_short<F: Fn(usize, usize) -> Rank>(&self, piece: &[u8], _: F, out: &mut Vec<Rank>) {
+        self.encode_piece(piece, out);
+    }
+
+    fn whole(&self, piece: &[u8]) -> Option<Rank> {
+        self.whole.as_ref().and_then(|w| w.get(piece).copied())
+    }
+
+    fn merge_long(&self, piece: &[u8], out: &mut Vec<Rank>) {
+        self.encode_piece(piece, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +221,51 @@ mod tests {
         out.clear();
         model(true).encode_piece(b"abc", &mut out);
         assert_eq!(out, vec![5]);
+    }
+
+    /// Pieces of `n` bytes.
+    struct Every(usize);
+
+    impl crate::encode::cache::Spans for Every {
+        fn for_each_span<F: crate::SpanSink>(
+            &self,
+            text: &str,
+            mut f: F,
+        ) -> crate::error::Result<()> {
+            for s in (0..text.len()).step_by(self.0) {
+                f.span(s, (s + self.0).min(text.len()));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_piece_cache_answers_as_the_model_does() {
+        use crate::encode::cache::PieceCache;
+        use std::sync::Arc;
+        for ignore in [false, true] {
+            let m = model(ignore);
+            let seed = Arc::new(m.seed());
+            let mut cache = PieceCache::new(&seed);
+            // "abc" alone, and pieces of 1 to 20 bytes: hits, misses, long pieces
+            let text = "abcxab".repeat(7);
+            for n in [3, 1, 2, 4, 5, 17, 20, 3] {
+                let mut got = Vec::new();
+                cache
+                    .encode_text(&seed, &m, &Every(n), &text, &mut got, |_| {})
+                    .unwrap();
+                let mut want = Vec::new();
+                for s in (0..text.len()).step_by(n) {
+                    m.encode_piece(&text.as_bytes()[s..(s + n).min(text.len())], &mut want);
+                }
+                assert_eq!(got, want, "pieces of {n}, ignore_merges {ignore}");
+            }
+            // the unreached token "abc" is in the seed only with ignore_merges
+            let mut got = Vec::new();
+            cache
+                .encode_text(&seed, &m, &Every(3), "abc", &mut got, |_| {})
+                .unwrap();
+            assert_eq!(got, if ignore { vec![5] } else { vec![0, 4] });
+        }
     }
 }

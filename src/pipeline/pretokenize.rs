@@ -157,6 +157,24 @@ fn keeps_every_span(regex: &Pretokenizer, behavior: Behavior, invert: bool) -> b
         || (behavior == Behavior::Removed && invert && regex.named().is_some_and(|n| !n.is_chain()))
 }
 
+/// The one stage whose spans are all the pieces, when every other stage
+/// changes nothing (a `ByteLevel` with no prefix space and no regex), and
+/// that stage keeps every span of one scanner or regex ([`Stage::spans`]).
+pub fn span_stage(stages: &[Stage]) -> Option<usize> {
+    let noop = |st: &Stage| {
+        matches!(
+            st,
+            Stage::ByteLevel {
+                add_prefix_space: false,
+                regex: None
+            }
+        )
+    };
+    let mut active = stages.iter().enumerate().filter(|(_, st)| !noop(st));
+    let (i, st) = active.next()?;
+    (active.next().is_none() && st.spans().is_some()).then_some(i)
+}
+
 impl Stage {
     /// Which engine runs this stage: `Split: scanner:<family>` (a hand-written
     /// scanner, a fused chain of splits included), `Split: regex` (`fancy-regex`),
@@ -174,6 +192,24 @@ impl Stage {
                 regex: Some(re), ..
             } => format!("ByteLevel: {}", re.path()),
             Stage::ByteLevel { regex: None, .. } => "ByteLevel".to_string(),
+        }
+    }
+
+    /// The pre-tokenizer whose every span is a piece of this stage, for a
+    /// stage that keeps every span: a `Split` ([`keeps_every_span`]) or a
+    /// `ByteLevel` with GPT-2's regex and no prefix space.
+    pub fn spans(&self) -> Option<&Pretokenizer> {
+        match self {
+            Stage::Split {
+                regex,
+                behavior,
+                invert,
+            } if keeps_every_span(regex, *behavior, *invert) => Some(regex),
+            Stage::ByteLevel {
+                add_prefix_space: false,
+                regex: Some(re),
+            } => Some(re),
+            _ => None,
         }
     }
 

@@ -8,6 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use rustc_hash::FxHashMap;
 
+use numpy::PyArray1;
+
+use super::array;
 use super::errors::to_py;
 use crate::error::{Error, Result};
 use crate::pipeline::{
@@ -128,6 +131,17 @@ fn token_bytes(s: &str) -> Box<[u8]> {
         .into()
 }
 
+/// The decode table has a slot per id up to the largest: a vocabulary whose
+/// ids leave more gaps than the vocabulary rule allows is refused before it.
+fn check_decode_table(n: usize, vocab: &[(String, Rank)], added: &[Added]) -> Result<()> {
+    let distinct: rustc_hash::FxHashSet<Rank> = vocab
+        .iter()
+        .map(|(_, i)| *i)
+        .chain(added.iter().map(|a| a.1))
+        .collect();
+    crate::vocab::check_id_gap(n, distinct.len())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
     vocab: Vec<(String, Rank)>,
@@ -184,6 +198,7 @@ fn build(
         .chain(added.iter().map(|a| a.1))
         .max()
         .map_or(0, |m| m as usize + 1);
+    check_decode_table(n, &vocab, &added)?;
     let mut decode: Vec<Option<Box<[u8]>>> = vec![None; n];
     for (s, i) in &vocab {
         decode[*i as usize] = Some(token_bytes(s));
@@ -290,6 +305,48 @@ impl PyPipeline {
     ) -> PyResult<Vec<Rank>> {
         py.detach(|| self.inner.encode(text, add_special_tokens, split_special))
             .map_err(to_py)
+    }
+
+    /// `encode` as a `numpy.uint32` array that owns the ids (no copy).
+    #[pyo3(signature = (text, add_special_tokens=false, split_special=true))]
+    fn encode_to_array<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        add_special_tokens: bool,
+        split_special: bool,
+    ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
+        let ids = py
+            .detach(|| self.inner.encode(text, add_special_tokens, split_special))
+            .map_err(to_py)?;
+        Ok(array::owned(py, ids))
+    }
+
+    /// `encode_batch` as one `numpy.uint32` array of every id and the
+    /// `int64` offsets of each text's ids in it (`len(texts) + 1` of them).
+    #[pyo3(signature = (texts, add_special_tokens=false, split_special=true, num_threads=None))]
+    fn encode_batch_to_array<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        add_special_tokens: bool,
+        split_special: bool,
+        num_threads: Option<usize>,
+    ) -> PyResult<array::IdsOffsets<'py>> {
+        let (flat, offsets) = py
+            .detach(|| {
+                let lists = crate::parallel::map_par(&texts, num_threads, |t| {
+                    self.inner.encode(t, add_special_tokens, split_special)
+                })?;
+                let mut offsets = Vec::with_capacity(lists.len() + 1);
+                offsets.push(0i64);
+                for l in &lists {
+                    offsets.push(offsets[offsets.len() - 1] + l.len() as i64);
+                }
+                Ok::<_, Error>((crate::parallel::concat_par(&lists, num_threads)?, offsets))
+            })
+            .map_err(to_py)?;
+        Ok((array::owned(py, flat), array::owned(py, offsets)))
     }
 
     /// `encode` of every text, on `num_threads` threads (`None`: one per core).

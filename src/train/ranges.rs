@@ -296,10 +296,12 @@ mod tests {
     use crate::train::count_documents;
     use crate::train::ChunkTable;
 
-    fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("bytepair-ranges-{}-{name}", std::process::id()));
+    /// A file holding `bytes`, in a folder removed when the first value drops.
+    fn temp_file(name: &str, bytes: &[u8]) -> (crate::TestDir, std::path::PathBuf) {
+        let dir = crate::TestDir::new(&format!("ranges-{name}"));
+        let p = dir.join("text");
         std::fs::write(&p, bytes).unwrap();
-        p
+        (dir, p)
     }
 
     /// The file counted in ranges of `range` bytes on `threads` threads.
@@ -325,7 +327,7 @@ mod tests {
         let text =
             "Alpha beta.\nGamma  delta<|end|>x\n\nEpsilon 42 zeta\n  Eta\t\tθήτα 한국어 ok\n"
                 .repeat(300);
-        let path = temp_file("eq", text.as_bytes());
+        let (_dir, path) = temp_file("eq", text.as_bytes());
         for name in ["gpt2", "cl100k", "o200k"] {
             for specials in [vec![], vec!["<|end|>".to_string()]] {
                 for sep in [None, Some("\n\n")] {
@@ -340,7 +342,6 @@ mod tests {
                 }
             }
         }
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -348,14 +349,13 @@ mod tests {
         // words of 10,000 letters: no cut within NEAR bytes of most boundaries
         let word = "abcdefghij".repeat(1000);
         let text = format!("{word} x {word}{word} y, 12 {word}\n").repeat(8);
-        let path = temp_file("far", text.as_bytes());
+        let (_dir, path) = temp_file("far", text.as_bytes());
         let p = Pretokenizer::new(Some("gpt2")).unwrap();
         let want = count_documents(p.clone(), &[], None, &[&text], Some(1), 1 << 20).unwrap();
         for range in [4096, 9000, 30_000] {
             let got = count_file(&path, &p, &[], None, 2, range).unwrap();
             assert_eq!(got, want, "{range}");
         }
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
@@ -363,12 +363,11 @@ mod tests {
         let mut bytes = "word ".repeat(200).into_bytes();
         bytes[517] = 0xff;
         bytes[900] = 0xfe;
-        let path = temp_file("bad", &bytes);
+        let (_dir, path) = temp_file("bad", &bytes);
         let p = Pretokenizer::new(Some("gpt2")).unwrap();
         for range in [64, 100, 5000] {
             let err = count_file(&path, &p, &[], None, 2, range).unwrap_err();
             assert!(err.to_string().contains("offset 517"), "{range}: {err}");
         }
-        std::fs::remove_file(&path).unwrap();
     }
 }

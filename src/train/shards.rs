@@ -60,8 +60,7 @@ mod tests {
 
     #[test]
     fn jsonl_shard_counts_its_documents_and_names_a_bad_one() {
-        let dir = std::env::temp_dir().join(format!("bytepair-shards-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::TestDir::new("shards");
         let good = dir.join("a.jsonl");
         std::fs::write(
             &good,
@@ -90,6 +89,5 @@ mod tests {
             .feed_shard(&input, "text", None, &Control::default())
             .unwrap_err();
         assert!(err.to_string().contains("b.jsonl"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

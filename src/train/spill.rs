@@ -226,18 +226,24 @@ mod tests {
             + &(0..3000).map(|i| format!(" w{i}")).collect::<String>();
         let p = Pretokenizer::new(Some("o200k")).unwrap();
         let want = count_documents(p.clone(), &[], None, &[&text], Some(1), 1 << 20).unwrap();
+        let dir = crate::TestDir::new("spill");
         for threads in [1, 2] {
             let pool = crate::parallel::pool(Some(threads)).unwrap();
             let (got, runs) = pool.install(|| {
                 let mut c = ChunkCounter::new(p.clone(), &[], None, 256).unwrap();
                 // a tiny limit: a spill after nearly every task
-                c.set_memory_limit(1, None).unwrap();
+                c.set_memory_limit(1, Some(&dir)).unwrap();
                 c.feed_documents(&[&text], &Control::default()).unwrap();
                 let runs = c.spilled_runs();
                 (c.finish().unwrap(), runs)
             });
             assert!(runs > 2, "{runs}");
             assert_eq!(got, want, "threads {threads}");
+            assert_eq!(
+                std::fs::read_dir(&*dir).unwrap().count(),
+                0,
+                "run files left behind"
+            );
         }
     }
 }

@@ -162,6 +162,15 @@ const PAIR_TAG: u32 = 1;
 /// them alone (the Python layer refuses it earlier, naming the token).
 pub const GAP_SLACK: usize = 65_536;
 
+/// Refuses `ids` ids (one more than the largest) for `tokens` distinct ids
+/// beyond the gap rule, before a table with a slot per id is allocated.
+pub fn check_id_gap(ids: usize, tokens: usize) -> Result<()> {
+    if ids.saturating_sub(tokens) <= tokens + GAP_SLACK {
+        return Ok(());
+    }
+    Err(Error::vocab(format!("{ids} ids hold only {tokens} tokens; at most {GAP_SLACK} more ids than tokens may be gaps: number the tokens densely")))
+}
+
 /// Longest token (bytes) held in the packed table.
 const SHORT_MAX: usize = 8;
 /// Bytes copied at once by [`Vocab::append_token`] (and of padding after the
@@ -534,14 +543,7 @@ impl Builder {
     }
 
     fn finish(self) -> Result<Vocab> {
-        let ids = self.len();
-        let tokens = self.table.len();
-        if ids - tokens > tokens + GAP_SLACK {
-            return Err(Error::vocab(format!(
-                "{ids} ids hold only {tokens} tokens; at most {GAP_SLACK} more ids than \
-                 tokens may be gaps: number the tokens densely"
-            )));
-        }
+        check_id_gap(self.len(), self.table.len())?;
         let Builder {
             mut arena,
             offsets,

@@ -11,6 +11,7 @@ documents of each full corpus in ``$BYTEPAIR_DATA/corpora``.
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Callable, List
@@ -84,6 +85,13 @@ def _check_hf(model: str, full: bool) -> None:
         ids = ref.encode(d, add_special_tokens=True).ids
         assert ours.decode(ids) == ref.decode(ids, skip_special_tokens=False), d[:80]
     assert ours.n_vocab == max(ref.get_vocab().values()) + 1
+    # the arrays come from the same pipeline and piece caches, on two threads too
+    want = [ref.encode(d, add_special_tokens=False).ids for d in docs]
+    ids, offsets = ours.encode_batch_to_numpy(docs, num_threads=2)
+    got = [ids[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+    assert got == want, next(d[:80] for d, a, b in zip(docs, got, want) if a != b)
+    for d, w in zip(docs[:50], want):
+        assert ours.encode_to_numpy(d).tolist() == w, d[:80]
 
 
 @pytest.mark.parametrize("model", HF_MODELS)

@@ -65,6 +65,65 @@ def test_special_id_past_2_31_builds_small():
     assert r.stdout.split() == ["<|x|>", f"[{2**32 - 2}]"]
 
 
+_HF_JSON = """
+import json, bytepair
+from bytepair.errors import FormatError, VocabError
+from bytepair.byte_table import bytes_to_unicode
+from bytepair import _core
+m = bytes_to_unicode()
+vocab = {{m[b]: b for b in range(256)}}
+vocab[m[ord("a")] + m[ord("b")]] = {rank}
+d = {{"version": "1.0", "added_tokens": [], "normalizer": {normalizer},
+     "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}},
+     "post_processor": None, "decoder": {{"type": "ByteLevel"}},
+     "model": {{"type": "BPE", "vocab": vocab, "merges": [[m[ord("a")], m[ord("b")]]]}}}}
+open({path!r}, "w").write(json.dumps(d))
+try:
+    bytepair.load({path!r})
+except FormatError as e:
+    print("refused:", e)
+try:  # the core's own check, before the decode table is allocated
+    _core.Pipeline(list(vocab.items()), [[m[ord("a")], m[ord("b")]]], False, [], [], [], [], [])
+except VocabError as e:
+    print("refused:", e)
+"""
+
+
+@pytest.mark.parametrize("normalizer", [None, {"type": "NFC"}])
+@pytest.mark.parametrize("rank", [2**31 - 1, 50_000_000, 200_000])
+def test_tokenizer_json_with_one_huge_id_is_refused_in_one_line(tmp_path, rank, normalizer):
+    """The pipeline's decode table has a slot per id: a tokenizer.json whose
+    vocab holds one huge id is refused (the vocabulary rule), never an abort
+    or a table sized by that id."""
+    r = _child(_HF_JSON.format(rank=rank, normalizer=normalizer, path=str(tmp_path / "tokenizer.json")))
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and all(ln.startswith("refused:") for ln in lines), r.stdout
+    assert str(rank) in lines[0].replace(",", "") and "$.model.vocab" in lines[0], lines[0]
+
+
+def test_tools_with_a_table_per_id_refuse_a_huge_special_id():
+    """A special id far above the tokens encodes (held sparsely), but shrink,
+    token_use and merge_parents build an array with a slot per id: refused in
+    one line before any allocation; extend refuses before training."""
+    r = _child(
+        "import bytepair\n"
+        "from bytepair import shrinking\n"
+        "from bytepair.errors import VocabError, TrainingError\n"
+        "ranks = {bytes([b]): b for b in range(256)}; ranks[b'ab'] = 256; ranks[b'cd'] = 257\n"
+        "tok = bytepair.Tokenizer(ranks, 'gpt2', {'<|x|>': 4_000_000_000})\n"
+        "for f in (lambda: bytepair.shrink(tok, 'ab cd ' * 50, 258), lambda: shrinking.token_use(tok, 'ab cd'),\n"
+        "          lambda: shrinking.merge_parents(tok), lambda: bytepair.extend(tok, 'ab cd ab cd ' * 50, add=2)):\n"
+        "    try:\n"
+        "        f()\n"
+        "    except (VocabError, TrainingError) as e:\n"
+        "        print('refused:', e)\n"
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert len(lines) == 4 and all(ln.startswith("refused:") and "4,000,000,000" in ln for ln in lines), r.stdout
+
+
 # --------------------------------------------------------------------------- empty special token
 
 

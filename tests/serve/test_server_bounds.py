@@ -108,6 +108,25 @@ def test_trace_work_is_bounded_by_all_chunks_not_the_longest(server):
     assert took < 10
 
 
+def test_compare_is_bounded_by_its_total_work(server):
+    """/api/compare encodes every text with every tokenizer: 16 texts of 60 KB
+    (each under the per-text limit) x 3 tokenizers is refused with 413 naming
+    the total, before any encoding; the same texts with one tokenizer pass."""
+    from bytepair.serve.app import LIMITS
+
+    r = random.Random(7)
+    texts = [{"label": f"t{k}", "text": "".join(r.choice("abcdefgh ") for _ in range(60_000))} for k in range(16)]
+    names = ["gpt2", "cl100k_base", "o200k_base"]
+    status, payload, took = call(server.url, "/api/compare", {"texts": texts, "tokenizers": names})
+    assert status == 413, (status, payload[:300])
+    msg = json.loads(payload)["error"]
+    assert f"{16 * 60_000 * 3:,}" in msg and f"{LIMITS['compare_work']:,}" in msg, msg
+    assert took < 5
+    status, payload, _ = call(server.url, "/api/compare", {"texts": texts[:8], "tokenizers": names[:1]})
+    assert status == 200, payload[:300]
+    assert len(json.loads(payload)["rows"]) == 8
+
+
 def test_large_answers_do_not_hold_the_event_loop(server):
     idle = min(call(server.url, "/api/info")[2] for _ in range(5))
     r = random.Random(2)

@@ -108,6 +108,7 @@ ARGUMENT_DESTS = {
     "parity_global_merges": "parity_global",
     "keep_tokens": "keep_token",
     "input_format": "input_format",
+    "num_merges": "merges",
 }
 
 #: How an argument is named on a command that has no option for it.

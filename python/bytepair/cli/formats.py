@@ -51,6 +51,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
             tok, sep, num = item.rpartition("=")
             if not sep or not tok or not num.isdigit():
                 raise UsageError(f"--special takes TOKEN=ID, got {item!r}")
+            if len(num) > 10 or int(num) >= 2**32:
+                raise UsageError(f"--special {item!r}: ids are 32-bit, 0 to {2**32 - 1:,}")
             specials[tok] = int(num)
         kw["special_tokens"] = specials
     for role in ("bos", "eos", "pad"):

@@ -280,7 +280,7 @@ def add_parsers(subparsers: Any) -> None:
     add_input_options(pc, what="text to cut into tokens")
     pc.add_argument("--html", metavar="OUT.html", help="write a page that colours token boundaries")
     add_special_option(pc)
-    pc.add_argument("--limit", "--head", type=nonnegative_int("--limit"), default=None, metavar="N",
+    pc.add_argument("--limit", "--head", type=nonnegative_int("--limit/--head"), default=None, metavar="N",
                     help=f"show the first N tokens (default: {SCREEN_TOKENS} in a terminal, all when piped; 0: all)")
 
     tr = add_command(subparsers, "trace", cmd_trace, "train a few merges on a text and show every step",

@@ -56,7 +56,7 @@ from ..shards.readers import check_input_format, iter_documents, output_stem, sh
 from ..tokenizer import Tokenizer
 from .driver import PathLike, Progress, Reader
 from .engines import Engine, Outcome, get_engine
-from .engines.base import describe_error, task_threads
+from .engines.base import check_retries, check_workers, describe_error, task_threads
 from .errors import OutputDirError, ShardsFailedError
 from .manifest import (
     MANIFEST,
@@ -408,6 +408,8 @@ def encode_dataset(
             import pyarrow  # noqa: F401
         except ImportError as e:
             raise MissingExtraError('format="parquet" needs pyarrow: pip install pyarrow') from e
+    check_workers(workers)  # checked before a finished dataset returns early
+    check_retries(max_retries)
     shards = shard_files(paths)
     check_input_format(input_format)
     allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)

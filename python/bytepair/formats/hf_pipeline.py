@@ -33,6 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .. import _core
 from .. import patterns as _patterns
 from ..errors import FormatError, UnsupportedComponentError, VocabError
+from ..vocab import check_gaps
 
 Component = Tuple[str, str, str, bool, bool]
 #: An added token: (content, id, normalized, single_word, lstrip, rstrip, special).
@@ -250,6 +251,16 @@ def _check_rest(d: Dict[str, Any], path: object) -> None:
                                    "a byte-level BPE model decodes with ByteLevel")
 
 
+def _check_id_gap(vocab: Dict[str, int], path: object) -> None:
+    """The decode table has a slot per id: one huge id is refused (the vocabulary rule), not allocated."""
+    if vocab:
+        top = max(vocab.values())
+        try:
+            check_gaps(len(set(vocab.values())), top + 1, top, f"token {max(vocab, key=vocab.__getitem__)!r}")
+        except VocabError as e:
+            raise FormatError(str(e), path=path, where="$.model.vocab") from None
+
+
 def build(d: Any, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]]:
     """The core pipeline of a parsed ``tokenizer.json`` and its added tokens
     ``(content, id, normalized, single_word, lstrip, rstrip)``."""
@@ -261,6 +272,7 @@ def build(d: Any, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]
     stages = _stages(d, path)
     before, after = _post(d, path)
     vocab: Dict[str, int] = model["vocab"]
+    _check_id_gap(vocab, path)
     added = _added(d, vocab, path)
     merges = model["merges"]
     try:

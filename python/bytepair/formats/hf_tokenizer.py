@@ -180,19 +180,37 @@ class PipelineTokenizer(Tokenizer):
             self._unsupported(f"count_batch({', '.join(kwargs)}=...)")
         return [len(x) for x in self.encode_batch(texts, num_threads=num_threads)]
 
-    def encode_to_numpy(self, text: str, **kwargs: Any) -> "np.ndarray":  # type: ignore[override]
-        import numpy as np
+    def encode_to_numpy(  # type: ignore[override]
+        self,
+        text: str,
+        *,
+        add_special_tokens: bool = False,
+        allowed_special: object = None,
+        num_threads: Optional[int] = None,
+    ) -> "np.ndarray":
+        """:meth:`encode` as a ``numpy.uint32`` array that owns the pipeline's
+        buffer (no Python list)."""
+        if allowed_special not in (None, "all"):
+            self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
+        if num_threads is not None:
+            check_threads(num_threads)
+        return self._pipeline.encode_to_array(check_text(text), add_special_tokens)
 
-        return np.asarray(self.encode(text, **kwargs), dtype=np.uint32)
-
-    def encode_batch_to_numpy(self, texts: Sequence[str], **kwargs: Any) -> Tuple["np.ndarray", "np.ndarray"]:  # type: ignore[override]
-        import numpy as np
-
-        lists = self.encode_batch(texts, **kwargs)
-        offsets = np.zeros(len(lists) + 1, dtype=np.int64)
-        np.cumsum([len(x) for x in lists], out=offsets[1:])
-        flat = np.fromiter((i for x in lists for i in x), dtype=np.uint32, count=int(offsets[-1]))
-        return flat, offsets
+    def encode_batch_to_numpy(  # type: ignore[override]
+        self,
+        texts: Sequence[str],
+        *,
+        add_special_tokens: bool = False,
+        allowed_special: object = None,
+        num_threads: Optional[int] = None,
+    ) -> Tuple["np.ndarray", "np.ndarray"]:
+        """:meth:`encode_batch` as one ``numpy.uint32`` array of every id and
+        ``len(texts) + 1`` ``int64`` offsets."""
+        if allowed_special not in (None, "all"):
+            self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
+        texts = check_texts(texts)
+        threads = None if num_threads is None else check_threads(num_threads)
+        return self._pipeline.encode_batch_to_array(texts, add_special_tokens, True, threads)
 
     # ------------------------------------------------------------ decoding
 

@@ -337,8 +337,30 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
     tokens: list[bytes] = tok.token_bytes_list
     n = len(tokens)
     rebuilt = [merge_without_shortcut(tok, b) == [i] for i, b in enumerate(tokens)]
+    texts, result = _whole_alone(tok, tokens, rebuilt, num_threads)
+    pending = _proved_unreachable(tok, tokens, texts, rebuilt, result)
+    found_whole: dict[int, str] = {}
+    found_inside: dict[int, str] = {}
+    _look(tok, tokens, texts, {i: candidates(tokens[i]) for i in pending}, found_whole, found_inside,
+          num_threads)
+    left = [i for i in pending if i not in found_whole and i not in found_inside]
+    wide = set(left[:WIDE_MAX_TOKENS])
+    _look(tok, tokens, texts, {i: wide_candidates(tokens[i]) for i in left[:WIDE_MAX_TOKENS]}, found_whole,
+          found_inside, num_threads)
+    for i in pending:
+        result[i] = _verdict(tok, i, tokens[i], texts, rebuilt[i], found_whole, found_inside,
+                             searched_wide=i in wide)
+    done: list[TokenAudit] = [r for r in result if r is not None]
+    assert len(done) == n
+    corpus = None if text is None else _corpus_use(tok, text, done, num_threads)
+    return Audit(tok.name, n, done, duplicates(tokens), corpus, sorted(superword_tokens(tok)))
 
-    # 1. the token's text alone: one piece -> the shortcut makes it
+
+def _whole_alone(tok: Tokenizer, tokens: list[bytes], rebuilt: list[bool],
+                 num_threads: int | None) -> tuple[dict[int, str], list[Optional[TokenAudit]]]:
+    """Step 1: each token's text encoded alone; one piece that is the token is
+    the whole-piece shortcut. Returns the tokens' texts (the UTF-8 ones) and
+    the verdicts found so far (None: not decided)."""
     texts: dict[int, str] = {}
     for i, b in enumerate(tokens):
         try:
@@ -347,12 +369,17 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
             pass
     order = list(texts)
     alone = tok.encode_ordinary_batch([texts[i] for i in order], num_threads=num_threads)
-    result: list[Optional[TokenAudit]] = [None] * n
+    result: list[Optional[TokenAudit]] = [None] * len(tokens)
     for i, ids in zip(order, alone):
         if ids == [i]:
             result[i] = TokenAudit(i, tokens[i], "whole-piece", True, rebuilt[i], texts[i])
+    return texts, result
 
-    # 2. the rest: proofs of unreachability, or witnesses among candidate texts
+
+def _proved_unreachable(tok: Tokenizer, tokens: list[bytes], texts: dict[int, str], rebuilt: list[bool],
+                        result: list[Optional[TokenAudit]]) -> list[int]:
+    """Step 2: the undecided tokens that are provably unreachable get their
+    verdict in ``result``; the others are returned, for the witness search."""
     pending: list[int] = []
     for i, b in enumerate(tokens):
         if result[i] is not None:
@@ -368,58 +395,59 @@ def audit(tokenizer: TokenizerSpec, text: TextSource | None = None, *, num_threa
                                    f"{_tokens_text(tok, merge_without_shortcut(tok, b))}")
         else:
             pending.append(i)
-    found_whole: dict[int, str] = {}
-    found_inside: dict[int, str] = {}
+    return pending
 
-    def look(cands: dict[int, list[str]]) -> None:
-        flat = [(i, c) for i, cs in cands.items() for c in cs]
-        encoded = tok.encode_ordinary_batch([c for _, c in flat], num_threads=num_threads) if flat else []
-        for (i, c), ids in zip(flat, encoded):
-            if i in found_whole or i not in ids:
-                continue
-            if i in texts and _is_whole_piece(tok, c, tokens[i]):
-                found_whole[i] = c
-            else:
-                found_inside.setdefault(i, c)
 
-    look({i: candidates(tokens[i]) for i in pending})
-    left = [i for i in pending if i not in found_whole and i not in found_inside]
-    look({i: wide_candidates(tokens[i]) for i in left[:WIDE_MAX_TOKENS]})
-    for i in pending:
-        b = tokens[i]
-        if i in found_whole:
-            result[i] = TokenAudit(i, b, "whole-piece", True, rebuilt[i], found_whole[i])
-        elif i in found_inside:
-            result[i] = TokenAudit(i, b, "merges", False, rebuilt[i], found_inside[i])
+def _look(tok: Tokenizer, tokens: list[bytes], texts: dict[int, str], cands: dict[int, list[str]], found_whole: dict[int, str],
+          found_inside: dict[int, str], num_threads: int | None) -> None:
+    """Encodes each candidate text of each token; records the first text where
+    the token is a whole piece (``found_whole``) or appears inside a longer
+    piece (``found_inside``)."""
+    flat = [(i, c) for i, cs in cands.items() for c in cs]
+    encoded = tok.encode_ordinary_batch([c for _, c in flat], num_threads=num_threads) if flat else []
+    for (i, c), ids in zip(flat, encoded):
+        if i in found_whole or i not in ids:
+            continue
+        if i in texts and _is_whole_piece(tok, c, tokens[i]):
+            found_whole[i] = c
         else:
-            whole_why = (f"the pre-tokenizer cuts it as {_cut_text(tok, texts[i])}" if i in texts
-                         else "part of a character")
-            if rebuilt[i]:
-                result[i] = TokenAudit(i, b, "undecided", False, True, None,
-                                       f"not a whole piece ({whole_why}); merging its bytes rebuilds it, but no "
-                                       "text tried produces it inside a longer piece"
-                                       + ("" if i in left[:WIDE_MAX_TOKENS] else " (the second round was skipped: "
-                                          f"over {WIDE_MAX_TOKENS} tokens were left)"))
-            else:
-                merged = _tokens_text(tok, merge_without_shortcut(tok, b))
-                result[i] = TokenAudit(i, b, "unreachable", False, False, None,
-                                       f"not a whole piece ({whole_why}); merging its bytes gives {merged}")
-    done: list[TokenAudit] = [r for r in result if r is not None]
-    assert len(done) == n
+            found_inside.setdefault(i, c)
 
-    corpus = None
-    if text is not None:
-        docs = read_documents(text)
-        seen: Counter[int] = Counter()
-        n_tokens = 0
-        for ids in tok.encode_ordinary_batch(docs, num_threads=num_threads):
-            seen.update(ids)
-            n_tokens += len(ids)
-        unused = [i for i in range(n) if not seen[i]]
-        corpus = CorpusUse(sum(len(d.encode("utf-8")) for d in docs), n_tokens,
-                           sum(1 for i in range(n) if seen[i]), unused,
-                           sum(1 for i in unused if done[i].status in ("whole-piece", "merges")))
-    return Audit(tok.name, n, done, duplicates(tokens), corpus, sorted(superword_tokens(tok)))
+
+def _verdict(tok: Tokenizer, i: int, b: bytes, texts: dict[int, str], rebuilt: bool, found_whole: dict[int, str],
+             found_inside: dict[int, str], *, searched_wide: bool) -> TokenAudit:
+    """Step 3: a pending token's verdict (token ``i``, bytes ``b``) from the
+    witness search."""
+    if i in found_whole:
+        return TokenAudit(i, b, "whole-piece", True, rebuilt, found_whole[i])
+    if i in found_inside:
+        return TokenAudit(i, b, "merges", False, rebuilt, found_inside[i])
+    whole_why = (f"the pre-tokenizer cuts it as {_cut_text(tok, texts[i])}" if i in texts
+                 else "part of a character")
+    if rebuilt:
+        return TokenAudit(i, b, "undecided", False, True, None,
+                          f"not a whole piece ({whole_why}); merging its bytes rebuilds it, but no "
+                          "text tried produces it inside a longer piece"
+                          + ("" if searched_wide else " (the second round was skipped: "
+                             f"over {WIDE_MAX_TOKENS} tokens were left)"))
+    merged = _tokens_text(tok, merge_without_shortcut(tok, b))
+    return TokenAudit(i, b, "unreachable", False, False, None,
+                      f"not a whole piece ({whole_why}); merging its bytes gives {merged}")
+
+
+def _corpus_use(tok: Tokenizer, text: TextSource, done: list[TokenAudit], num_threads: int | None) -> CorpusUse:
+    """Which tokens the corpus ``text`` uses, and how many it never does."""
+    docs = read_documents(text)
+    seen: Counter[int] = Counter()
+    n_tokens = 0
+    for ids in tok.encode_ordinary_batch(docs, num_threads=num_threads):
+        seen.update(ids)
+        n_tokens += len(ids)
+    n = len(done)
+    unused = [i for i in range(n) if not seen[i]]
+    return CorpusUse(sum(len(d.encode("utf-8")) for d in docs), n_tokens,
+                     sum(1 for i in range(n) if seen[i]), unused,
+                     sum(1 for i in unused if done[i].status in ("whole-piece", "merges")))
 
 
 def duplicates(tokens: Iterable[bytes], examples: int = EXAMPLES) -> Duplicates:

@@ -266,20 +266,25 @@ def sweep(
                 raise TypeError(f"{what} must be whole numbers (int), got {type(v).__name__} {v!r}")
     if eval_text is not None and not isinstance(eval_text, (str, os.PathLike, list, tuple)):
         raise TypeError(f"eval_text must be a str, a path or a list of them, got {type(eval_text).__name__}")
+    given_as = "sizes" if sizes is not None else "merges"
+    for m in merges or ():
+        if m < 0:
+            raise ArgumentError(f"merges must be counts of at least 0, got {m}", name="merges")
     wanted = list(sizes) if sizes is not None else [256 + m + n_special for m in merges or ()]
     if not wanted:
         raise ArgumentError("no sizes to sweep", name="sizes")
     for v in wanted:
         if v < 256 + n_special:
-            raise ArgumentError(f"vocab size {v!r} is below 256 + {n_special} special token{'' if n_special == 1 else 's'}")
+            raise ArgumentError(f"sizes: vocab size {v!r} is below 256 + {n_special} special "
+                                f"token{'' if n_special == 1 else 's'}", name="sizes")
     if tok_given:
         base: Any = source
         if eval_text is None:
             raise ArgumentError("sweeping a tokenizer needs eval_text (the text to count tokens of)", name="eval_text")
         over = [v for v in wanted if v > base.n_vocab]
         if over:
-            raise ArgumentError(f"vocab size {over[0]:,} is above {tokenizer_name(base)}'s n_vocab {base.n_vocab:,}: "
-                             "a tokenizer can only be truncated")
+            raise ArgumentError(f"{given_as}: vocab size {over[0]:,} is above {tokenizer_name(base)}'s n_vocab "
+                                f"{base.n_vocab:,}: a tokenizer can only be truncated", name=given_as)
     else:
         docs = read_documents(source)  # type: ignore[arg-type]
         with warnings.catch_warnings():

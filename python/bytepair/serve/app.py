@@ -77,6 +77,9 @@ LIMITS: dict[str, int] = {
     "trace_work": 32_000_000,
     "compare_texts": 16,
     "compare_text": 64 * 1024,
+    # every text is encoded by every tokenizer: their bytes x tokenizers bounds a comparison, as large as
+    # the largest /api/encode request (its text once per tokenizer)
+    "compare_work": 256 * 1024 * 8,
     "queued": 8,  # requests waiting for a worker process; more get a 503
 }
 
@@ -446,6 +449,12 @@ class App:
                 label += "'"
             texts[label] = text
         names = self._tokenizer_names(data)
+        size = sum(len(t.encode("utf-8")) for t in texts.values())
+        work = size * len(names)
+        if work > LIMITS["compare_work"]:
+            raise ApiError(413, f"{len(texts)} texts of {size:,} bytes in all x {len(names)} tokenizers is {work:,} "
+                                f"bytes to encode, over the limit of {LIMITS['compare_work']:,}; "
+                                "send less text or fewer tokenizers")
         return _json_response(await self.workers.run(_in_json, _compare_job, texts, names))
 
 

@@ -67,6 +67,51 @@ pub trait Spans {
     fn for_each_span<F: SpanSink>(&self, text: &str, f: F) -> Result<()>;
 }
 
+/// What a piece cache merges a piece with when the table does not answer
+/// it: the rank encoder's vocabulary ([`Vocab`], tiktoken's semantics), or
+/// another model whose seed holds exactly the tokens it encodes as
+/// themselves (a `tokenizer.json`'s pair-ranked merges,
+/// [`crate::pipeline::Model`]). Generic, so the rank encoder's hot loop is
+/// compiled for its vocabulary alone.
+pub trait PieceModel {
+    /// Appends the ids of a piece of at most 16 bytes that is not in the
+    /// table. `rank_of(s, e)` is the id the table holds for `piece[s..e]`
+    /// when that byte range is one token of the seed, else
+    /// [`NONE_RANK`](crate::vocab::NONE_RANK).
+    fn merge_short<F: Fn(usize, usize) -> Rank>(
+        &self,
+        piece: &[u8],
+        rank_of: F,
+        out: &mut Vec<Rank>,
+    );
+    /// The id of a piece of more than 16 bytes that is one token answered
+    /// without merging, if it is.
+    fn whole(&self, piece: &[u8]) -> Option<Rank>;
+    /// Appends the ids of a piece of more than 16 bytes ([`Self::whole`]
+    /// said no).
+    fn merge_long(&self, piece: &[u8], out: &mut Vec<Rank>);
+}
+
+impl PieceModel for Vocab {
+    #[inline]
+    fn merge_short<F: Fn(usize, usize) -> Rank>(
+        &self,
+        piece: &[u8],
+        rank_of: F,
+        out: &mut Vec<Rank>,
+    ) {
+        encode_short_by_bytes(piece, self, rank_of, out);
+    }
+    #[inline]
+    fn whole(&self, piece: &[u8]) -> Option<Rank> {
+        self.rank(piece)
+    }
+    #[inline]
+    fn merge_long(&self, piece: &[u8], out: &mut Vec<Rank>) {
+        encode_piece_parts(piece, self, out);
+    }
+}
+
 /// Default byte budget of one cache (table, arenas and long-piece table).
 pub const DEFAULT_BUDGET: usize = 32 << 20;
 /// Longest piece (bytes) the long-piece table keeps.
@@ -288,17 +333,17 @@ impl PieceCache {
     /// there). `seed` is the encoder's (a cache built for another encoder is
     /// rebuilt for this one, so ids never come from the wrong vocabulary).
     #[inline]
-    pub fn encode_text<S: Spans>(
+    pub fn encode_text<S: Spans, M: PieceModel>(
         &mut self,
         seed: &Arc<Seed>,
-        vocab: &Vocab,
+        model: &M,
         spans: &S,
         text: &str,
         out: &mut Vec<Rank>,
         mut flushed: impl FnMut(&mut Vec<Rank>),
     ) -> Result<()> {
         self.refresh(seed);
-        let mut sink = Collect::new(self, seed, vocab, text.as_bytes(), out, &mut flushed);
+        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut flushed);
         let r = spans.for_each_span(text, &mut sink);
         sink.flush();
         r
@@ -308,7 +353,14 @@ impl PieceCache {
     /// remember the result (wiping back to the seed first when full).
     #[cold]
     #[inline(never)]
-    fn miss(&mut self, seed: &Seed, vocab: &Vocab, text: &[u8], p: &Pending, out: &mut Vec<Rank>) {
+    fn miss<M: PieceModel>(
+        &mut self,
+        seed: &Seed,
+        model: &M,
+        text: &[u8],
+        p: &Pending,
+        out: &mut Vec<Rank>,
+    ) {
         let piece = &text[p.start..p.end];
         let at = out.len();
         let table = self.table.view();
@@ -322,7 +374,7 @@ impl PieceCache {
                 _ => crate::vocab::NONE_RANK,
             }
         };
-        encode_short_by_bytes(piece, vocab, rank_of, out);
+        model.merge_short(piece, rank_of, out);
         let k = out.len() - at;
         let extra = if k > INLINE { 4 * k } else { 0 };
         if !self.make_room(seed, extra) {
@@ -347,13 +399,19 @@ impl PieceCache {
     /// loop's way, like [`Self::miss`].
     #[cold]
     #[inline(never)]
-    fn encode_long(&mut self, seed: &Seed, vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) {
-        if let Some(r) = vocab.rank(piece) {
+    fn encode_long<M: PieceModel>(
+        &mut self,
+        seed: &Seed,
+        model: &M,
+        piece: &[u8],
+        out: &mut Vec<Rank>,
+    ) {
+        if let Some(r) = model.whole(piece) {
             out.push(r);
             return;
         }
         if piece.len() > MAX_PIECE {
-            encode_piece_parts(piece, vocab, out);
+            model.merge_long(piece, out);
             return;
         }
         let h = FxBuildHasher.hash_one(piece);
@@ -365,7 +423,7 @@ impl PieceCache {
             return;
         }
         let at = out.len();
-        encode_piece_parts(piece, vocab, out);
+        model.merge_long(piece, out);
         let k = out.len() - at;
         let extra = piece.len() + 4 * k;
         if !self.make_room(seed, extra) {
@@ -394,7 +452,12 @@ pub struct SeedCell(OnceLock<Arc<Seed>>);
 impl SeedCell {
     /// The seed, built on first use.
     pub fn get(&self, vocab: &Vocab) -> &Arc<Seed> {
-        self.0.get_or_init(|| Arc::new(Seed::new(vocab)))
+        self.get_or(|| Seed::new(vocab))
+    }
+
+    /// The seed, built by `make` on first use.
+    pub fn get_or(&self, make: impl FnOnce() -> Seed) -> &Arc<Seed> {
+        self.0.get_or_init(|| Arc::new(make()))
     }
 }
 

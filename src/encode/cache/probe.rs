@@ -11,9 +11,9 @@
 
 use super::pending::Pending;
 use super::table::{View, INLINE, IN_ARENA, LINE};
-use super::{PieceCache, Seed, BATCH};
+use super::{PieceCache, PieceModel, Seed, BATCH};
 use crate::hint::prefetch;
-use crate::vocab::{key16, key16_window, Vocab, MID_MAX};
+use crate::vocab::{key16, key16_window, MID_MAX};
 use crate::Rank;
 use crate::SpanSink;
 
@@ -44,10 +44,10 @@ impl PieceCache {
     /// grown or been wiped).
     #[inline(never)]
     #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
-    pub(super) fn flush(
+    pub(super) fn flush<M: PieceModel>(
         &mut self,
         seed: &Seed,
-        vocab: &Vocab,
+        model: &M,
         text: &[u8],
         batch: &mut [Pending],
         out: &mut Vec<Rank>,
@@ -138,8 +138,8 @@ impl PieceCache {
             // the piece the loop stopped at, by what it found
             let buckets = self.table.buckets.len();
             match cold {
-                Cold::Long => self.encode_long(seed, vocab, &text[p.start..p.end], out),
-                Cold::Miss => self.miss(seed, vocab, text, &p, out),
+                Cold::Long => self.encode_long(seed, model, &text[p.start..p.end], out),
+                Cold::Miss => self.miss(seed, model, text, &p, out),
                 Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
             }
             i += 1;
@@ -199,10 +199,10 @@ fn pack_batch<const WINDOWS: bool>(text: &[u8], batch: &mut [Pending], t: View<'
 /// table's base, shift and mask are copied here (and again after each
 /// flush, which may grow or wipe the table), so the step inlined into the
 /// scanners reads no field behind the cache.
-pub(super) struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
+pub(super) struct Collect<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> {
     cache: &'c mut PieceCache,
     seed: &'a Seed,
-    vocab: &'a Vocab,
+    model: &'a M,
     text: &'a [u8],
     out: &'c mut Vec<Rank>,
     flushed: &'c mut G,
@@ -211,11 +211,11 @@ pub(super) struct Collect<'c, 'a, G: FnMut(&mut Vec<Rank>)> {
     batch: [Pending; BATCH + 64],
 }
 
-impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
+impl<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, M, G> {
     pub(super) fn new(
         cache: &'c mut PieceCache,
         seed: &'a Seed,
-        vocab: &'a Vocab,
+        model: &'a M,
         text: &'a [u8],
         out: &'c mut Vec<Rank>,
         flushed: &'c mut G,
@@ -223,7 +223,7 @@ impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
         Collect {
             cache,
             seed,
-            vocab,
+            model,
             text,
             out,
             flushed,
@@ -237,13 +237,13 @@ impl<'c, 'a, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, G> {
     pub(super) fn flush(&mut self) {
         let batch = &mut self.batch[..self.len.min(BATCH + 64)];
         self.cache
-            .flush(self.seed, self.vocab, self.text, batch, self.out);
+            .flush(self.seed, self.model, self.text, batch, self.out);
         self.len = 0;
         (self.flushed)(self.out);
     }
 }
 
-impl<G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, G> {
+impl<M: PieceModel, G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, M, G> {
     #[inline(always)]
     fn span(&mut self, start: usize, end: usize) {
         if let Some(slot) = self.batch.get_mut(self.len) {

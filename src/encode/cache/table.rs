@@ -334,20 +334,23 @@ pub struct Seed {
 impl Seed {
     /// Builds the seed: cost linear in the vocabulary (a few ms for o200k).
     pub fn new(vocab: &Vocab) -> Seed {
-        let n = vocab
-            .tokens()
-            .filter(|t| !t.is_empty() && t.len() <= MID_MAX)
-            .count();
+        let short = |t: &[u8]| !t.is_empty() && t.len() <= MID_MAX;
+        let n = vocab.tokens().filter(|t| short(t)).count();
+        let entries = vocab.tokens().enumerate().filter(|(_, t)| short(t));
+        Seed::of(n, entries.map(|(r, t)| (t, r as Rank)))
+    }
+
+    /// A seed of `n` `(bytes, id)` entries, each non-empty, at most 16
+    /// bytes, each byte string once: pieces answered as that one id.
+    pub fn of<'t>(n: usize, entries: impl Iterator<Item = (&'t [u8], Rank)>) -> Seed {
         // at most half full with the seed: room for as many merged pieces
         let mut table = Table::new((2 * n).div_ceil(2).max(512));
-        for (r, t) in vocab.tokens().enumerate() {
-            if t.is_empty() || t.len() > MID_MAX {
-                continue;
-            }
+        for (t, r) in entries {
+            debug_assert!(!t.is_empty() && t.len() <= MID_MAX);
             let (k0, k1) = key16(t, 0, t.len());
             let h = hash(k0, k1, t.len());
             let b = table.home(h);
-            table.insert(b, k0, k1, t.len() as u32 | 1 << 8, [r as Rank, 0, 0]);
+            table.insert(b, k0, k1, t.len() as u32 | 1 << 8, [r, 0, 0]);
         }
         Seed { table }
     }

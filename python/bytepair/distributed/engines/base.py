@@ -107,12 +107,12 @@ def check_workers(workers: object) -> int | None:
     if workers is None:
         return None
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise EngineError(f"workers must be a positive int, got {workers!r}")
+        raise EngineError(f"workers must be a positive int, got {workers!r}", argument="workers")
     return min(workers, _core.MAX_THREADS)
 
 
 def check_retries(max_retries: object) -> int:
     """``max_retries`` when an int in ``[0, MAX_RETRIES]``; else an EngineError."""
     if not isinstance(max_retries, int) or isinstance(max_retries, bool) or not 0 <= max_retries <= MAX_RETRIES:
-        raise EngineError(f"max_retries must be between 0 and {MAX_RETRIES}, got {max_retries!r}")
+        raise EngineError(f"max_retries must be between 0 and {MAX_RETRIES}, got {max_retries!r}", argument="max_retries")
     return max_retries

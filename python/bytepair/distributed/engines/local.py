@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import functools
 import multiprocessing
 import os
+import shutil
+import signal
 import sys
+import threading
+import time
 import traceback
 from collections import deque
 from multiprocessing.connection import wait
@@ -27,7 +32,44 @@ from .base import (
 )
 
 
-def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker process
+class _Stopped(BaseException):
+    """Raised in a worker by SIGTERM (the driver abandoning a run): the task
+    unwinds, so its temporary files and spill directories are removed."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: a repeat must not interrupt the unwinding
+    raise _Stopped
+
+
+def _stop_with_parent(parent: int) -> None:
+    """SIGTERM to this worker when the driver dies, whatever kills it, so its
+    task unwinds (Linux: the kernel sends it; elsewhere a thread watches)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, signal.SIGTERM, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _local_worker(conn: Any, threads: int, parent: int) -> None:  # the body of one worker process
+    signal.signal(signal.SIGTERM, _stop)
+    _stop_with_parent(parent)
+    try:
+        _serve_tasks(conn, threads)
+    except (_Stopped, BrokenPipeError):  # stopped, or the driver is gone: nothing to report to
+        return
+
+
+def _serve_tasks(conn: Any, threads: int) -> None:
     while True:
         try:
             msg = conn.recv()
@@ -38,14 +80,34 @@ def _local_worker(conn: Any, threads: int) -> None:  # the body of one worker pr
         fn, shared, args = msg
         try:
             out = call_task(fn, shared, args, threads)
+        except _Stopped:
+            raise
         except BaseException as e:  # noqa: BLE001 - report, never kill the worker silently
             out = Outcome(False, error=f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
         try:
             conn.send(out)
+        except BrokenPipeError:
+            raise
         except Exception as e:  # noqa: BLE001 - the result does not pickle
             conn.send(
                 Outcome(False, error=f"the task's result cannot be sent back ({describe_error(e)})")
             )
+
+
+def _remove_spills(pid: Optional[int]) -> None:
+    """Removes the counting spill directories a dead worker ``pid`` left in the
+    temporary directory (the core names them ``bytepair-counts-PID-...`` under
+    ``$TMPDIR``, else ``/tmp``, as Rust's ``std::env::temp_dir`` does)."""
+    if pid is None:
+        return
+    parent = os.environ.get("TMPDIR") or "/tmp"
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(f"bytepair-counts-{pid}-"):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
 
 
 def _refers_to_main(obj: Any) -> bool:
@@ -87,21 +149,37 @@ def _main_hidden(hide: bool) -> Iterator[None]:
 class _Slot:
     def __init__(self, ctx: Any, threads: int, hide_main: bool = True) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_local_worker, args=(child, threads), daemon=True)
+        self.proc = ctx.Process(target=_local_worker, args=(child, threads, os.getpid()), daemon=True)
         with _main_hidden(hide_main):
             self.proc.start()
         child.close()
         self.task: Optional[int] = None
+        self.asked = False
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def ask_stop(self) -> None:
+        """Asks the worker to exit: idle, through its pipe; busy (``self.task``
+        set), by SIGTERM, which unwinds its task (temporary files removed)."""
+        if self.asked:
+            return
+        self.asked = True
         try:
-            self.conn.send(None)
+            if self.task is None:
+                self.conn.send(None)
+            elif self.proc.is_alive():
+                self.proc.terminate()
         except (OSError, ValueError):
             pass
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stops the worker (:meth:`ask_stop`); after ``timeout`` it is killed,
+        and the spill directories of a killed or dead worker are removed."""
+        self.ask_stop()
         self.proc.join(timeout)
         if self.proc.is_alive():
             self.proc.kill()
             self.proc.join()
+        if self.proc.exitcode != 0:
+            _remove_spills(self.proc.pid)
         self.conn.close()
 
 
@@ -237,9 +315,11 @@ class LocalEngine(Engine):
             if finished:
                 self.close()  # another run may have parked workers meanwhile
                 self._idle = slots
-            else:  # abandoned mid-run (error, interrupt): busy workers are killed
+            else:  # abandoned mid-run (error, interrupt): busy workers are stopped together
                 for s in slots:
-                    s.stop(timeout=0 if s.task is not None else 5.0)
+                    s.ask_stop()
+                for s in slots:
+                    s.stop()
 
 
 _local_engines: Dict[Tuple[int, int], LocalEngine] = {}
