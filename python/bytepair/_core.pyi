@@ -391,6 +391,7 @@ def extend_merges(
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
     max_words: Optional[int] = None,
+    num_threads: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],
