@@ -57,6 +57,16 @@ Protocol:
 
     PYTHONPATH=python python benches/bench_models.py --section patterns --mb 1 --repeat 3
     PYTHONPATH=python python benches/bench_models.py --section patterns --patterns llama3 qwen2 --corpora en_austen
+
+Section ``load``: the load alone, per model file, against the reference
+library's own loader: ``tokenizers.Tokenizer.from_file`` for a
+``tokenizer.json``, ``mistral-common``'s ``Tekkenizer.from_file`` for
+``tekken.json``, tiktoken (``load_tiktoken_bpe`` + ``Encoding``) for a rank file.
+One fresh process per (peer, file, round), pinned to ``--cpu``, imports done
+before the clock starts; CPU time (``time.process_time``); rounds (``--repeat``)
+interleave the peers and the figure is the median over rounds.
+
+    PYTHONPATH=python python benches/bench_models.py --section load --repeat 5
 """
 
 from __future__ import annotations
@@ -275,6 +285,15 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
 
 
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -367,6 +386,73 @@ def run(models: List[str], corpora: List[str], mb: float, repeat: int, cpu: int)
                 [load_row(m, first[m]) for m in models])
 
 
+# ---------------------------------------------------------------- section load
+
+LOAD_REFERENCE = {"json": "tokenizers", "tekken": "mistral-common", "rank": "tiktoken"}
+
+
+def load_child(peer: str, model: str, cpu: int) -> Dict[str, Any]:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
+    _, kind, pattern, _ = MODELS[model]
+    path = model_path(model)
+    if peer == "bytepair":
+        import bytepair
+
+        def build() -> Any:
+            if kind == "rank":
+                return bytepair.load(path, pattern=pattern, special_tokens={})
+            return bytepair.load(path)
+    elif kind == "json":
+        from tokenizers import Tokenizer
+
+        def build() -> Any:
+            return Tokenizer.from_file(str(path))
+    elif kind == "tekken":
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        def build() -> Any:
+            return Tekkenizer.from_file(str(path))
+    else:
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        def build() -> Any:
+            return tiktoken.Encoding(model, pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                                     special_tokens={})
+    gc.collect()
+    t0 = time.process_time()
+    tok = build()
+    out = {"load_s": time.process_time() - t0, "class": type(tok).__name__}
+    return out
+
+
+def run_load(models: List[str], repeat: int, cpu: int) -> None:
+    cells: Dict[Tuple[str, str], List[float]] = {}
+    classes: Dict[str, str] = {}
+    for _ in range(repeat):
+        for m in models:
+            for peer in ("bytepair", "reference"):
+                job = {"section": "load", "peer": peer, "model": m, "cpu": cpu}
+                r, why = run_child(job)
+                if r is None:
+                    print(f"  {peer} on {m}: failed ({why})", file=sys.stderr)
+                    continue
+                cells.setdefault((m, peer), []).append(r["load_s"])
+                if peer == "bytepair":
+                    classes[m] = r["class"]
+    rows = []
+    for m in models:
+        bp, ref = cells.get((m, "bytepair")), cells.get((m, "reference"))
+        b = statistics.median(bp) if bp else 0.0
+        f = statistics.median(ref) if ref else 0.0
+        rows.append([m, MODELS[m][0], classes.get(m, "fails"), f"{b:.3f}" if bp else "-",
+                     LOAD_REFERENCE[MODELS[m][1]], f"{f:.3f}" if ref else "-", ratio(b, f)])
+    print_table(f"load, CPU seconds, one core, median of {repeat} rounds",
+                ["model", "file", "bytepair class", "bytepair", "reference", "reference", "bytepair / reference"],
+                rows)
+
+
 # ---------------------------------------------------------------- section patterns
 
 
@@ -451,7 +537,7 @@ def run_patterns(args: argparse.Namespace) -> None:
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--section", choices=["models", "patterns"], default="models")
+    ap.add_argument("--section", choices=["models", "patterns", "load"], default="models")
     ap.add_argument("--patterns", nargs="+", default=PATTERNS, choices=PATTERNS, help="section patterns")
     ap.add_argument("--no-regex", action="store_true", help="section patterns: skip the fancy-regex engine column")
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
@@ -465,6 +551,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         job = json.loads(args.child)
         if job.get("section") == "patterns":
             print(json.dumps(pattern_child(job["corpus"], job["pattern"], job["engine"], job["mb"])))
+        elif job.get("section") == "load":
+            print(json.dumps(load_child(job["peer"], job["model"], job["cpu"])))
         else:
             print(json.dumps(child(job)))
         return
@@ -472,6 +560,13 @@ def main(argv: Optional[List[str]] = None) -> None:
         ap.error("--mb must be 0.01..100, --repeat 1..50, --cpu a CPU of this machine")
     if args.section == "patterns":
         run_patterns(args)
+        return
+    if args.section == "load":
+        print(f"machine: {machine()}")
+        print(f"command: python benches/bench_models.py {' '.join(argv if argv is not None else sys.argv[1:])}")
+        print(f"versions: {versions()}, mistral-common {_version('mistral-common')}, tiktoken {_version('tiktoken')}")
+        run_load(args.models, args.repeat, args.cpu)
+        print(f"\nload at end: {os.getloadavg()[0]:.1f}")
         return
     print(f"machine: {machine()}")
     print(f"command: python benches/bench_models.py {' '.join(argv if argv is not None else sys.argv[1:])}")

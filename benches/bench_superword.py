@@ -9,7 +9,7 @@ script (kana with Han: ja, Han: zh, Cyrillic: ru, Devanagari: hi, Hangul: ko,
 Latin: en; "mixed" when none has 60% of the letters).
 
     python benches/bench_superword.py compression [--vocab 32768,65536,131072] [--transitions 0.8,0.9,0.95]
-    python benches/bench_superword.py train [--vocab 65536] [--threads 2]
+    python benches/bench_superword.py train [--vocab 65536] [--threads 2] [--copies N]
     python benches/bench_superword.py encode [--vocab 65536]
 
 ``compression``: held-out tokens of plain BPE and of the superword tokenizer
@@ -17,8 +17,12 @@ of the same size trained on the same text, per corpus / language (negative:
 fewer tokens). When the training text supports fewer merges than the size
 asks, plain BPE stops early (the size it reached is shown) and so does stage
 1, leaving the rest to stage 2: compare only rows where plain BPE reached the
-size. ``train``: seconds and peak RSS of plain and superword
-training, each in a fresh process. ``encode``: MB/s of bytepair and of
+size. ``train``: seconds (wall and CPU) and peak RSS of plain and superword
+training, each in a fresh process. ``--copies N`` trains on N copies of the
+English text instead, every copy after the first with one word in ten
+replaced by a word drawn from the text (seeded), so that its lines are new
+lines, as in a larger corpus, while the phrases stay English (a synthetic
+stand-in: the registries hold no larger English text). ``encode``: MB/s of bytepair and of
 Hugging Face ``tokenizers`` (one thread each, ``RAYON_NUM_THREADS=1``) on the
 exported ``tokenizer.json``, per corpus, batches of documents, ids checked
 equal. The machine, versions and command are printed first.
@@ -93,6 +97,26 @@ def training_file(names: list[str], tmp: Path) -> tuple[Path, dict[str, list[str
     return path, held
 
 
+def varied_copies(path: Path, copies: int, tmp: Path) -> Path:
+    """``copies`` copies of ``path``; in each copy after the first, every word
+    is replaced with probability 0.1 by a word drawn from the text (seed 49)."""
+    out = tmp / f"{path.stem}.x{copies}.txt"
+    if out.exists():
+        return out
+    import random
+
+    text = path.read_text(encoding="utf-8")
+    words = text.split(" ")
+    rng = random.Random(49)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+        for _ in range(copies - 1):
+            f.write("\n\n")
+            f.write(" ".join(w if rng.random() >= 0.1 or "\n" in w else rng.choice(words).strip() or w
+                             for w in words))
+    return out
+
+
 def quiet_train(*args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -126,24 +150,27 @@ def _child_train(path: str, vocab: int, transition: float, threads: int) -> None
     kw = {} if transition <= 0 else {"superword": transition}
     tok = quiet_train(Path(path), vocab, num_threads=threads, **kw)
     secs = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"seconds": secs, "peak_rss": peak, "n_vocab": tok.n_vocab}))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"seconds": secs, "cpu": use.ru_utime + use.ru_stime, "peak_rss": use.ru_maxrss * 1024,
+                      "n_vocab": tok.n_vocab}))
 
 
 def cmd_train(args, tmp: Path) -> None:
     path, _ = training_file(ENGLISH, tmp)
+    if args.copies > 1:
+        path = varied_copies(path, args.copies, tmp)
     size = path.stat().st_size
     print(f"training text: {path.name}, {size / 1e6:.1f} MB, vocab {args.vocab:,}, {args.threads} threads")
-    print("| trainer | seconds | MB/s | peak RSS (MB) |")
-    print("|---|---|---|---|")
+    print("| trainer | seconds | CPU seconds | MB/s | peak RSS (MB) |")
+    print("|---|---|---|---|---|")
     for transition in [0.0] + [float(t) for t in args.transitions.split(",")]:
         env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
         out = subprocess.run([sys.executable, __file__, "_child_train", str(path), str(args.vocab), str(transition),
                               str(args.threads)], capture_output=True, text=True, env=env, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         label = "plain BPE" if transition <= 0 else f"superword t = {transition:.0%}"
-        print(f"| {label} | {r['seconds']:.1f} | {size / 1e6 / r['seconds']:.1f} | {r['peak_rss'] / 1e6:,.0f} |",
-              flush=True)
+        print(f"| {label} | {r['seconds']:.1f} | {r['cpu']:.1f} | {size / 1e6 / r['seconds']:.1f} "
+              f"| {r['peak_rss'] / 1e6:,.0f} |", flush=True)
 
 
 def cmd_encode(args, tmp: Path) -> None:
@@ -182,6 +209,7 @@ def main() -> None:
     p.add_argument("--transitions", default="0.8,0.9,0.95")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--copies", type=int, default=1, help="train: varied copies of the English text (see above)")
     args = p.parse_args()
     import tokenizers
 

@@ -51,6 +51,12 @@ pub enum Error {
     /// table beyond the trainer's 32-bit limits, ...).
     #[error("invalid training arguments: {reason}")]
     InvalidTraining { reason: String },
+    /// A tokenizer file that is not what its format says (not UTF-8, not
+    /// JSON, a key listed twice, a value of the wrong type); `location` is the
+    /// JSON path of the part at fault (`$` for the file as a whole, empty when
+    /// the file cannot be parsed at all).
+    #[error("{reason}")]
+    InvalidFile { location: String, reason: String },
     /// Training was interrupted by the caller (e.g. KeyboardInterrupt).
     #[error("training was interrupted")]
     Interrupted,

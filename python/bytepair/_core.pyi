@@ -26,6 +26,7 @@ __all__ = [
     "CoreBPE",
     "Pipeline",
     "Spans",
+    "TokenizerModel",
     "__version__",
     "_pretokenize_spans_scalar",
     "_unicode_case_folds",
@@ -36,6 +37,7 @@ __all__ = [
     "encode_shards",
     "encode_with_spans",
     "extend_merges",
+    "json_object_keys",
     "learn_merges",
     "parity_merges",
     "piece_cache_budget",
@@ -43,6 +45,7 @@ __all__ = [
     "pretokenize_count",
     "pretokenize_spans",
     "pretokenizer_path",
+    "read_tokenizer_json",
     "set_piece_cache_budget",
     "truncate_at",
     "truncate_span",
@@ -152,14 +155,31 @@ def truncate_span(
 ) -> Tuple[int, int]: ...
 
 @final
+class TokenizerModel:
+    # the model of a tokenizer.json (read_tokenizer_json): vocabulary and merges
+    @property
+    def n_tokens(self) -> int: ...
+    @property
+    def n_merges(self) -> int: ...
+    def get(self, token: str) -> Optional[int]: ...
+    def tokens(self) -> List[Tuple[str, int]]: ...
+    def merges(self) -> List[Tuple[str, str]]: ...
+    def byte_level(self) -> List[Tuple[int, bytes]]: ...
+    def rank_ordered(self, skip: Sequence[int]) -> bool: ...
+
+# a tokenizer.json's bytes: the file without model.vocab / model.merges as JSON text, and the model
+def read_tokenizer_json(data: bytes) -> Tuple[str, Optional[TokenizerModel]]: ...
+# the top-level keys of a JSON object file (None: not a JSON object)
+def json_object_keys(data: bytes) -> Optional[List[str]]: ...
+
+@final
 class Pipeline:
-    # a tokenizer.json (bytepair.formats.hf_pipeline): vocab (string, id), merges (left, right),
-    # added (content, id, normalized, single_word, lstrip, rstrip, special), normalizers and
-    # stages (kind, text_a, text_b, flag_x, flag_y), the post-processor's ids before / after
+    # a tokenizer.json (bytepair.formats.hf_pipeline): its model, added (content, id, normalized,
+    # single_word, lstrip, rstrip, special), normalizers and stages (kind, text_a, text_b, flag_x,
+    # flag_y), the post-processor's ids before / after
     def __new__(
         cls,
-        vocab: Sequence[Tuple[str, int]],
-        merges: List[Union[str, List[str]]],
+        model: TokenizerModel,
         ignore_merges: bool,
         added: Sequence[Tuple[str, int, bool, bool, bool, bool, bool]],
         normalizers: Sequence[Tuple[str, str, str, bool, bool]],
@@ -374,6 +394,7 @@ def extend_merges(
     max_token_length: Optional[int] = None,
     progress: Optional[_Progress] = None,
     max_words: Optional[int] = None,
+    num_threads: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

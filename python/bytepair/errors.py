@@ -133,7 +133,11 @@ class FormatError(BytepairError, ValueError):
     Attributes:
         path: the file, when the error comes from one.
         where: line number or JSON path inside the file, when known.
+        reason: the problem without the file and place (errors raised by the core).
     """
+
+    where: object = None
+    reason: Optional[str] = None
 
     def __init__(self, message: str, *, path: object = None, where: object = None) -> None:
         self.path = path

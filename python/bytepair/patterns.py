@@ -23,7 +23,7 @@ O200K: str = _core.NAMED_PATTERNS["o200k"]
 #: The spans of a superword tokenizer (:mod:`bytepair.superword`): no cut at
 #: spaces; digits in groups of at most three; a cut after every run of
 #: newlines and between ``:`` and a following space, newline or digit.
-SUPERWORD: str = _core.SUPERWORD_PATTERN  # defined in src/pretok/mod.rs, which knows its safe cuts
+SUPERWORD: str = _core.SUPERWORD_PATTERN  # defined in src/pretok/patterns.rs, with a scanner and safe cuts
 
 #: Short names accepted wherever a pattern is expected (case-insensitive).
 NAMED = {

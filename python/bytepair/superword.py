@@ -141,7 +141,8 @@ def stage2_merges(
             )
         first_id = 256 + len(base.merges)
         merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,
-                                     max_token_length, status.merging(num_merges), max_words=max_words)
+                                     max_token_length, status.merging(num_merges), max_words=max_words,
+                                     num_threads=num_threads)
         status.merged(len(merges))
     finally:
         status.close()

@@ -16,6 +16,7 @@
 //! job; this module takes the components already checked.
 
 pub mod added;
+pub mod file;
 pub mod model;
 pub mod normalize;
 pub mod pretokenize;

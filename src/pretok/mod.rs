@@ -5,7 +5,8 @@
 //! tiktoken's `gpt2`/`r50k_base`, `cl100k_base` and `o200k_base`, and the
 //! open models' patterns (Hugging Face `ByteLevel`'s regex, Llama 3 / GLM-4 /
 //! OLMo 2, Qwen2, Qwen3.5, tekken, DeepSeek V3's chain of three `Split`s,
-//! [`Pretokenizer::from_splits`]), each recognised by its exact string and run
+//! [`Pretokenizer::from_splits`]) and the spans of superword tokenizers
+//! ([`SUPERWORD_PATTERN`]), each recognised by its exact string and run
 //! by the scanner of its family ([`Named`]). The scanners (module `scan`) are
 //! proven equal to the regexes by differential tests (here against
 //! `fancy-regex`, the engine tiktoken uses; in `tests/pretokenize/` against
@@ -68,7 +69,7 @@ pub use named::{Pieces, Scanner};
 pub use patterns::{
     Known, Named, BYTELEVEL_PATTERN, CHAIN_SEPARATOR, CL100K_HF_PATTERN, CL100K_PATTERN,
     DEEPSEEK_V3_CHAIN, DEEPSEEK_V3_SPLITS, GPT2_PATTERN, LLAMA3_PATTERN, NEMO_PATTERN,
-    O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS,
+    O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS, SUPERWORD_PATTERN,
 };
 
 /// How text is cut into pieces before merging.
@@ -278,11 +279,22 @@ impl Pretokenizer {
     /// contains a letter or number stops there and reads nothing further but
     /// class tests that a space, a newline and the end of text all fail, and no
     /// pattern looks behind. Custom patterns and `Whole` have no safe cuts.
+    ///
+    /// The superword spans ([`SUPERWORD_PATTERN`]) cross spaces; their safe cuts
+    /// are between a `\r` or `\n` and a byte that is neither: every alternative
+    /// that reads a newline ends with a greedy newline run and reads nothing
+    /// after it, and the numbers alternative reads no newline.
     pub fn is_safe_cut(&self, text: &str, p: usize) -> bool {
-        if self.scanner().is_none() || p == 0 || p >= text.len() {
+        let Some(named) = self.named() else {
+            return false;
+        };
+        if p == 0 || p >= text.len() {
             return false;
         }
         let b = text.as_bytes();
+        if named.spans_lines() {
+            return newline(b[p - 1]) && !newline(b[p]);
+        }
         if !matches!(b.get(p), Some(b' ') | Some(b'\n')) {
             return false;
         }
@@ -297,8 +309,15 @@ impl Pretokenizer {
     ///
     /// Complexity: linear in the bytes examined.
     pub fn next_safe_cut(&self, text: &str, from: usize) -> Option<usize> {
-        self.scanner()?;
         let b = text.as_bytes();
+        if self.named()?.spans_lines() {
+            let at = from.max(1) - 1;
+            let mut c = at + memchr::memchr2(b'\r', b'\n', b.get(at..)?)? + 1;
+            while c < b.len() && newline(b[c]) {
+                c += 1;
+            }
+            return (c < b.len()).then_some(c);
+        }
         let mut p = from.max(1);
         while p < b.len() {
             let q = p + memchr::memchr2(b' ', b'\n', b.get(p..)?)?;
@@ -316,8 +335,17 @@ impl Pretokenizer {
     ///
     /// Complexity: linear in the bytes examined.
     pub fn safe_cut_before(&self, text: &str, before: usize) -> Option<usize> {
-        self.scanner()?;
         let b = text.as_bytes();
+        if self.named()?.spans_lines() {
+            let mut end = before.min(b.len().saturating_sub(1));
+            loop {
+                let q = memchr::memrchr2(b'\r', b'\n', b.get(..end)?)?;
+                if !newline(b[q + 1]) {
+                    return Some(q + 1);
+                }
+                end = q;
+            }
+        }
         let mut end = before.min(b.len().saturating_sub(1)) + 1;
         while end > 1 {
             let q = memchr::memrchr2(b' ', b'\n', b.get(..end)?)?;
@@ -328,6 +356,10 @@ impl Pretokenizer {
         }
         None
     }
+}
+
+fn newline(c: u8) -> bool {
+    c == b'\r' || c == b'\n'
 }
 
 #[cfg(test)]

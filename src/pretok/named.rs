@@ -116,6 +116,7 @@ impl Scanner {
             Named::Qwen35 => drive!(Named::Qwen35),
             Named::Nemo => drive!(Named::Nemo),
             Named::DeepSeekV3 => drive!(Named::DeepSeekV3),
+            Named::Superword => drive!(Named::Superword),
         }
     }
 

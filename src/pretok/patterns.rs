@@ -72,6 +72,13 @@ pub const NEMO_PATTERN: &str = concat!(
     r"\s+",
 );
 
+/// The spans of superword training and of a superword tokenizer
+/// (`bytepair.patterns.SUPERWORD`): no cut at spaces, numbers in groups of
+/// at most three, a cut after every run of newlines and between `:` and a
+/// following space, newline or number.
+pub const SUPERWORD_PATTERN: &str =
+    r"\p{N}{1,3}|(?:[^\r\n\p{N}:]|:+[^ \r\n\p{N}:])+:*[\r\n]*|:+[\r\n]*|[\r\n]+";
+
 /// Joins the patterns of a chain of `Split` pre-tokenizers (each re-splitting
 /// the pieces of the one before, every match and gap kept) into one pattern
 /// string; a chain is accepted only where it has a scanner.
@@ -115,6 +122,8 @@ pub enum Named {
     Nemo,
     /// [`DEEPSEEK_V3_CHAIN`]: the three stages in one pass (scalar only).
     DeepSeekV3,
+    /// [`SUPERWORD_PATTERN`]: spans across spaces (scalar only).
+    Superword,
 }
 
 impl Named {
@@ -129,6 +138,7 @@ impl Named {
             Named::Qwen35 => "qwen35",
             Named::Nemo => "nemo",
             Named::DeepSeekV3 => "deepseek_v3",
+            Named::Superword => "superword",
         }
     }
 
@@ -143,6 +153,7 @@ impl Named {
             Named::Qwen35 => "scanner:qwen35",
             Named::Nemo => "scanner:nemo",
             Named::DeepSeekV3 => "scanner:deepseek_v3",
+            Named::Superword => "scanner:superword",
         }
     }
 
@@ -156,14 +167,21 @@ impl Named {
     pub fn groups_digits(self) -> bool {
         matches!(
             self,
-            Named::Cl100k | Named::O200k | Named::Llama3 | Named::DeepSeekV3
+            Named::Cl100k | Named::O200k | Named::Llama3 | Named::DeepSeekV3 | Named::Superword
         )
     }
 
     /// Runs on the block path where the CPU has one (every family but the
-    /// DeepSeek chain, whose classes differ).
+    /// DeepSeek chain, whose classes differ, and the superword spans, whose
+    /// pieces are lines rather than words).
     pub fn has_block_path(self) -> bool {
-        self != Named::DeepSeekV3
+        !matches!(self, Named::DeepSeekV3 | Named::Superword)
+    }
+
+    /// Pieces run across spaces: the only safe cuts are after runs of
+    /// newlines (see [`crate::pretok::Pretokenizer::is_safe_cut`]).
+    pub fn spans_lines(self) -> bool {
+        self == Named::Superword
     }
 
     /// A chain of `Split` stages rather than one regex.
@@ -178,7 +196,7 @@ impl Named {
 }
 
 /// Every pattern string with a scanner, with its family and a short name.
-pub const SPELLINGS: [(&str, Named, &str); 10] = [
+pub const SPELLINGS: [(&str, Named, &str); 11] = [
     (GPT2_PATTERN, Named::Gpt2, "gpt2"),
     (CL100K_PATTERN, Named::Cl100k, "cl100k"),
     (O200K_PATTERN, Named::O200k, "o200k"),
@@ -189,6 +207,7 @@ pub const SPELLINGS: [(&str, Named, &str); 10] = [
     (QWEN35_PATTERN, Named::Qwen35, "qwen35"),
     (NEMO_PATTERN, Named::Nemo, "nemo"),
     (DEEPSEEK_V3_CHAIN, Named::DeepSeekV3, "deepseek_v3"),
+    (SUPERWORD_PATTERN, Named::Superword, "superword"),
 ];
 
 /// One spelling of [`SPELLINGS`]: a pattern that runs on a scanner.

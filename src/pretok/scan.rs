@@ -36,6 +36,21 @@ use super::deepseek::DeepSeek;
 use super::patterns::Named;
 use super::unicode::{Tables, L, LO, M, N, OTHER, PREFIX, UP, WS};
 
+/// The ASCII bytes that stop a superword span's main loop: `\r`, `\n`, `:`
+/// and the digits.
+static SW_STOP: [u8; 128] = {
+    let mut t = [0u8; 128];
+    t[b'\r' as usize] = 1;
+    t[b'\n' as usize] = 1;
+    t[b':' as usize] = 1;
+    let mut d = b'0';
+    while d <= b'9' {
+        t[d as usize] = 1;
+        d += 1;
+    }
+    t
+};
+
 /// A cursor-less view of the text being scanned.
 pub(crate) struct Scan<'a> {
     pub b: &'a [u8],
@@ -350,12 +365,64 @@ impl<'a> Scan<'a> {
             Named::Qwen35 => self.cl_family::<false, false, true>(i),
             Named::O200k => self.o200k_family::<true, true>(i),
             Named::Nemo => self.o200k_family::<false, false>(i),
+            Named::Superword => self.superword(i),
             // `t` is the DeepSeek table here (see `Scanner::new`)
             Named::DeepSeekV3 => DeepSeek {
                 b: self.b,
                 t: self.t,
             }
             .end(i),
+        }
+    }
+
+    /// End of the superword span starting at `i` (`i < len`):
+    /// `\p{N}{1,3}|(?:[^\r\n\p{N}:]|:+[^ \r\n\p{N}:])+:*[\r\n]*|:+[\r\n]*|[\r\n]+`.
+    ///
+    /// A number starts a group of up to three. Otherwise the span runs over
+    /// every character but numbers, `\r`, `\n` and `:`; a run of colons
+    /// stays inside when the character after it may follow (`[^ \r\n\p{N}:]`),
+    /// else it ends the span, with the newlines after it. The loop's tail
+    /// `:*[\r\n]*` always matches, so the greedy loop is the match; where the
+    /// loop's first step fails (a colon run before a space, newline, number
+    /// or the end), `:+[\r\n]*` gives the same end, and a newline starts
+    /// `[\r\n]+`. Each byte is read at most twice (a colon run's next
+    /// character is read again when it continues the span).
+    pub fn superword(&self, i: usize) -> usize {
+        if self.at(i).0 & N != 0 {
+            return self.digits3(i);
+        }
+        let newlines = |j| self.run_bytes(j, |c| c == b'\r' || c == b'\n');
+        let mut j = i;
+        loop {
+            let Some(&c) = self.b.get(j) else {
+                return j;
+            };
+            if c < 0x80 {
+                if SW_STOP[c as usize] == 0 {
+                    j += 1;
+                    continue;
+                }
+                if c == b':' {
+                    let k = self.run_bytes(j, |c| c == b':');
+                    let (f, len) = self.at(k);
+                    let ends =
+                        len == 0 || f & N != 0 || matches!(self.byte(k), b' ' | b'\r' | b'\n');
+                    if ends {
+                        return newlines(k);
+                    }
+                    j = k;
+                    continue;
+                }
+                if c == b'\r' || c == b'\n' {
+                    return newlines(j);
+                }
+                return j; // an ASCII digit
+            }
+            let (f, len) = self.t.decode_at(self.b, j);
+            if f & N != 0 {
+                return j;
+            }
+            j += len;
         }
     }
 

@@ -80,12 +80,13 @@ const ALPHABET: &[char] = &[
     '\u{3099}',
     '$',
     '^',
+    ':',
 ];
 
 /// A small alphabet for exhaustive enumeration: one per behaviour class.
 const SMALL: &[char] = &[
     'a', 'Z', 's', 'l', 'e', 'v', '\u{17f}', '0', ' ', '\n', '\r', '\t', '\'', '/', '.', '\u{301}',
-    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}',
+    '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}', ':',
 ];
 
 /// Hugging Face's chain of `Split` stages with the `Isolated` behaviour: each
@@ -351,7 +352,18 @@ fn hostile_inputs_split_as_the_oracle_says() {
         assert_eq!(sc.pieces(&spaces).count(), 1, "{name}");
         let sx = format!("{spaces}x");
         let got: Vec<&str> = sc.pieces(&sx).collect();
-        assert_eq!(got, vec![&spaces[1..], " x"], "{name}");
+        if named.spans_lines() {
+            assert_eq!(got, vec![sx.as_str()], "{name}");
+            let words = "word ".repeat(BIG / 5);
+            assert_eq!(sc.pieces(&words).count(), 1, "{name}");
+            let colons = ":".repeat(BIG);
+            assert_eq!(sc.pieces(&colons).count(), 1, "{name}");
+            let colon_spaces = ": ".repeat(BIG / 2);
+            // ":", then " :" each, then the last space
+            assert_eq!(sc.pieces(&colon_spaces).count(), BIG / 2 + 1, "{name}");
+        } else {
+            assert_eq!(got, vec![&spaces[1..], " x"], "{name}");
+        }
         let nl = "\n".repeat(BIG);
         assert_eq!(sc.pieces(&nl).count(), 1, "{name}");
         let digits = "7".repeat(BIG);
@@ -414,7 +426,22 @@ fn safe_cuts_do_not_change_pieces() {
         for (name, pat, _) in named() {
             let p = Pretokenizer::new(Some(pat)).unwrap();
             let whole = p.split(&text).unwrap();
+            let every: Vec<usize> = (0..=text.len())
+                .filter(|&q| p.is_safe_cut(&text, q))
+                .collect();
             for q in 0..=text.len() {
+                let next = every.iter().find(|&&c| c >= q).copied();
+                let before = every.iter().rev().find(|&&c| c <= q).copied();
+                assert_eq!(
+                    p.next_safe_cut(&text, q),
+                    next,
+                    "{name} next from {q} of {text:?}"
+                );
+                assert_eq!(
+                    p.safe_cut_before(&text, q),
+                    before,
+                    "{name} before {q} of {text:?}"
+                );
                 if !p.is_safe_cut(&text, q) {
                     continue;
                 }
@@ -441,5 +468,17 @@ fn safe_cuts_do_not_change_pieces() {
     assert_eq!(
         Pretokenizer::new(None).unwrap().next_safe_cut(text, 0),
         None
+    );
+}
+
+#[test]
+fn superword_spans_cross_spaces_and_cut_at_colons_numbers_and_newlines() {
+    let p = Pretokenizer::new(Some(SUPERWORD_PATTERN)).unwrap();
+    let text = "Answer: the cat, 12345 mats:\n\nend";
+    let want = ["Answer:", " the cat, ", "123", "45", " mats:\n\n", "end"];
+    assert_eq!(p.split(text).unwrap(), want);
+    assert_eq!(
+        (p.next_safe_cut(text, 0), p.safe_cut_before(text, 99)),
+        (Some(30), Some(30))
     );
 }

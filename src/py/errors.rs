@@ -16,6 +16,7 @@
 //! | `NotUtf8`           | `ReadError`              | `path`, `offset`        |
 //! | `CorruptCounts`     | `CorruptCountsError`     | `what`                  |
 //! | `InvalidTraining`   | `TrainingError`          | `reason`                |
+//! | `InvalidFile`       | `FormatError`            | `where`, `reason`       |
 //! | `Interrupted`       | `KeyboardInterrupt`      |                         |
 
 use pyo3::exceptions::{PyKeyError, PyKeyboardInterrupt, PyValueError};
@@ -107,6 +108,10 @@ pub(crate) fn to_py(e: Error) -> PyErr {
             Error::InvalidTraining { reason } => {
                 ("TrainingError", vec![attr(py, "reason", reason)])
             }
+            Error::InvalidFile { location, reason } => (
+                "FormatError",
+                vec![attr(py, "where", location), attr(py, "reason", reason)],
+            ),
             Error::Interrupted => return PyKeyboardInterrupt::new_err(msg),
         };
         exception(py, class, msg, attrs, value_error)

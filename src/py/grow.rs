@@ -11,7 +11,7 @@ use crate::train::{Control, MergeOptions};
 /// Merges learned on top of `base` from `table` (see
 /// `bytepair.reference.extend_from_counts`); new ids start at `first_id`.
 #[pyfunction]
-#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None))]
+#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn extend_merges_py(
     py: Python<'_>,
@@ -23,6 +23,7 @@ fn extend_merges_py(
     max_token_length: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
     max_words: Option<usize>,
+    num_threads: Option<usize>,
 ) -> PyResult<Vec<(u32, u32)>> {
     let (v, t) = (base.inner.vocab(), &table.inner);
     let opts = MergeOptions {
@@ -32,7 +33,7 @@ fn extend_merges_py(
     };
     let ctl = Control::default();
     run_interruptible(py, &ctl, progress.as_ref(), || {
-        extend_merges(v, t, first_id, &opts, max_words, &ctl)
+        extend_merges(v, t, first_id, &opts, max_words, num_threads, &ctl)
     })
 }
 

@@ -1,43 +1,26 @@
-//! Bindings for the `tokenizer.json` pipeline (`bytepair._core.Pipeline`). The
-//! Python reader (`bytepair.formats.hf_pipeline`) checks the file and hands
-//! over its components as plain tuples.
+//! Bindings for the `tokenizer.json` pipeline (`bytepair._core.Pipeline`).
+//! The file is read once in Rust (`read_tokenizer_json`): the model's
+//! vocabulary and merges stay here as a `TokenizerModel`, the rest goes to the
+//! Python reader (`bytepair.formats.hf_pipeline`) as JSON text; that reader
+//! checks the components and hands them over as plain tuples with the model.
 
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
-use rustc_hash::FxHashMap;
+use pyo3::types::PyBytes;
+use rustc_hash::FxHashSet;
 
 use numpy::PyArray1;
 
 use super::array;
 use super::errors::to_py;
 use crate::error::{Error, Result};
+use crate::pipeline::file::{self, ModelFile};
 use crate::pipeline::{
     byte_level_bytes, AddedToken, Behavior, Model, Normalizer, Parts, Pipeline, Stage,
 };
 use crate::pretok::Pretokenizer;
 use crate::Rank;
-
-/// A merge as `tokenizer.json` writes it: `"left right"` or `["left", "right"]`.
-enum Merge {
-    Joined(String),
-    Pair(Vec<String>),
-}
-
-/// The merges of a Python list, told apart by type (a failed extraction
-/// would build an exception per merge: 320 k of them in GLM-4's file).
-fn merges_of(items: &Bound<'_, PyList>) -> PyResult<Vec<Merge>> {
-    let mut out = Vec::with_capacity(items.len());
-    for item in items.iter() {
-        if let Ok(s) = item.cast::<PyString>() {
-            out.push(Merge::Joined(s.to_str()?.to_owned()));
-        } else {
-            out.push(Merge::Pair(item.extract()?));
-        }
-    }
-    Ok(out)
-}
 
 /// A normalizer or pre-tokenizer: `(kind, text_a, text_b, flag_x, flag_y)`.
 type Component = (String, String, String, bool, bool);
@@ -132,20 +115,30 @@ fn token_bytes(s: &str) -> Box<[u8]> {
 }
 
 /// The decode table has a slot per id up to the largest: a vocabulary whose
-/// ids leave more gaps than the vocabulary rule allows is refused before it.
-fn check_decode_table(n: usize, vocab: &[(String, Rank)], added: &[Added]) -> Result<()> {
-    let distinct: rustc_hash::FxHashSet<Rank> = vocab
-        .iter()
-        .map(|(_, i)| *i)
+/// ids leave more gaps than the vocabulary rule allows is refused before it,
+/// naming the token with the largest id.
+fn check_decode_table(n: usize, file: &ModelFile, added: &[Added]) -> Result<()> {
+    let distinct: FxHashSet<Rank> = file
+        .vocab
+        .values()
+        .copied()
         .chain(added.iter().map(|a| a.1))
         .collect();
-    crate::vocab::check_id_gap(n, distinct.len())
+    crate::vocab::check_id_gap(n, distinct.len()).map_err(|e| {
+        let top = file.vocab.iter().max_by_key(|(_, i)| **i);
+        let token = top.map_or(String::new(), |(s, i)| {
+            format!("token {} has id {i}: ", file::py_repr(s))
+        });
+        Error::InvalidFile {
+            location: "$.model.vocab".into(),
+            reason: format!("{token}{e}"),
+        }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
 fn build(
-    vocab: Vec<(String, Rank)>,
-    merges: Vec<Merge>,
+    file: &ModelFile,
     ignore_merges: bool,
     added: Vec<Added>,
     normalizers: Vec<Component>,
@@ -158,28 +151,29 @@ fn build(
         .map(normalizer)
         .collect::<Result<Vec<_>>>()?;
     let stages = fuse_chains(&stages)?;
-    let ids: FxHashMap<&str, Rank> = vocab.iter().map(|(s, i)| (s.as_str(), *i)).collect();
-    let mut tokens = Vec::with_capacity(vocab.len());
-    for (s, i) in &vocab {
-        if let Some(b) = byte_level_bytes(s) {
-            tokens.push((b, *i));
+    let ids = &file.vocab;
+    let n = ids
+        .values()
+        .copied()
+        .chain(added.iter().map(|a| a.1))
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    check_decode_table(n, file, &added)?;
+    let mut decode: Vec<Option<Box<[u8]>>> = vec![None; n];
+    let mut tokens = Vec::with_capacity(ids.len());
+    for (s, &i) in ids {
+        match byte_level_bytes(s) {
+            Some(b) => {
+                decode[i as usize] = Some(b.clone().into());
+                tokens.push((b, i));
+            }
+            None => decode[i as usize] = Some(s.as_bytes().into()),
         }
     }
-    let mut pairs = Vec::with_capacity(merges.len());
-    for (k, m) in merges.iter().enumerate() {
-        let parts = match m {
-            Merge::Pair(v) if v.len() == 2 => Some((v[0].as_str(), v[1].as_str())),
-            Merge::Pair(_) => None,
-            Merge::Joined(s) => s.split_once(' ').filter(|(_, b)| !b.contains(' ')),
-        };
-        let Some((a, b)) = parts else {
-            return Err(Error::vocab_at(
-                k as Rank,
-                "a merge is \"left right\" or [\"left\", \"right\"]",
-            ));
-        };
-        let joined = format!("{a}{b}");
-        match (ids.get(a), ids.get(b), ids.get(joined.as_str())) {
+    let mut pairs = Vec::with_capacity(file.merges.len());
+    for (k, m) in file.merges.iter().enumerate() {
+        let (a, b, joined) = (m.left(), m.right(), m.joined());
+        match (ids.get(a), ids.get(b), ids.get(joined)) {
             (Some(&x), Some(&y), Some(&m)) => pairs.push((x, y, m)),
             _ => {
                 return Err(Error::vocab_at(
@@ -192,17 +186,6 @@ fn build(
         }
     }
     let model = Model::new(&tokens, &pairs, ignore_merges);
-    let n = vocab
-        .iter()
-        .map(|(_, i)| *i)
-        .chain(added.iter().map(|a| a.1))
-        .max()
-        .map_or(0, |m| m as usize + 1);
-    check_decode_table(n, &vocab, &added)?;
-    let mut decode: Vec<Option<Box<[u8]>>> = vec![None; n];
-    for (s, i) in &vocab {
-        decode[*i as usize] = Some(token_bytes(s));
-    }
     let (mut raw, mut norm) = (Vec::new(), Vec::new());
     for (content, id, normalized, single_word, lstrip, rstrip, special) in added {
         decode[id as usize] = Some(token_bytes(&content));
@@ -250,11 +233,10 @@ pub struct PyPipeline {
 impl PyPipeline {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (vocab, merges, ignore_merges, added, normalizers, stages, prefix, suffix))]
+    #[pyo3(signature = (model, ignore_merges, added, normalizers, stages, prefix, suffix))]
     fn py_new(
         py: Python<'_>,
-        vocab: Vec<(String, Rank)>,
-        merges: &Bound<'_, PyList>,
+        model: &Bound<'_, PyTokenizerModel>,
         ignore_merges: bool,
         added: Vec<Added>,
         normalizers: Vec<Component>,
@@ -262,12 +244,11 @@ impl PyPipeline {
         prefix: Vec<Rank>,
         suffix: Vec<Rank>,
     ) -> PyResult<Self> {
-        let merges = merges_of(merges)?;
+        let file = &model.get().inner;
         let inner = py
             .detach(|| {
                 build(
-                    vocab,
-                    merges,
+                    file,
                     ignore_merges,
                     added,
                     normalizers,
@@ -374,6 +355,131 @@ impl PyPipeline {
     }
 }
 
+/// Whether a model's merges can mean tiktoken's rank order, checked without
+/// building anything: every merge's parts and token are in the vocabulary,
+/// the tokens' ids never decrease along the list, every byte has a token,
+/// and every longer byte-level token (the ids in `skip` aside: special
+/// tokens) is made by a listed merge of two tokens of lower ids. The rank
+/// reading checks the rest.
+fn rank_ordered(file: &ModelFile, skip: &FxHashSet<Rank>) -> bool {
+    let ids = &file.vocab;
+    let mut made = FxHashSet::default();
+    // the token of the merges being read, and whether one of them made it
+    let (mut prev, mut prev_made) = (0, true);
+    for m in &file.merges {
+        let (Some(&a), Some(&b), Some(&r)) =
+            (ids.get(m.left()), ids.get(m.right()), ids.get(m.joined()))
+        else {
+            return false;
+        };
+        if r != prev {
+            // merges are grouped by token: the group that ended must have made it
+            if r < prev || !prev_made {
+                return false;
+            }
+            (prev, prev_made) = (r, false);
+        }
+        if a < r && b < r {
+            made.insert(r);
+            prev_made = true;
+        }
+    }
+    if !prev_made {
+        return false;
+    }
+    let mut bytes = [false; 256];
+    for (s, i) in ids {
+        if skip.contains(i) {
+            continue;
+        }
+        match byte_level_bytes(s).as_deref() {
+            Some([b]) => bytes[*b as usize] = true,
+            Some([_, _, ..]) if !made.contains(i) => return false,
+            _ => {}
+        }
+    }
+    bytes.iter().all(|&b| b)
+}
+
+/// The model of a `tokenizer.json`: its vocabulary and merges, read once.
+#[pyclass(module = "bytepair._core", name = "TokenizerModel", frozen)]
+pub struct PyTokenizerModel {
+    inner: ModelFile,
+}
+
+#[pymethods]
+impl PyTokenizerModel {
+    /// Vocabulary entries.
+    #[getter]
+    fn n_tokens(&self) -> usize {
+        self.inner.vocab.len()
+    }
+
+    /// Merges.
+    #[getter]
+    fn n_merges(&self) -> usize {
+        self.inner.merges.len()
+    }
+
+    /// The id of a vocabulary string, or `None`.
+    fn get(&self, token: &str) -> Option<Rank> {
+        self.inner.vocab.get(token).copied()
+    }
+
+    /// Every `(string, id)` entry of the vocabulary.
+    fn tokens(&self) -> Vec<(&str, Rank)> {
+        self.inner.vocab.iter().map(|(s, i)| (&**s, *i)).collect()
+    }
+
+    /// Every merge as `(left, right)`, in list order.
+    fn merges(&self) -> Vec<(&str, &str)> {
+        self.inner
+            .merges
+            .iter()
+            .map(|m| (m.left(), m.right()))
+            .collect()
+    }
+
+    /// `(id, bytes)` of every entry written in GPT-2's byte alphabet.
+    fn byte_level<'py>(&self, py: Python<'py>) -> Vec<(Rank, Bound<'py, PyBytes>)> {
+        self.inner
+            .vocab
+            .iter()
+            .filter_map(|(s, i)| byte_level_bytes(s).map(|b| (*i, PyBytes::new(py, &b))))
+            .collect()
+    }
+
+    /// Whether the merges can mean tiktoken's rank order, the ids `skip`
+    /// (special tokens) aside (see `rank_ordered`).
+    fn rank_ordered(&self, py: Python<'_>, skip: Vec<Rank>) -> bool {
+        let skip: FxHashSet<Rank> = skip.into_iter().collect();
+        py.detach(|| rank_ordered(&self.inner, &skip))
+    }
+}
+
+/// Reads a `tokenizer.json`'s bytes: the file without `model.vocab` and
+/// `model.merges` as JSON text, and the model when both have their type.
+#[pyfunction]
+fn read_tokenizer_json(
+    py: Python<'_>,
+    data: &[u8],
+) -> PyResult<(String, Option<PyTokenizerModel>)> {
+    let parts = py.detach(|| file::read(data)).map_err(to_py)?;
+    Ok((
+        parts.rest,
+        parts.model.map(|inner| PyTokenizerModel { inner }),
+    ))
+}
+
+/// The keys of a JSON object file, or `None` when it holds no JSON object.
+#[pyfunction]
+fn json_object_keys(py: Python<'_>, data: &[u8]) -> PyResult<Option<Vec<String>>> {
+    py.detach(|| file::object_keys(data)).map_err(to_py)
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyPipeline>()
+    m.add_class::<PyPipeline>()?;
+    m.add_class::<PyTokenizerModel>()?;
+    m.add_function(wrap_pyfunction!(read_tokenizer_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json_object_keys, m)?)
 }

@@ -150,6 +150,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         fast.set_item(name, pattern)?;
     }
     m.add("FAST_PATTERNS", fast)?;
-    m.add("SUPERWORD_PATTERN", crate::train::spans::SUPERWORD)?;
+    m.add("SUPERWORD_PATTERN", crate::pretok::SUPERWORD_PATTERN)?;
     Ok(())
 }

@@ -222,7 +222,7 @@ impl ChunkCounter {
     }
 
     pub(super) fn can_cut_inside(&self) -> bool {
-        super::spans::has_cuts(&self.pretok)
+        self.pretok.named().is_some()
     }
 
     /// Counts whole documents (each one is cut independently of the others).
@@ -293,7 +293,7 @@ impl ChunkCounter {
         }
         let mut start = 0;
         while seg.len() - start > self.block_size {
-            match super::spans::next_cut(&self.pretok, seg, start + self.block_size) {
+            match self.pretok.next_safe_cut(seg, start + self.block_size) {
                 Some(c) => {
                     out.push(&seg[start..c]);
                     start = c;

@@ -25,10 +25,10 @@ use std::sync::atomic::Ordering;
 
 use rustc_hash::FxHashSet;
 
+use super::encoded::encode_table;
 use super::options::MergeOptions;
 use super::pairs::{merge_pair, Node, Pairs, NONE};
 use super::{ChunkTable, Control};
-use crate::encode::encode_piece;
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 use crate::Rank;
@@ -303,7 +303,9 @@ static BYTES: [u8; 256] = {
 /// (ties: met first) is merged, `opts.num_merges` times at most; the k-th new
 /// token gets id `first_id + k`. Returns the merged pairs as ids. With
 /// `max_words`, a pair whose joined token holds more words ([`word_count`])
-/// is never chosen (see `bytepair.reference.extend_from_counts`).
+/// is never chosen (see `bytepair.reference.extend_from_counts`). The chunks
+/// are encoded on `threads` threads ([`super::encoded`]); the merges do not
+/// depend on the thread count.
 ///
 /// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
 /// ids or the table is too large; [`Error::Interrupted`] when cancelled.
@@ -313,6 +315,7 @@ pub fn extend_merges(
     first_id: Rank,
     opts: &MergeOptions,
     max_words: Option<usize>,
+    threads: Option<usize>,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
     if (first_id as usize) < base.len() {
@@ -324,13 +327,7 @@ pub fn extend_merges(
     if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
         return Err(Error::training("too many ids for 32 bits"));
     }
-    let mut flat: Vec<Rank> = Vec::with_capacity(table.arena_len() / 2);
-    let mut bounds: Vec<(usize, usize, u64)> = Vec::with_capacity(table.len());
-    for (chunk, c) in table.iter() {
-        let at = flat.len();
-        encode_piece(chunk, base, &mut flat);
-        bounds.push((at, flat.len(), c));
-    }
+    let encoded = encode_table(base, table, threads, ctl)?;
     let mut toks = Tokens {
         base: Some(base),
         first_new: first_id,
@@ -338,12 +335,10 @@ pub fn extend_merges(
         new_set: FxHashSet::default(),
         scratch: Vec::new(),
     };
-    let chunks = bounds.iter().map(|&(a, b, c)| (&flat[a..b], c));
-    let mut st = Seqs::new(chunks, flat.len(), true, &mut |a, b| {
+    let mut st = Seqs::new(encoded.chunks(), encoded.ids(), true, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
     })?;
-    drop(bounds);
-    drop(flat);
+    drop(encoded);
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
     let mut merges = Vec::new();
     let mut touched = Vec::new();
@@ -524,7 +519,7 @@ mod tests {
         let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
         let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         let v = Vocab::new(bytes).unwrap();
-        let ext = extend_merges(&v, &t, 256, &opts(8), None, &Control::default()).unwrap();
+        let ext = extend_merges(&v, &t, 256, &opts(8), None, Some(1), &Control::default()).unwrap();
         let trained = learn_merges(&t, &opts(8), &Control::default()).unwrap();
         assert_eq!(ext, trained);
     }
@@ -535,9 +530,9 @@ mod tests {
         let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         toks.push(b"ab".to_vec());
         let v = Vocab::new(toks).unwrap();
-        let m = extend_merges(&v, &t, 300, &opts(3), None, &Control::default()).unwrap();
+        let m = extend_merges(&v, &t, 300, &opts(3), None, Some(1), &Control::default()).unwrap();
         assert_eq!(m, vec![(256, 256)]);
-        assert!(extend_merges(&v, &t, 200, &opts(3), None, &Control::default()).is_err());
+        assert!(extend_merges(&v, &t, 200, &opts(3), None, Some(1), &Control::default()).is_err());
     }
 
     #[test]

@@ -265,7 +265,7 @@ impl ChunkCounter {
         let b = text.as_bytes();
         let mut from = (p.checked_sub(at)?) as usize;
         let limit = b.len().checked_sub(self.max_cut_len + 1)?;
-        while let Some(c) = super::spans::next_cut(&self.pretok, text, from) {
+        while let Some(c) = self.pretok.next_safe_cut(text, from) {
             if c > limit {
                 return None;
             }

@@ -115,7 +115,7 @@ impl ChunkCounter {
         let spans = |c: usize| -> bool { self.cut_spans_match(b, c) };
         if self.can_cut_inside() {
             let mut end = limit;
-            while let Some(c) = super::spans::cut_before(&self.pretok, buf, end) {
+            while let Some(c) = self.pretok.safe_cut_before(buf, end) {
                 if !spans(c) {
                     return Some(c);
                 }

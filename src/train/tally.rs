@@ -113,6 +113,12 @@ fn inline_bytes(lo: u64, hi: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(&x[..n]);
 }
 
+fn long_chunk(n: usize) -> Error {
+    Error::training(format!(
+        "a single chunk of {n} bytes is too long (the limit is 4 GiB); use a pre-tokenization pattern or split the documents"
+    ))
+}
+
 /// One chunk of [`Tally::into_parts`]: `(start, len, count, first)`.
 pub type Part = (usize, usize, u64, u64);
 
@@ -261,13 +267,12 @@ impl Tally {
     /// Counts a piece of more than [`INLINE_MAX`] bytes (see [`Self::add_piece`]).
     #[inline(never)]
     pub fn add_long(&mut self, chunk: &[u8], n: u64, first: u64) -> Result<()> {
-        let len = u32::try_from(chunk.len()).map_err(|_| {
-            Error::training(format!(
-                "a single chunk of {} bytes is too long (the limit is 4 GiB); use a pre-tokenization pattern or split the documents",
-                chunk.len()
-            ))
-        })?;
-        let h = hash_long(chunk);
+        self.add_long_hashed(chunk, hash_long(chunk), n, first)
+    }
+
+    /// [`Self::add_long`] with the chunk's hash already known.
+    fn add_long_hashed(&mut self, chunk: &[u8], h: u64, n: u64, first: u64) -> Result<()> {
+        let len = u32::try_from(chunk.len()).map_err(|_| long_chunk(chunk.len()))?;
         let mask = self.slots.len() - 1;
         let mut i = self.home(h);
         loop {
@@ -306,8 +311,13 @@ impl Tally {
 
     #[cold]
     fn resize(&mut self) {
-        let doubled = vec![Slot::default(); self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
+        self.rehash(self.slots.len() * 2);
+    }
+
+    /// Moves every chunk into a table of `slots` slots (a power of two, more
+    /// than the chunks).
+    fn rehash(&mut self, slots: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); slots]);
         let mask = self.slots.len() - 1;
         for s in old.into_iter().filter(|s| s.hi != 0) {
             let h = if s.hi & LONG == LONG {
@@ -331,9 +341,16 @@ impl Tally {
         } else {
             (std::mem::take(self), other)
         };
+        // Room for both first: `b`'s slots are visited in hash order, and
+        // inserting in hash order into a table that fills past its load
+        // limit on the way piles the keys into one ever longer probe run.
+        let need = (a.len + b.len) * 4 / 3 + 1;
+        if need > a.slots.len() {
+            a.rehash(need.next_power_of_two());
+        }
         for s in b.slots.iter().filter(|s| s.hi != 0) {
             if s.hi & LONG == LONG {
-                a.add_long(b.long_bytes(s.hi), s.count, s.first)?;
+                a.add_long_hashed(b.long_bytes(s.hi), s.lo, s.count, s.first)?;
             } else {
                 a.add_inline(s.lo, s.hi, s.count, s.first);
             }

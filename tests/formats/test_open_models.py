@@ -123,11 +123,11 @@ def test_rank_files_give_the_ids_of_tiktoken(model, name, pattern, model_files):
         assert ours.decode_bytes(ref.encode_ordinary(d)) == d.encode("utf-8")
 
 
-#: transformers folders whose AutoTokenizer runs the file's own pipeline. transformers 5
-#: rebuilds the pipeline of its Qwen2Tokenizer and GPT2Tokenizer classes, so Qwen 3.5's
-#: and MiniMax's folders give other ids than their tokenizer.json (docs/open-models.md).
-FOLDERS = ["llama-3.2", "qwen-2.5", "qwen2-gpt2files", "deepseek-v3", "deepseek-v4", "deepseek-llm-7b",
-           "deepseek-coder-33b", "glm-4-0414", "glm-4.7-flash"]
+#: transformers folders (``tokenizer.json`` with ``tokenizer_config.json``). Qwen 3.5's and
+#: MiniMax's classes (Qwen2Tokenizer, GPT2Tokenizer) rebuild the pipeline around the file's
+#: model, and Qwen 3.5's config adds tokens the file lacks: the folder's ids are not the file's.
+FOLDERS = ["llama-3.2", "qwen-2.5", "qwen-3.5", "qwen2-gpt2files", "deepseek-v3", "deepseek-v4",
+           "deepseek-llm-7b", "deepseek-coder-33b", "glm-4-0414", "glm-4.7-flash", "minimax-text-01"]
 
 
 @pytest.mark.parametrize("model", FOLDERS)
@@ -135,10 +135,20 @@ def test_transformers_folder_gives_autotokenizer_ids(model, model_files):
     transformers = optional("transformers")
     folder = model_files(model, "tokenizer_config.json").parent
     ours = bytepair.load(folder)
-    ref = transformers.AutoTokenizer.from_pretrained(str(folder))
-    docs = documents(full=False)[:120]
-    bad = _first_difference(docs, lambda d: ours.encode(d, add_special_tokens=True), ref.encode)
-    assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
+    ref = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    docs = documents(full=False)[:120] + _added_texts(list(ref.get_added_vocab()))
+    for add in (True, False):
+        bad = _first_difference(docs, lambda d, a=add: ours.encode(d, add_special_tokens=a),
+                                lambda d, a=add: ref.encode(d, add_special_tokens=a))
+        assert not bad, f"add_special_tokens={add}: {len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
+
+
+def test_folder_class_that_rebuilds_differs_from_the_file(model_files):
+    """Qwen 3.5's Qwen2Tokenizer splits with Qwen2's regex, not the file's (\\p{M} apart):
+    the folder and the file give other ids on Devanagari, so the folder really is read."""
+    folder = model_files("qwen-3.5", "tokenizer_config.json").parent
+    text = "संवाद संपादक में नियंत्रक"
+    assert bytepair.load(folder).encode(text) != bytepair.load(folder / "tokenizer.json").encode(text)
 
 
 @pytest.mark.parametrize("model", ["mistral-tekken", "mistral-tekken-240911"])

@@ -31,15 +31,15 @@ from conftest import optional
 TIKTOKEN = {"gpt2", "cl100k", "o200k"}
 OPEN = sorted(set(_core.FAST_PATTERNS) - TIKTOKEN)
 FAMILY = {"bytelevel": "gpt2", "llama3": "llama3", "cl100k_hf": "llama3", "qwen2": "qwen2",
-          "qwen35": "qwen35", "nemo": "nemo", "deepseek_v3": "deepseek_v3"}
+          "qwen35": "qwen35", "nemo": "nemo", "deepseek_v3": "deepseek_v3", "superword": "superword"}
 CHAIN = "\x1f"
 
 EDGE = [" ", " ", "\n", "\r", "\t", "'", "s", "S", "t", "L", "l", "v", "e", "r", "d", "m", "a", "Z", "0", "7",
         ".", ",", "!", "/", "$", "^", "\x00", "\u200b", "é", "É", "한", "中", "の", "カ", "\u309b", "\u30fb",
         "\u3040", "\u3099", "\u00a0", "\u3000", "\u2028", "\u0085", "\u017f",
-        "\u0301", "\u0903", "\u20dd", "\u02b0", "\u01c5", "\u0663", "\u2167", "—", "😀", "’", "ـ"]
+        "\u0301", "\u0903", "\u20dd", "\u02b0", "\u01c5", "\u0663", "\u2167", "—", "😀", "’", "ـ", ":"]
 WORDS = ["the", "The", " and", "HELLO", "'s", "'LL", "'ve", "don't", "123", "4567", "  ", "\n\n", " \n",
-         "\n  ", ".\n", "...", "e\u0301", ".\u0301", " \u0301x", "x" * 70, " " * 66, "7" * 66]
+         "\n  ", ".\n", "...", ": ", "::", "e\u0301", ".\u0301", " \u0301x", "x" * 70, " " * 66, "7" * 66]
 
 
 def regex_path(pattern: str) -> str:

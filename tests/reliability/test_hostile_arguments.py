@@ -83,8 +83,9 @@ try:
 except FormatError as e:
     print("refused:", e)
 try:  # the core's own check, before the decode table is allocated
-    _core.Pipeline(list(vocab.items()), [[m[ord("a")], m[ord("b")]]], False, [], [], [], [], [])
-except VocabError as e:
+    model = _core.read_tokenizer_json(open({path!r}, "rb").read())[1]
+    _core.Pipeline(model, False, [], [], [], [], [])
+except (FormatError, VocabError) as e:
     print("refused:", e)
 """
 

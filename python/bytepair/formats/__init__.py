@@ -25,12 +25,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
+from .. import _core
 from ..errors import FormatError
 from ..registry import list_encoding_names
-from . import char, gpt2, hf_json, native, tekken, tiktoken_ranks
-from .common import UNSET, read_json
+from . import char, gpt2, hf_folder, hf_json, native, tekken, tiktoken_ranks
+from .common import UNSET, core_json_error, read_json
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -41,13 +42,23 @@ FORMATS = ("bytepair", "tiktoken", "hf", "gpt2", "char", "tekken")
 _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 
 
+def _object_keys(path: str, data: bytes) -> Optional[List[str]]:
+    """The top-level keys of a JSON object file (its values are not built)."""
+    try:
+        return _core.json_object_keys(data)
+    except FormatError as e:
+        raise core_json_error(e, path, data) from None
+
+
 def _sniff_json(path: str, data: bytes) -> str:
+    keys = _object_keys(path, data)
+    if keys is not None:
+        if "format" in keys:  # bytepair's files say what they are; native names a wrong value
+            return "bytepair"
+        if "model" in keys:
+            return "hf"
     d = read_json(path, data)
     if isinstance(d, dict):
-        if "format" in d:  # bytepair's files say what they are; native names a wrong value
-            return "bytepair"
-        if "model" in d:
-            return "hf"
         if tekken.looks_like(d):
             return "tekken"
         if char.looks_like(d):
@@ -68,16 +79,25 @@ def detect(path: PathLike) -> str:
     a GPT-2 pair (``vocab.json`` + ``merges.txt``); ``merges.txt`` names a GPT-2 pair; other files are
     recognised by content.
     """
-    p = os.fspath(path)
+    return _detect(os.fspath(path))[0]
+
+
+def _detect(p: str) -> Tuple[str, Optional[bytes]]:
+    """:func:`detect`, with the bytes of the file read to tell (a folder's
+    ``tokenizer.json``; ``None`` for a GPT-2 pair)."""
     if os.path.isdir(p):
         # a transformers folder may hold both; transformers reads tokenizer.json
         if os.path.isfile(os.path.join(p, "tokenizer.json")):
-            return detect(os.path.join(p, "tokenizer.json"))
+            return _detect(os.path.join(p, "tokenizer.json"))
         if os.path.isfile(os.path.join(p, gpt2.VOCAB_FILE)) and os.path.isfile(os.path.join(p, gpt2.MERGES_FILE)):
-            return "gpt2"
+            return "gpt2", None
         raise FormatError("folder holds neither vocab.json + merges.txt nor tokenizer.json", path=p)
     with open(p, "rb") as f:
         data = f.read()
+    return _detect_data(p, data), data
+
+
+def _detect_data(p: str, data: bytes) -> str:
     head = data.lstrip()[:1]
     if head == b"{":
         return _sniff_json(p, data)
@@ -114,7 +134,9 @@ def load(
     """Reads a tokenizer file of any supported format (see :func:`detect`).
 
     Args:
-        path: a file, or a folder holding a GPT-2 pair or a ``tokenizer.json``.
+        path: a file, or a folder holding a GPT-2 pair or a ``tokenizer.json``
+            (beside a ``tokenizer_config.json``, read as ``transformers``'
+            ``AutoTokenizer`` reads the folder: :mod:`.hf_folder`).
         pattern: pre-tokenization pattern, for formats that do not store one
             (``.tiktoken``; GPT-2 files, default GPT-2's pattern). ``None`` means
             no pre-tokenization.
@@ -140,8 +162,9 @@ def load(
         raise FileNotFoundError(
             2, f"No such file or directory ({path!r} is a bundled encoding: bytepair.get_encoding({path!r}))", p
         )
-    fmt = detect(path)
-    if os.path.isdir(p) and fmt != "gpt2":
+    fmt, data = _detect(p)
+    folder = os.path.isdir(p) and fmt != "gpt2"
+    if folder:
         p = os.path.join(p, "tokenizer.json")
     given = {
         "pattern": pattern is not UNSET,
@@ -168,8 +191,10 @@ def load(
         return tiktoken_ranks.load(p, pattern=pattern, special_tokens=special_tokens, preset=preset, name=name)
     if fmt == "gpt2":
         return gpt2.load(p, pattern=pattern, special_tokens=special_tokens, name=name)
+    if fmt == "hf" and folder and not ignore_normalizer:
+        return hf_folder.load(os.path.dirname(p), data=data, name=name)
     if fmt == "hf":
-        return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name)
+        return hf_json.load(p, ignore_normalizer=ignore_normalizer, name=name, data=data)
     if fmt == "char":
         return char.load(p)
     if fmt == "tekken":

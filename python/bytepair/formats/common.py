@@ -127,6 +127,16 @@ def read_json(path: object, data: bytes) -> object:
         ) from e
 
 
+def core_json_error(e: FormatError, path: object, data: bytes) -> FormatError:
+    """A JSON reading error of the core, with the file's path. A file the
+    core cannot parse at all (``where`` empty: not UTF-8, not JSON) is parsed
+    again by :func:`read_json`, whose message (Python's ``json`` words, line and
+    column) is the one every JSON reader of bytepair gives."""
+    if not e.where:
+        read_json(path, data)  # raises the same failure in Python's words
+    return FormatError(e.reason or str(e), path=path, where=e.where or None)
+
+
 def build(
     vocab: Mapping[str, object],
     merges: Sequence[Tuple[str, str]],

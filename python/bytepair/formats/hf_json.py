@@ -31,13 +31,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from .. import _core
 from .. import patterns as _patterns
 from ..atomic import atomic_write_text
 from ..errors import ArgumentError, FormatError, UnsupportedComponentError
 from ..tokenizer import Tokenizer
 from . import common as _common
+from . import hf_pipeline
 from .hf_tokenizer import PipelineTokenizer
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -263,11 +265,13 @@ def _check_components(d: Dict[str, Any], path: object, ignore_normalizer: bool) 
                 raise _unsupported(f"post-processor {kind!r}", f"{where}.type", path)
 
 
-def _model(d: Dict[str, Any], path: object) -> Dict[str, Any]:
+def _model(d: Dict[str, Any], path: object, *, typed: bool = False) -> Dict[str, Any]:
+    """The ``model`` object, checked; ``typed``: its vocab and merges were read
+    by the core and are not in ``d``."""
     model = d.get("model")
     if not isinstance(model, dict):
         raise FormatError("missing \"model\" object", path=path, where="$.model")
-    kind = model.get("type", "BPE" if "merges" in model else None)
+    kind = model.get("type", "BPE" if typed or "merges" in model else None)
     if kind != "BPE":
         raise _unsupported(f"model {kind!r}", "$.model.type", path,
                            "bytepair reads byte-level BPE models only (WordPiece, Unigram and "
@@ -282,6 +286,8 @@ def _model(d: Dict[str, Any], path: object) -> Dict[str, Any]:
         if model.get(key):
             raise _unsupported(f"{key} {model.get(key)!r}", f"$.model.{key}", path,
                                "byte-level BPE has no subword markers")
+    if typed:
+        return model
     for key in ("vocab", "merges"):
         if key not in model:
             raise FormatError(f"missing model {key}", path=path, where=f"$.model.{key}")
@@ -311,12 +317,11 @@ def _merges(model: Dict[str, Any], path: object) -> List[Tuple[str, str]]:
     return out
 
 
-def _specials(d: Dict[str, Any], model: Dict[str, Any], path: object) -> Dict[str, int]:
+def _specials(d: Dict[str, Any], vocab_id: Callable[[str], Optional[int]], path: object) -> Dict[str, int]:
     added = d.get("added_tokens") or []
     if not isinstance(added, list):
         raise FormatError("added_tokens must be a list", path=path, where="$.added_tokens")
     out: Dict[str, int] = {}
-    vocab = model["vocab"]
     for k, a in enumerate(added):
         where = f"$.added_tokens[{k}]"
         if not isinstance(a, dict) or not isinstance(a.get("content"), str) or not isinstance(a.get("id"), int):
@@ -328,9 +333,10 @@ def _specials(d: Dict[str, Any], model: Dict[str, Any], path: object) -> Dict[st
         content, i = a["content"], a["id"]
         if content in out:
             raise FormatError(f"added token {content!r} is listed twice", path=path, where=where)
-        if content in vocab and vocab[content] != i:
+        known = vocab_id(content)
+        if known is not None and known != i:
             raise FormatError(f"added token {content!r} has id {i} but the model vocab gives it "
-                              f"{vocab[content]}", path=path, where=f"{where}.id")
+                              f"{known}", path=path, where=f"{where}.id")
         out[content] = i
     return out
 
@@ -346,12 +352,17 @@ def from_dict(
     if not isinstance(d, dict):
         raise FormatError("a tokenizer.json file is a JSON object", path=path, where="$")
     model = _model(d, path)
+    return _rank_tokenizer(d, model["vocab"], lambda: _merges(model, path), path=path,
+                           ignore_normalizer=ignore_normalizer, name=name)
+
+
+def _rank_tokenizer(d: Dict[str, Any], vocab: Dict[str, Any], merges: Callable[[], List[Tuple[str, str]]], *,
+                    path: object, ignore_normalizer: bool, name: Optional[str]) -> Tokenizer:
     _check_components(d, path, ignore_normalizer)
     pattern = _pattern_of(d, path)
-    specials = _specials(d, model, path)
-    merges = _merges(model, path)
+    specials = _specials(d, vocab.get, path)
     return _common.build(
-        model["vocab"], merges, specials, pattern,
+        vocab, merges(), specials, pattern,
         name=name or "tokenizer.json", path=path,
         vocab_where=lambda s: f"$.model.vocab[{json.dumps(s, ensure_ascii=False)}]",
         merge_where=lambda k: f"$.model.merges[{k}]",
@@ -360,45 +371,58 @@ def from_dict(
 
 
 def loads(data: bytes, *, path: object = None, ignore_normalizer: bool = False,
-          name: Optional[str] = None) -> Tokenizer:
+          name: Optional[str] = None, parsed: Optional[hf_pipeline.Read] = None) -> Tokenizer:
     """Reads ``tokenizer.json`` bytes.
 
     A file whose merges mean tiktoken's rank order (what :func:`save` writes,
     GPT-2's) becomes a rank-based :class:`~bytepair.Tokenizer`; any other file
     (normalizers, several splits, merges ranked by pair, ...) a
     :class:`~bytepair.formats.hf_tokenizer.PipelineTokenizer`, which runs the
-    file's own pipeline with ``tokenizers``' semantics. ``ignore_normalizer``
-    asks for the rank-based reading despite a normalizer.
+    file's own pipeline with ``tokenizers``' semantics. Which one is decided
+    from the read file before either is built (:func:`_rank_candidate`).
+    ``ignore_normalizer`` asks for the rank-based reading despite a normalizer;
+    ``parsed``: the file as :func:`~bytepair.formats.hf_pipeline.read` gives it.
     """
-    d = _common.read_json(path, data)
-    if ignore_normalizer or not _needs_pipeline(d):
+    file = hf_pipeline.read(data, path) if parsed is None else parsed
+    doc, model = file
+    if model is not None and (ignore_normalizer or _rank_candidate(doc, model)):
         try:
-            return from_dict(d, path=path, ignore_normalizer=ignore_normalizer, name=name)
+            return _rank_tokenizer(doc, dict(model.tokens()), model.merges, path=path,
+                                   ignore_normalizer=ignore_normalizer, name=name)
         except FormatError:
             if ignore_normalizer:
                 raise
-    return PipelineTokenizer(data, path=path, name=name or "tokenizer.json", parsed=d)
+    return PipelineTokenizer(data, path=path, name=name or "tokenizer.json", parsed=file)
 
 
-def _needs_pipeline(d: Any) -> bool:
-    """True when the rank-based reading cannot hold the file, seen without
-    checking it: a normalizer, or more merges than tokens (several merges make
-    one token, as in files converted from tiktoken ranks) without
-    ``ignore_merges``, which such a file needs to mean tiktoken's ranks."""
-    model = d.get("model") if isinstance(d, dict) else None
-    if not isinstance(model, dict):
+def _rank_candidate(d: Dict[str, Any], model: "_core.TokenizerModel") -> bool:
+    """Whether the rank-based reading can hold the file, from checks that
+    build nothing: the components are those it reads (no normalizer, one
+    regex split, plain special tokens), and the model's merges can mean rank
+    order (``TokenizerModel.rank_ordered``). A file converted from tiktoken
+    ranks without ``ignore_merges`` (more merges than tokens) needs the pair
+    ranks of its pipeline."""
+    meta = d.get("model")
+    if not isinstance(meta, dict) or d.get("normalizer") is not None:
         return False
-    merges, vocab = model.get("merges"), model.get("vocab")
-    if not model.get("ignore_merges") and isinstance(merges, list) and isinstance(vocab, dict) \
-            and len(merges) > len(vocab):
-        return True
-    return d.get("normalizer") is not None
+    if not meta.get("ignore_merges") and model.n_merges > model.n_tokens:
+        return False
+    try:
+        _model(d, None, typed=True)
+        _check_components(d, None, False)
+        _pattern_of(d, None)
+        specials = _specials(d, model.get, None)
+    except FormatError:
+        return False
+    return bool(model.rank_ordered(list(specials.values())))
 
 
-def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None) -> Tokenizer:
-    """Reads a ``tokenizer.json`` file."""
-    with open(path, "rb") as f:
-        data = f.read()
+def load(path: PathLike, *, ignore_normalizer: bool = False, name: Optional[str] = None,
+         data: Optional[bytes] = None) -> Tokenizer:
+    """Reads a ``tokenizer.json`` file (``data``: its bytes, when already read)."""
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
     p = os.fspath(path)
     default = os.path.basename(os.path.dirname(os.path.abspath(p))) or "tokenizer.json"
     return loads(data, path=p, ignore_normalizer=ignore_normalizer, name=name or default)

@@ -20,6 +20,10 @@ run by the core's ``Pipeline`` (``src/pipeline``), which gives the ids of
 Anything else raises :class:`~bytepair.errors.UnsupportedComponentError`
 naming the component and its JSON path: nothing is approximated.
 
+The file is read once, in the core (:func:`read`): the model's vocabulary and
+merges, the bulk of the file, stay there as a ``_core.TokenizerModel``; the
+other parts come back as JSON and are checked here.
+
 Regexes are written for Oniguruma, the engine of ``tokenizers``; where its
 syntax means something else in ``fancy-regex`` the pattern is adapted: ``^`` and
 ``$`` are line anchors there, so a pattern using them runs in multi-line mode.
@@ -33,9 +37,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from .. import _core
 from .. import patterns as _patterns
 from ..errors import FormatError, UnsupportedComponentError, VocabError
-from ..vocab import check_gaps
+from .common import core_json_error, read_json
 
 Component = Tuple[str, str, str, bool, bool]
+#: A read file: its JSON without ``model.vocab`` and ``model.merges``, and the
+#: model (``None`` when the vocab or the merges are not of their type).
+Read = Tuple[Dict[str, Any], Optional["_core.TokenizerModel"]]
 #: An added token: (content, id, normalized, single_word, lstrip, rstrip, special).
 Added = Tuple[str, int, bool, bool, bool, bool, bool]
 
@@ -143,32 +150,43 @@ def _stages(d: Dict[str, Any], path: object) -> List[Component]:
     return out
 
 
-def _model(d: Dict[str, Any], path: object) -> Dict[str, Any]:
-    model = d.get("model")
-    if not isinstance(model, dict):
+def read(data: bytes, path: object = None) -> Read:
+    """Reads a ``tokenizer.json``'s bytes (see the module docstring).
+
+    Raises:
+        FormatError: not UTF-8, not JSON, not an object, a key listed twice, a
+            vocabulary id or a merge of the wrong shape (naming the JSON path).
+    """
+    try:
+        rest, model = _core.read_tokenizer_json(data)
+    except FormatError as e:
+        raise core_json_error(e, path, data) from None
+    return read_json(path, rest.encode("utf-8")), model  # type: ignore[return-value]
+
+
+def _model(d: Dict[str, Any], model: Optional["_core.TokenizerModel"], path: object) -> "_core.TokenizerModel":
+    meta = d.get("model")
+    if not isinstance(meta, dict):
         raise FormatError('missing "model" object', path=path, where="$.model")
-    kind = model.get("type", "BPE" if "merges" in model else None)
+    kind = meta.get("type", "BPE" if model is not None or "merges" in meta else None)
     if kind != "BPE":
         raise _unsupported(f"model {kind!r}", "$.model.type", path, "bytepair reads byte-level BPE models")
-    if model.get("byte_fallback"):
+    if meta.get("byte_fallback"):
         raise _unsupported("byte_fallback", "$.model.byte_fallback", path)
-    if model.get("dropout") not in (None, 0, 0.0):
-        raise _unsupported(f"dropout {model.get('dropout')!r}", "$.model.dropout", path,
+    if meta.get("dropout") not in (None, 0, 0.0):
+        raise _unsupported(f"dropout {meta.get('dropout')!r}", "$.model.dropout", path,
                            "BPE dropout is random")
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key):
-            raise _unsupported(f"{key} {model.get(key)!r}", f"$.model.{key}", path)
-    if not isinstance(model.get("vocab"), dict):
-        raise FormatError("model vocab must be an object of token -> id", path=path, where="$.model.vocab")
-    if not isinstance(model.get("merges"), list):
+        if meta.get(key):
+            raise _unsupported(f"{key} {meta.get(key)!r}", f"$.model.{key}", path)
+    if model is None:  # the core keeps vocab and merges only when both have their type
+        if not isinstance(meta.get("vocab"), dict):
+            raise FormatError("model vocab must be an object of token -> id", path=path, where="$.model.vocab")
         raise FormatError("model merges must be a list", path=path, where="$.model.merges")
-    for s, i in model["vocab"].items():
-        if type(i) is not int or i < 0 or i >= 1 << 31:
-            raise FormatError(f"token {s!r} has id {i!r}", path=path, where="$.model.vocab")
     return model
 
 
-def _added(d: Dict[str, Any], vocab: Dict[str, int], path: object) -> List[Added]:
+def _added(d: Dict[str, Any], model: "_core.TokenizerModel", path: object) -> List[Added]:
     """Added tokens with the ids ``tokenizers`` gives them: the model's id when the
     content is a vocab token, else the next id after the vocab and the added ones."""
     added = d.get("added_tokens") or []
@@ -176,15 +194,16 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], path: object) -> List[Added
         raise FormatError("added_tokens must be a list", path=path, where="$.added_tokens")
     out: List[Added] = []
     ids: Dict[str, int] = {}
-    size = len(vocab)
+    size = model.n_tokens
     for k, a in enumerate(added):
         if not isinstance(a, dict) or not isinstance(a.get("content"), str):
             raise FormatError('an added token needs "content" (str)', path=path, where=f"$.added_tokens[{k}]")
         content = a["content"]
         if not content or content in ids:
             continue
-        if content in vocab:
-            new_id = vocab[content]
+        in_vocab = model.get(content)
+        if in_vocab is not None:
+            new_id = in_vocab
         elif ids:
             top = max(ids.values())
             new_id = top + 1 if top >= size else size
@@ -251,38 +270,26 @@ def _check_rest(d: Dict[str, Any], path: object) -> None:
                                    "a byte-level BPE model decodes with ByteLevel")
 
 
-def _check_id_gap(vocab: Dict[str, int], path: object) -> None:
-    """The decode table has a slot per id: one huge id is refused (the vocabulary rule), not allocated."""
-    if vocab:
-        top = max(vocab.values())
-        try:
-            check_gaps(len(set(vocab.values())), top + 1, top, f"token {max(vocab, key=vocab.__getitem__)!r}")
-        except VocabError as e:
-            raise FormatError(str(e), path=path, where="$.model.vocab") from None
-
-
-def build(d: Any, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]]:
-    """The core pipeline of a parsed ``tokenizer.json`` and its added tokens
-    ``(content, id, normalized, single_word, lstrip, rstrip)``."""
+def build(file: Read, *, path: object = None) -> Tuple["_core.Pipeline", List[Added]]:
+    """The core pipeline of a read ``tokenizer.json`` (:func:`read`) and its
+    added tokens ``(content, id, normalized, single_word, lstrip, rstrip, special)``."""
+    d, model = file
     if not isinstance(d, dict):
         raise FormatError("a tokenizer.json file is a JSON object", path=path, where="$")
-    model = _model(d, path)
+    model = _model(d, model, path)
     _check_rest(d, path)
     normalizers = _normalizers(d, path)
     stages = _stages(d, path)
     before, after = _post(d, path)
-    vocab: Dict[str, int] = model["vocab"]
-    _check_id_gap(vocab, path)
-    added = _added(d, vocab, path)
-    merges = model["merges"]
+    added = _added(d, model, path)
     try:
-        pipe = _core.Pipeline(list(vocab.items()), merges, bool(model.get("ignore_merges", False)), added,
+        pipe = _core.Pipeline(model, bool(d["model"].get("ignore_merges", False)), added,
                               normalizers, stages, before, after)
-    except TypeError as e:
-        raise FormatError(f'a merge is "left right" or ["left", "right"] ({e})', path=path,
-                          where="$.model.merges") from e
-    except VocabError as e:  # a malformed merge or one the vocab cannot make (rank: the merge)
-        raise FormatError(str(e), path=path, where=f"$.model.merges[{e.rank}]") from e
+    except FormatError as e:  # ids the decode table cannot hold (where: the vocab)
+        raise FormatError(e.reason or str(e), path=path, where=e.where or None) from None
+    except VocabError as e:  # a merge the vocab cannot make (rank: the merge)
+        where = None if e.rank is None else f"$.model.merges[{e.rank}]"
+        raise FormatError(str(e), path=path, where=where) from e
     return pipe, added
 
 

@@ -23,25 +23,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from .. import _core as _corelib
-from ..byte_table import bytes_to_unicode
 from ..checks import check_text, check_texts, check_threads
 from ..errors import UnknownTokenError, UnsupportedComponentError
 from ..tokenizer import Tokenizer
 from . import hf_pipeline
-from .common import read_json
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-
-_CHAR_TO_BYTE = {c: b for b, c in bytes_to_unicode().items()}
-
-
-def _byte_level(s: str) -> Optional[bytes]:
-    try:
-        return bytes(_CHAR_TO_BYTE[c] for c in s)
-    except KeyError:
-        return None
 
 
 class PipelineTokenizer(Tokenizer):
@@ -51,19 +40,23 @@ class PipelineTokenizer(Tokenizer):
         data: the file's bytes.
         path: the file, for error messages.
         name: a label shown in ``repr``.
-        parsed: the file's JSON when already parsed.
+        parsed: the file as :func:`~bytepair.formats.hf_pipeline.read` gives
+            it, when already read.
+        override: the file's JSON (without vocab and merges) to run instead of
+            its own (a ``transformers`` folder's, see :mod:`.hf_folder`).
     """
 
     def __init__(self, data: bytes, *, path: object = None, name: str = "tokenizer.json",
-                 parsed: Any = None) -> None:
-        d: Dict[str, Any] = read_json(path, data) if parsed is None else parsed  # type: ignore[assignment]
-        pipe, added = hf_pipeline.build(d, path=path)
-        flags = {a.get("content"): bool(a.get("special")) for a in d.get("added_tokens") or []
-                 if isinstance(a, dict)}
-        specials = {c: i for c, i, *_ in added if flags.get(c)}
+                 parsed: Optional[hf_pipeline.Read] = None, override: Optional[Dict[str, Any]] = None) -> None:
+        file = hf_pipeline.read(data, path) if parsed is None else parsed
+        if override is not None:
+            file = (override, file[1])
+        self._override = override
+        pipe, added = hf_pipeline.build(file, path=path)
+        specials = hf_pipeline.special_ids(added, file[0])
         self._data = data
         self._pipeline = pipe
-        self._vocab_entries: List[Tuple[str, int]] = list(d["model"]["vocab"].items())
+        self._model = file[1]
         self._added = added
         self._lazy_core: Optional[_corelib.CoreBPE] = None
         self._setup(None, None, specials, name, None, "text")
@@ -84,8 +77,8 @@ class PipelineTokenizer(Tokenizer):
     def _build_core(self) -> "_corelib.CoreBPE":
         by_id: Dict[int, bytes] = {}
         seen = set()
-        for s, i in self._vocab_entries:
-            b = _byte_level(s)
+        assert self._model is not None  # a built pipeline has its model
+        for i, b in sorted(self._model.byte_level()):
             if b and b not in seen:
                 by_id[i] = b
                 seen.add(b)
@@ -280,14 +273,14 @@ class PipelineTokenizer(Tokenizer):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PipelineTokenizer):
             return NotImplemented
-        return self is other or self._data == other._data
+        return self is other or (self._data == other._data and self._override == other._override)
 
     def __hash__(self) -> int:
         return hash(self._data)
 
     def __reduce__(self):  # type: ignore[no-untyped-def]
-        return (_rebuild, (self._data, self.name))
+        return (_rebuild, (self._data, self.name, self._override))
 
 
-def _rebuild(data: bytes, name: str) -> PipelineTokenizer:
-    return PipelineTokenizer(data, name=name)
+def _rebuild(data: bytes, name: str, override: Optional[Dict[str, Any]] = None) -> PipelineTokenizer:
+    return PipelineTokenizer(data, name=name, override=override)

@@ -82,6 +82,19 @@ function textNodes(s, showWs) {
   return out;
 }
 
+// a superword token holds two or more runs of non-whitespace bytes, so it crosses the space
+// between them (" of the", ", and"): bytepair.superword.superword_tokens' rule, ASCII whitespace
+function isSuperword(bytes) {
+  let runs = 0;
+  let inRun = false;
+  for (const b of bytes) {
+    const ws = b === 32 || (b >= 9 && b <= 13);
+    if (!ws && !inRun) runs += 1;
+    inRun = !ws;
+  }
+  return runs >= 2;
+}
+
 // one span per token; runs of partial-character tokens are grouped under the characters they make
 function renderTokens(container, tokens, showWs, extra) {
   container.replaceChildren();
@@ -92,6 +105,8 @@ function renderTokens(container, tokens, showWs, extra) {
     const text = t.complete ? decodeOrNull(bytes) : null;
     const cls = ["tok", "c" + (k % 5)];
     if (text === null) cls.push("partial");
+    const superword = isSuperword(bytes);
+    if (superword) cls.push("superword");
     if (extra && extra(t, k)) cls.push("new");
     const s = el("span", { class: cls.join(" "), "data-hex": bytesToHex(bytes) });
     if (t.id !== undefined) s.setAttribute("data-id", String(t.id));
@@ -99,7 +114,8 @@ function renderTokens(container, tokens, showWs, extra) {
     else s.append(...textNodes(text, showWs));
     const idPart = t.id !== undefined ? `id ${t.id} · ` : "";
     s.title = `#${k} · ${idPart}bytes ${bytesToHex(bytes).replace(/(..)(?!$)/g, "$1 ")}` +
-      (text === null ? " · partial UTF-8: part of a character" : "");
+      (text === null ? " · partial UTF-8: part of a character" : "") +
+      (superword ? " · superword: crosses a space" : "");
     return s;
   };
   tokens.forEach((t, k) => {
@@ -186,6 +202,8 @@ function renderEncoding(text, data) {
       el("b", { class: "stat-bpt", text: r.bytes_per_token.toFixed(2) }), " bytes/token · ",
       el("b", { class: "stat-cpt", text: r.chars_per_token.toFixed(2) }), " chars/token · ",
       el("b", { class: "stat-partial", text: String(r.partial) }), " partial-character tokens · ",
+      el("b", { class: "stat-superword", text: String(tokens.filter((t) => isSuperword(t.bytes)).length) }),
+      " superword tokens · ",
       `${data.bytes.toLocaleString("en")} bytes, ${data.chars.toLocaleString("en")} characters`);
     out.append(el("div", { class: "col", "data-tokenizer": r.tokenizer, "data-count": String(r.count) },
       el("h2", { text: r.tokenizer }), stats, view));
