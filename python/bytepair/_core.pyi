@@ -349,10 +349,13 @@ class ChunkCounter:
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...
     def feed_file(self, path: Union[str, os.PathLike[str]], progress: Optional[_Progress] = None) -> None: ...
-    # small files, each one document: the counts of feed_file on each in turn
-    def feed_small_files(
+    # text files, each one document, each file once (by device and inode): the
+    # counts of feed_file on each in turn; returns the bytes counted
+    def feed_text_files(
         self, paths: Sequence[Union[str, os.PathLike[str]]], progress: Optional[_Progress] = None
-    ) -> None: ...
+    ) -> int: ...
+    # False when this counter already read the file (by device and inode)
+    def claim_file(self, path: Union[str, os.PathLike[str]]) -> bool: ...
     # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column
     def feed_shard(
         self,

@@ -29,17 +29,22 @@ from . import patterns as _patterns
 from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
-from .errors import CorruptCountsError, FormatError, TrainingError
-from .shards.paths import expand, expand_all, file_key, shard_kind
+from .errors import CorruptCountsError, FormatError, ReadError, TrainingError
+from .shards.paths import expand, file_key, iter_entries, shard_kind
 from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: Characters of str documents gathered before one parallel counting call.
 BATCH_CHARS = 8 << 20
-#: Text files of at most this many bytes are read and counted in batches (of
-#: about BATCH_CHARS bytes) instead of one core call each.
-SMALL_FILE = 1 << 20
+#: Plain text files handed to the core in one call (read there in parallel,
+#: many small files per task, and counted together: see ``src/train/files.rs``).
+FILES_PER_CALL = 1 << 16
+#: The endings of every file name that is not plain text (see
+#: :func:`~bytepair.shards.paths.shard_kind`): a name without one is plain text.
+_NOT_PLAIN = (".gz", ".jsonl", ".ndjson", ".parquet", ".pq")
+#: Files whose sizes :func:`input_size` adds up at least, past twice as many, to estimate.
+SIZE_SAMPLE = 4096
 
 
 class ChunkCounts:
@@ -223,17 +228,35 @@ def utf8_len(text: str) -> int:
 
 
 def input_size(data: object) -> Optional[int]:
-    """Bytes to count when known up front (a str or paths), for the progress line."""
+    """Bytes to count when known up front (a str or paths), for the progress
+    line: the sizes of the files (each once), or past ``2 * SIZE_SAMPLE``
+    files an estimate from ``SIZE_SAMPLE`` to twice that many of them,
+    evenly spaced (a folder of a million files is listed, not looked up
+    file by file, nor held)."""
     if isinstance(data, str):
         return utf8_len(data)
     if isinstance(data, os.PathLike):
         data = [data]
     if isinstance(data, (list, tuple)) and all(isinstance(x, os.PathLike) for x in data):
         try:
-            return sum(os.path.getsize(f) for f in expand_all(data))
+            return _files_size(data)
         except (OSError, TrainingError):
             return None
     return None
+
+
+def _files_size(paths: Sequence[PathLike]) -> int:
+    n, stride, sample = 0, 1, []  # sample: the files at multiples of stride
+    for p in paths:
+        for f, _ in iter_entries(p):
+            if n % stride == 0:
+                sample.append(f)
+                if len(sample) > 2 * SIZE_SAMPLE:
+                    sample, stride = sample[::2], stride * 2
+            n += 1
+    if stride == 1:  # every file: the exact size, each file once
+        return sum(os.path.getsize(f) for f in {file_key(f): f for f in sample}.values())
+    return round(sum(os.path.getsize(f) for f in sample) * n / len(sample))
 
 
 @dataclass(frozen=True)
@@ -299,33 +322,49 @@ def count_chunks(
     if cache is not None and os.path.exists(cache) and not os.path.isdir(cache):
         raise TrainingError(f"cache_dir {os.fspath(cache)} is a file, not a folder: give a folder (it is created "
                             "if missing)", argument="cache_dir")
+    if setup.inputs.cache_dir is not None:
+        return _count_cached(data, setup)
     counter = setup.counter()
-    done: Optional[ChunkCounts] = None  # with a cache: the tables of the parts before, in input order
-    seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
-    small = _SmallFiles()
+    plain = _PlainFiles()
     for item in _items(data):
         if isinstance(item, _TextBatch):
-            small.flush(counter, setup)
+            plain.flush(counter, setup)
+            _feed_texts(counter, item, setup)
+            continue
+        for path, _ in iter_entries(item):
+            if plain.take(path):
+                if len(plain.paths) >= FILES_PER_CALL:
+                    plain.flush(counter, setup)
+                continue
+            plain.flush(counter, setup)
+            if counter.claim_file(path):  # a file named twice is read once
+                _feed_file(counter, path, setup)
+                _progress_file(setup.progress, path)
+    plain.flush(counter, setup)
+    return setup.finish(counter)
+
+
+def _count_cached(data: Data, setup: _Setup) -> ChunkCounts:
+    """:func:`count_chunks` with a cache folder: each file's table is loaded
+    from it, or counted and saved there."""
+    counter = setup.counter()
+    done: Optional[ChunkCounts] = None  # the tables of the parts before, in input order
+    seen: Set[Hashable] = set()  # the files read so far: a file named twice is read once
+    for item in _items(data):
+        if isinstance(item, _TextBatch):
             _feed_texts(counter, item, setup)
             continue
         for path in expand(item):
-            if file_key(path) in seen:
+            key = file_key(path)
+            if key in seen:
                 continue
-            seen.add(file_key(path))
-            if setup.inputs.cache_dir is None:
-                if small.take(path, counter, setup):
-                    continue
-                small.flush(counter, setup)
-                _feed_file(counter, path, setup)
-            else:
-                if len(counter):  # the str documents before this file, in order
-                    done = _joined(done, setup.finish(counter))
-                    counter = setup.counter()
-                done = _joined(done, _cached_file_counts(path, setup))
+            seen.add(key)
+            if len(counter):  # the str documents before this file, in order
+                done = _joined(done, setup.finish(counter))
+                counter = setup.counter()
+            done = _joined(done, _cached_file_counts(path, setup))
             _progress_file(setup.progress, path)
-    small.flush(counter, setup)
     return _joined(done, setup.finish(counter))
-
 
 
 def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: Optional[int], progress: Any,
@@ -405,35 +444,44 @@ def _feed_texts(counter: "_core.ChunkCounter", batch: _TextBatch, setup: _Setup)
         setup.progress.counted(batch.size)
 
 
-class _SmallFiles:
-    """Small text files waiting to be counted in one core pass (a pass per file
-    of a kilobyte cost more than its counting); flushed before any other input,
-    so the order is kept."""
+class _PlainFiles:
+    """Plain text files waiting to be counted in one core call (a call per
+    file of a kilobyte would cost more than its counting); flushed before any
+    other input, so the order is kept. No file is looked up here: the core
+    opens each once, and its type, size and identity come from that."""
 
     def __init__(self) -> None:
         self.paths: List[str] = []
-        self.size = 0
 
-    def take(self, path: str, counter: "_core.ChunkCounter", setup: _Setup) -> bool:
-        """Queues ``path`` when it is a small plain text file (counted by a later flush)."""
-        kind, gz = shard_kind(path)
-        if kind != "text" or gz:
-            return False
-        size = os.stat(path).st_size  # a missing file: Python's own error, naming it
-        if size > SMALL_FILE:
-            return False
-        self.paths.append(path)  # an unreadable one: a ReadError naming it
-        self.size += size
-        if self.size >= BATCH_CHARS:
-            self.flush(counter, setup)
+    def take(self, path: str) -> bool:
+        """Queues ``path`` when its name says plain text (see :func:`shard_kind`)."""
+        if path.lower().endswith(_NOT_PLAIN):
+            kind, gz = shard_kind(path)
+            if kind != "text" or gz:
+                return False
+        self.paths.append(path)
         return True
 
     def flush(self, counter: "_core.ChunkCounter", setup: _Setup) -> None:
-        if self.paths:
-            counter.feed_small_files(self.paths, setup.callback())
-            if setup.progress is not None:
-                setup.progress.counted(self.size)
-            self.paths, self.size = [], 0
+        if not self.paths:
+            return
+        paths, self.paths = self.paths, []
+        try:
+            n = counter.feed_text_files(paths, setup.callback())
+        except ReadError as e:
+            _raise_os_error(e)
+            raise
+        if setup.progress is not None:
+            setup.progress.counted(n)
+
+
+def _raise_os_error(e: ReadError) -> None:
+    """Raises Python's own error (``FileNotFoundError``, ``PermissionError``)
+    for a file the core could not open, as ``open`` names it."""
+    path = getattr(e, "path", None)
+    if path is not None and getattr(e, "offset", None) is None:
+        with open(path, "rb"):
+            pass
 
 
 def _feed_file(counter: "_core.ChunkCounter", path: str, setup: _Setup) -> None:

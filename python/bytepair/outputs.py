@@ -19,10 +19,10 @@ bytepair.errors.OutputIsInputError: -o .../my.txt is the input .../my.txt: writi
 from __future__ import annotations
 
 import os
-from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Hashable, Iterable, Iterator, Optional, Sequence, Tuple, Union
 
 from .errors import OutputIsInputError, ReadError
-from .shards.paths import expand, file_key
+from .shards.paths import file_key, iter_entries
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -33,20 +33,19 @@ def file_identity(path: PathLike) -> Hashable:
     return file_key(os.fspath(path))
 
 
-def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> List[Tuple[str, str]]:
-    """``(label, file)`` for every file the labelled input paths name
-    (folders and globs expanded as the readers expand them); a path that
+def input_files(paths: Iterable[Tuple[str, Optional[PathLike]]]) -> Iterator[Tuple[str, str, Optional[int]]]:
+    """``(label, file, inode)`` for every file the labelled input paths name
+    (folders and globs expanded as the readers expand them, one file at a
+    time; the inode when the folder listing gave it, else None); a path that
     names nothing readable is left to the reader to report."""
-    out: List[Tuple[str, str]] = []
     for label, p in paths:
         if p is None or os.fspath(p) in ("", "-"):
             continue
         try:
-            files = expand(p)
+            for f, inode in iter_entries(p):
+                yield label, f, inode
         except (ReadError, OSError, ValueError):
-            files = [os.fspath(p)]
-        out += [(label, f) for f in files]
-    return out
+            yield label, os.fspath(p), None
 
 
 def check_outputs(outputs: Sequence[Tuple[str, Optional[PathLike]]],
@@ -54,10 +53,15 @@ def check_outputs(outputs: Sequence[Tuple[str, Optional[PathLike]]],
     """Raises :class:`~bytepair.errors.OutputIsInputError` when an output is
     one of the inputs or another output. ``outputs`` and ``inputs`` are
     ``(label, path)`` pairs; the label is what the message calls the path
-    (the flag the user typed, or "the training data")."""
+    (the flag the user typed, or "the training data"). A file of an input
+    folder whose inode no output has is not looked up (a folder of a million
+    files costs its listing)."""
+    out_inodes = {key[1] for _, path in outputs if path is not None
+                  for key in [file_identity(path)] if isinstance(key, tuple)}
     seen: Dict[Hashable, Tuple[str, str]] = {}
-    for label, src in input_files(inputs):
-        seen.setdefault(file_identity(src), (label, src))
+    for label, src, inode in input_files(inputs):
+        if inode is None or inode in out_inodes:
+            seen.setdefault(file_identity(src), (label, src))
     outs: Dict[Hashable, Tuple[str, PathLike]] = {}
     for label, path in outputs:
         if path is None:

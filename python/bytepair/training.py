@@ -322,7 +322,8 @@ def _learn(job: _Job, pattern: Optional[str], data: Optional[Data], counts: Opti
     """Counts ``data`` (unless given ``counts``), learns the merges and builds the
     tokenizer; returns it, the chunk table (emptied unless ``keep`` or given)
     and the seconds spent counting and merging."""
-    status = TrainProgress(enabled(job.progress), input_size(data) if data is not None else None)
+    show = enabled(job.progress)  # the total only for a line that shows it (it lists every folder)
+    status = TrainProgress(show, input_size(data) if show and data is not None else None)
     t0 = time.perf_counter()
     try:
         if counts is None:

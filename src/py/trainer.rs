@@ -251,20 +251,28 @@ impl PyChunkCounter {
         })
     }
 
-    /// Counts small UTF-8 files, each one document, in one pass (the counts
-    /// of `feed_file` on each in turn).
+    /// Counts UTF-8 files, each one document, in order, each file once
+    /// (by device and inode, shared with `claim_file`); many small files are
+    /// read in parallel and counted together. Returns the bytes counted.
     #[pyo3(signature = (paths, progress=None))]
-    fn feed_small_files(
+    fn feed_text_files(
         &mut self,
         py: Python<'_>,
         paths: Vec<PathBuf>,
         progress: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<u64> {
         let (pool, counter) = self.live()?;
         let ctl = Control::default();
         run_interruptible(py, &ctl, progress.as_ref(), || {
-            pool.install(|| counter.feed_small_files(&paths, &ctl))
+            pool.install(|| counter.feed_text_files(&paths, &ctl))
         })
+    }
+
+    /// Records that the file at `path` is read: false when this counter
+    /// has already read it (by device and inode) and it must be skipped.
+    fn claim_file(&mut self, path: PathBuf) -> PyResult<bool> {
+        let (_, counter) = self.live()?;
+        Ok(counter.claim_file(&path))
     }
 
     /// Counts one UTF-8 file as one document, read in blocks.

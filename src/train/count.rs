@@ -58,6 +58,9 @@ pub struct ChunkCounter {
     pub(super) spill: Option<Spill>,
     /// The limit in bytes for all tallies together.
     pub(super) memory_limit: usize,
+    /// `(device, inode)` of the files read so far (by `feed_text_files`,
+    /// files.rs): a file named twice is read once.
+    pub(super) files_seen: rustc_hash::FxHashSet<(u64, u64)>,
 }
 
 /// The default target size of one parallel counting task.
@@ -122,6 +125,7 @@ impl ChunkCounter {
             offset: 0,
             spill: None,
             memory_limit: usize::MAX,
+            files_seen: Default::default(),
         })
     }
 

@@ -29,6 +29,7 @@ pub mod chunks;
 pub mod compact;
 pub mod count;
 mod encoded;
+pub mod files;
 pub mod from_tokens;
 pub mod merge_loop;
 mod occ;

@@ -34,34 +34,6 @@ impl ChunkCounter {
         self.feed_reader_sized(reader, name, ctl, None)
     }
 
-    /// Counts small UTF-8 files, each one document, as [`Self::feed_file`]
-    /// would one after another (same counts, same first-seen order), but
-    /// read first and counted in one parallel pass: a file of a kilobyte
-    /// costs its bytes, not a pass of its own. Text that is not UTF-8 is an
-    /// error naming the file and the byte offset of the first bad byte.
-    pub fn feed_small_files(&mut self, paths: &[std::path::PathBuf], ctl: &Control) -> Result<()> {
-        use rayon::prelude::*;
-        // read on the pool's threads (a small file's cost is its system calls);
-        // a file that cannot be read is the error, named
-        let data: Vec<Vec<u8>> = paths
-            .par_iter()
-            .map(|p| {
-                ctl.check()?;
-                std::fs::read(p).map_err(|e| Error::Io {
-                    path: p.display().to_string(),
-                    source: e,
-                })
-            })
-            .collect::<Result<_>>()?;
-        let mut docs: Vec<&str> = Vec::with_capacity(data.len());
-        for (p, d) in paths.iter().zip(&data) {
-            docs.push(
-                std::str::from_utf8(d).map_err(|e| not_utf8(&p.display().to_string(), 0, &e))?,
-            );
-        }
-        self.feed_documents(&docs, ctl)
-    }
-
     /// [`Self::feed_reader`] of a reader expected to hold about `size` bytes:
     /// the first read block is sized to it (one byte more, to see the end), so
     /// a small file costs no block of [`STREAM_BLOCK`] bytes to zero (most of

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Hashable, Iterable, List, Set, Tuple, Union
+from typing import Hashable, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from ..errors import ReadError
 
@@ -65,20 +65,76 @@ def _regular(path: str) -> bool:
     return os.path.isfile(path)
 
 
+def _walk(top: str) -> Iterator[Tuple[str, int]]:
+    """``(path, inode)`` of every regular file under the folder ``top``, in
+    the order ``sorted()`` of the full paths gives: one folder's entries are
+    sorted by name, a folder's name followed by ``/`` (its files' paths
+    continue it), and each folder is listed where it sorts, when it is
+    reached (one folder's listing is held at a time). The type comes from
+    the folder listing (a link is followed; folders reached through links
+    are not entered, as ``os.walk`` does not); no file is opened or looked
+    up one by one. The inode is the listing's (that of the file a link names
+    for a link). A folder that cannot be listed is skipped, as ``os.walk``
+    skips it."""
+    try:
+        listing = os.scandir(top)
+    except OSError:
+        return
+    entries: List[Tuple[str, str, int]] = []  # (sort key, path, inode; -1 for a folder)
+    with listing:
+        for e in listing:
+            name = e.name
+            if name.startswith("."):
+                continue
+            try:
+                if e.is_dir():
+                    if not e.is_symlink():
+                        entries.append((name + "/", e.path, -1))
+                elif e.is_file():
+                    entries.append((name, e.path, e.stat().st_ino if e.is_symlink() else e.inode()))
+            except OSError:  # vanished while listed, or a link to nothing readable
+                continue
+    entries.sort()
+    for _, path, inode in entries:
+        if inode < 0:
+            yield from _walk(path)
+        else:
+            yield path, inode
+
+
+def iter_entries(path: PathLike) -> Iterator[Tuple[str, Optional[int]]]:
+    """The files a path names, as :func:`expand` gives them, one at a time
+    (a folder of a million files is never listed whole), each with its
+    inode when the folder listing gave it (None for a named file or a glob
+    match: look it up). A folder without files raises ReadError once it is
+    walked."""
+    p = os.fspath(path)
+    if not os.path.isdir(p):
+        yield from ((f, None) for f in _expand_named(p))
+        return
+    found = False
+    for entry in _walk(p):
+        found = True
+        yield entry
+    if not found:
+        raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
+
+
+def expand_entries(path: PathLike) -> List[Tuple[str, Optional[int]]]:
+    """:func:`expand` with each file's inode (see :func:`iter_entries`)."""
+    return list(iter_entries(path))
+
+
 def expand(path: PathLike) -> List[str]:
     """The files a path names (see the module docstring), in order. A
     directory without files or a glob without matches raises ReadError, as
     does a named path that is not a regular file. Folders and globs take
     regular files only: a FIFO or socket among them is skipped."""
-    p = os.fspath(path)
-    if os.path.isdir(p):
-        found: List[str] = []
-        for root, dirs, files in os.walk(p):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            found += [q for q in (os.path.join(root, f) for f in files if not f.startswith(".")) if _regular(q)]
-        if not found:
-            raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
-        return sorted(found)
+    return [f for f, _ in iter_entries(path)]
+
+
+def _expand_named(p: str) -> List[str]:
+    """The files of a path that is not a folder: a glob's matches or the file itself."""
     if not os.path.exists(p) and glob.has_magic(p):
         hits = sorted(glob.glob(p, recursive=True))
         matches = [m for m in hits if _regular(m)]
