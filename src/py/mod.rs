@@ -9,6 +9,7 @@ mod dataset;
 mod encoding;
 mod errors;
 mod grow;
+mod ints;
 mod pipeline;
 mod pretok;
 mod text;

@@ -7,13 +7,14 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList};
 use rustc_hash::FxHashSet;
 
 use numpy::PyArray1;
 
 use super::array;
 use super::errors::to_py;
+use super::ints::IntTable;
 use crate::error::{Error, Result};
 use crate::pipeline::file::{self, ModelFile};
 use crate::pipeline::{
@@ -227,6 +228,8 @@ fn build(
 pub struct PyPipeline {
     inner: Pipeline,
     paths: Vec<String>,
+    /// One Python int per id, for lists (see [`IntTable`]).
+    ints: IntTable,
 }
 
 #[pymethods]
@@ -259,7 +262,11 @@ impl PyPipeline {
             })
             .map_err(to_py)?;
         let paths = inner.stage_paths();
-        Ok(PyPipeline { inner, paths })
+        Ok(PyPipeline {
+            inner,
+            paths,
+            ints: IntTable::default(),
+        })
     }
 
     /// One more than the largest id.
@@ -277,15 +284,17 @@ impl PyPipeline {
     /// The ids of `text` (with `add_special_tokens`, the post-processor's too;
     /// with `split_special` false, special added tokens are plain text).
     #[pyo3(signature = (text, add_special_tokens=false, split_special=true))]
-    fn encode(
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &str,
         add_special_tokens: bool,
         split_special: bool,
-    ) -> PyResult<Vec<Rank>> {
-        py.detach(|| self.inner.encode(text, add_special_tokens, split_special))
-            .map_err(to_py)
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .detach(|| self.inner.encode(text, add_special_tokens, split_special))
+            .map_err(to_py)?;
+        self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
     /// `encode` as a `numpy.uint32` array that owns the ids (no copy).
@@ -332,20 +341,27 @@ impl PyPipeline {
 
     /// `encode` of every text, on `num_threads` threads (`None`: one per core).
     #[pyo3(signature = (texts, add_special_tokens=false, split_special=true, num_threads=None))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: Vec<String>,
         add_special_tokens: bool,
         split_special: bool,
         num_threads: Option<usize>,
-    ) -> PyResult<Vec<Vec<Rank>>> {
-        py.detach(|| {
-            crate::parallel::map_par(&texts, num_threads, |t| {
-                self.inner.encode(t, add_special_tokens, split_special)
+    ) -> PyResult<Bound<'py, PyList>> {
+        let lists = py
+            .detach(|| {
+                crate::parallel::map_par(&texts, num_threads, |t| {
+                    self.inner.encode(t, add_special_tokens, split_special)
+                })
             })
-        })
-        .map_err(to_py)
+            .map_err(to_py)?;
+        let n = self.inner.n_vocab();
+        let lists = lists
+            .iter()
+            .map(|ids| self.ints.list(py, n, ids))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
     }
 
     /// The bytes of `ids`.

@@ -135,13 +135,13 @@ class PipelineTokenizer(Tokenizer):
             self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
         if num_threads is not None:
             check_threads(num_threads)
-        return list(self._pipeline.encode(check_text(text), add_special_tokens))
+        return self._pipeline.encode(check_text(text), add_special_tokens)
 
     def encode_ordinary(self, text: str, *, num_threads: Optional[int] = None) -> List[int]:
         """:meth:`encode` with special added tokens read as text."""
         if num_threads is not None:
             check_threads(num_threads)
-        return list(self._pipeline.encode(check_text(text), False, False))
+        return self._pipeline.encode(check_text(text), False, False)
 
     def encode_batch(  # type: ignore[override]
         self,
@@ -155,12 +155,12 @@ class PipelineTokenizer(Tokenizer):
             self._unsupported(f"allowed_special={allowed_special!r} (added tokens are always read)")
         texts = check_texts(texts)
         threads = None if num_threads is None else check_threads(num_threads)
-        return [list(x) for x in self._pipeline.encode_batch(texts, add_special_tokens, True, threads)]
+        return self._pipeline.encode_batch(texts, add_special_tokens, True, threads)
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, num_threads: Optional[int] = None) -> List[List[int]]:
         texts = check_texts(texts)
         threads = None if num_threads is None else check_threads(num_threads)
-        return [list(x) for x in self._pipeline.encode_batch(texts, False, False, threads)]
+        return self._pipeline.encode_batch(texts, False, False, threads)
 
     def count(self, text: str, **kwargs: Any) -> int:  # type: ignore[override]
         if kwargs:
