@@ -160,9 +160,11 @@ def test_sigterm_during_encode_dataset_leaves_no_temporary_file(tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     shards = []
-    for k in range(2):
+    # tens of MB, so that a fast machine is still writing when the signal goes
+    docs = [_words(2000, seed=j) for j in range(150)]
+    for k in range(4):
         shards.append(tmp_path / f"s{k}.txt")
-        shards[-1].write_text("\n\n".join(_words(2000, seed=k + j) for j in range(150)), encoding="utf-8")
+        shards[-1].write_text("\n\n".join(docs * 5), encoding="utf-8")
     out = tmp_path / "out"
     p = subprocess.Popen([_EXE, "encode-dataset", *map(str, shards), "-e", "gpt2", "-o", str(out), "--no-progress"],
                          env=_cli_env(tmp), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
