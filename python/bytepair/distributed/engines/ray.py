@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..errors import EngineError, EngineUnavailableError
+from . import reaper
 from .base import Engine, Outcome, TaskFn, call_task, check_retries
+
+#: Seconds that tasks abandoned by the driver (an error, Ctrl-C, SIGTERM) get
+#: to unwind, removing their temporary files, before Ray kills their workers.
+CANCEL_GRACE = 10.0
+#: Seconds of one wait on Ray before the driver looks at signals again.
+WAIT_STEP = 0.25
+
+_reapers: List[subprocess.Popen] = []  # kept for the life of the program
 
 
 def import_ray() -> Any:
@@ -41,7 +57,7 @@ class RayEngine(Engine):
         if not ray.is_initialized():
             init_kwargs.setdefault("include_dashboard", False)
             init_kwargs.setdefault("log_to_driver", True)
-            ray.init(address=address, **init_kwargs)
+            _init(ray, address, init_kwargs)
         self.ray = ray
         self.max_retries = max_retries
 
@@ -75,20 +91,19 @@ class RayEngine(Engine):
             while nxt < len(refs):
                 if ordered:
                     if nxt not in finished:
-                        done, pending = ray.wait(pending, num_returns=1)
+                        done, pending = self._wait(pending)
                         finished.update(index[r] for r in done)
                         continue
                     i = nxt
                     nxt += 1
                 else:
-                    done, pending = ray.wait(pending, num_returns=1)
+                    done, pending = self._wait(pending)
                     i = index[done[0]]
                     nxt += 1
                 yield i, self._fetch(refs[i])
                 refs[i] = None  # let Ray free the result
         finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            self._abandon(pending)
 
     def tree_reduce(
         self,
@@ -126,7 +141,7 @@ class RayEngine(Engine):
         failures: Dict[int, str] = {}
         try:
             while pending:
-                done, pending = ray.wait(pending, num_returns=1)
+                done, pending = self._wait(pending)
                 for ref in done:
                     out = self._fetch(ref)
                     if not out.ok:
@@ -134,8 +149,7 @@ class RayEngine(Engine):
                     if on_done is not None:
                         on_done()
         finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            self._abandon(pending)
         if failures:
             return None, failures
         level = [value for _, value in pairs]
@@ -146,10 +160,54 @@ class RayEngine(Engine):
                 else level[k]
                 for k in range(0, len(level), fan_in)
             ]
+        self._wait(level[:1])
         try:
             return ray.get(level[0]), {}
         except ray.exceptions.RayError as e:  # a merge task failed for good
             raise EngineError(f"merging the results on Ray failed: {type(e).__name__}: {e}") from e
+
+    def _abandon(self, pending: List[Any]) -> None:
+        """Stops the tasks the driver no longer waits for (an error, Ctrl-C,
+        SIGTERM): first by raising KeyboardInterrupt in each, so it unwinds and
+        removes its temporary files (spill directories, half-written outputs);
+        only tasks still running after :data:`CANCEL_GRACE` seconds are killed."""
+        if not pending:
+            return
+        ray = self.ray
+        for ref in pending:
+            ray.cancel(ref, force=False)
+        _, left = self._wait(pending, len(pending), timeout=CANCEL_GRACE, signals=False)
+        for ref in left:
+            ray.cancel(ref, force=True)
+
+    def _wait(
+        self, refs: List[Any], num_returns: int = 1, *, timeout: Optional[float] = None, signals: bool = True
+    ) -> Tuple[List[Any], List[Any]]:
+        """``ray.wait(refs, num_returns, timeout)``, with the program's SIGTERM
+        handler run in Python between short waits, never inside one: an
+        exception that a handler raises inside Ray's wait (the CLI's exit
+        status 143) comes out of it as ``SystemExit(1)``. ``signals=False``
+        holds SIGTERM back until the wait ends (while abandoned tasks unwind)."""
+        ray = self.ray
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.getsignal(signal.SIGTERM) if main else None
+        if not callable(handler):  # the default action, ignored, or not the main thread: nothing raises
+            return ray.wait(refs, num_returns=num_returns, timeout=timeout)
+        got: List[int] = []
+        signal.signal(signal.SIGTERM, lambda signum, frame: got.append(signum))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                step = WAIT_STEP if deadline is None else max(0.0, min(WAIT_STEP, deadline - time.monotonic()))
+                done, rest = ray.wait(refs, num_returns=num_returns, timeout=step)
+                finished = len(done) >= num_returns or (deadline is not None and time.monotonic() >= deadline)
+                if finished or (got and signals):
+                    break
+        finally:
+            signal.signal(signal.SIGTERM, handler)
+        if got:
+            handler(got[0], None)
+        return done, rest
 
     def _reserve(self, memory: Optional[int]) -> Dict[str, int]:
         """Ray task options reserving ``memory`` bytes per task (none for None);
@@ -173,6 +231,39 @@ class RayEngine(Engine):
             text = str(e).strip()
             reason = text.splitlines()[0] if text else type(e).__name__
             return Outcome(False, error=f"{type(e).__name__}: {reason}")
+
+
+def _init(ray: Any, address: Optional[str], init_kwargs: Dict[str, Any]) -> None:
+    """``ray.init``, keeping the program's SIGTERM handler (Ray installs its
+    own, which exits with status 15 and a fatal-signal dump), and marking the
+    processes of a local Ray this starts with a token a reaper process
+    (:mod:`.reaper`) stops them by when this program ends, however it ends."""
+    main = threading.current_thread() is threading.main_thread()
+    on_term = signal.getsignal(signal.SIGTERM) if main else None
+    token = _start_reaper()
+    if token is not None:
+        os.environ[reaper.OWNER_ENV] = token
+    try:
+        ray.init(address=address, **init_kwargs)
+    finally:
+        if token is not None:
+            del os.environ[reaper.OWNER_ENV]
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
+
+
+def _start_reaper() -> Optional[str]:
+    """Starts a :mod:`.reaper` process that waits for this one to end; returns
+    its token (None where there is no ``/proc`` to find processes in)."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    token = f"{os.getpid()}-{secrets.token_hex(8)}"
+    env = {k: v for k, v in os.environ.items() if k != reaper.OWNER_ENV}
+    _reapers.append(subprocess.Popen(
+        [sys.executable, "-S", "-I", reaper.__file__, token], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=env, start_new_session=True, close_fds=True,
+    ))
+    return token
 
 
 def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any]:
