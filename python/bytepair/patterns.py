@@ -33,6 +33,7 @@ NAMED = {
     "cl100k_base": CL100K,
     "o200k": O200K,
     "o200k_base": O200K,
+    "superword": SUPERWORD,
 }
 
 #: Common other names of the same patterns (the models and encodings that use them).
@@ -50,7 +51,7 @@ ALIASES = {
     "o1": "o200k",
 }
 
-_NAME_OF = {GPT2: "gpt2", CL100K: "cl100k", O200K: "o200k"}
+_NAME_OF = {GPT2: "gpt2", CL100K: "cl100k", O200K: "o200k", SUPERWORD: "superword"}
 
 # A string made only of letters, digits, "_", "-" and "." (and starting with a
 # letter) is taken as a name: as a regex it would match only that literal word and

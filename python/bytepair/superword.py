@@ -16,7 +16,14 @@ is the readable specification; the core gives exactly its merges.
 Spans are counted like any chunks (first-seen table, parallel ranges, spill
 to disk past the memory limit, ``cache_dir``), so documents are never held
 in memory; the stage-2 merge loop holds the distinct spans, which for prose
-are close to the corpus size (lines rarely repeat).
+are close to the corpus size (lines rarely repeat). With ``cache_dir`` the
+word and the span counts of each file are cached apart (the key holds the
+pattern and the special tokens), so a stopped run resumes in either stage
+without counting a cached file again. Both tables can also be counted
+elsewhere, e.g. on many machines with :func:`bytepair.distributed.count_chunks`
+(``pattern="superword"`` for the spans), and trained on with
+``train(counts=words, span_counts=spans, vocab_size=..., superword=T)``: the
+merges are those of training on the documents.
 
 The result pre-tokenizes with the span pattern, so it is an ordinary
 :class:`~bytepair.Tokenizer`: it encodes, saves, loads and exports like any.
@@ -31,8 +38,8 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
-from .checks import check_int
-from .counts import count_chunks, input_size
+from .checks import check_int, validate_specials
+from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Inputs
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
@@ -73,6 +80,28 @@ def _check_rereadable(data: Any) -> None:
         )
 
 
+def _check_counts(counts: Any, span_counts: Any, special_tokens: Sequence[str]) -> list:
+    """The special tokens of a training on precounted tables (``special_tokens``,
+    else the word counts' own), after checking that both tables are
+    ChunkCounts, the spans counted with :data:`~bytepair.patterns.SUPERWORD`
+    and both with those special tokens cut out."""
+    for arg, value in (("counts", counts), ("span_counts", span_counts)):
+        if not isinstance(value, ChunkCounts):
+            raise TypeError(f"superword training on counts needs counts= (words) and span_counts= (spans), both "
+                            f"ChunkCounts; {arg} is {type(value).__name__}")
+    if span_counts.pattern != _patterns.SUPERWORD:
+        made = _patterns.name_of(span_counts.pattern) or ("none" if span_counts.pattern is None else "a custom regex")
+        raise TrainingError(f"span_counts were counted with the pattern {made}, not the span pattern: count them "
+                            "with pattern='superword' (bytepair.patterns.SUPERWORD)", argument="span_counts")
+    specials = validate_specials(special_tokens or counts.special_tokens)
+    for arg, table in (("counts", counts), ("span_counts", span_counts)):
+        if sorted(table.special_tokens) != sorted(specials):
+            raise TrainingError(
+                f"{arg} were counted with the special tokens {list(table.special_tokens)}, the training uses "
+                f"{specials}: count both tables with the same special tokens", argument=arg)
+    return specials
+
+
 def train_superword(
     stage1: Callable[..., Tokenizer],
     data: Any,
@@ -84,25 +113,37 @@ def train_superword(
     name: str = "bytepair",
     progress: Optional[bool] = None,
     inputs: Optional[Inputs] = None,
+    counts: Optional[ChunkCounts] = None,
+    span_counts: Optional[ChunkCounts] = None,
     **options: Any,
 ) -> Tokenizer:
     """Both stages. ``stage1`` is :func:`bytepair.train` (passed in, so this
     module does not import it); ``options`` are its other arguments
     (``pattern``, ``min_frequency``, ``max_token_length``, ``num_threads``).
     ``inputs`` reads the data in both stages; its ``memory_limit`` also
-    bounds the stage-2 merge loop."""
-    _check_rereadable(data)
+    bounds the stage-2 merge loop. Instead of ``data``: ``counts`` (the
+    words, counted with stage 1's pattern) and ``span_counts`` (counted with
+    :data:`~bytepair.patterns.SUPERWORD`), with the same special tokens."""
     inputs = inputs or Inputs()
-    specials = list(special_tokens)
+    if data is not None:
+        if counts is not None or span_counts is not None:
+            raise TypeError("give either training data or counts= and span_counts=, not both")
+        _check_rereadable(data)
+        specials = list(special_tokens)
+    elif counts is None and span_counts is None:
+        raise TypeError("give training data, or counts= (words) and span_counts= (spans)")
+    else:
+        specials = _check_counts(counts, span_counts, special_tokens)
     t = transition_size(superword, vocab_size, len(specials))
     words = check_int("max_words", max_words, minimum=1, allow_none=True)
-    base = stage1(data, t + len(specials), special_tokens=specials, name=name, progress=progress, inputs=inputs,
-                  **options)
+    base = stage1(data, t + len(specials), counts=counts, special_tokens=specials, name=name, progress=progress,
+                  inputs=inputs, **options)
     first_id = 256 + len(base.merges)
     num_merges = vocab_size - first_id - len(specials)
     merges = list(base.merges)
     if num_merges > 0:
-        merges += stage2_merges(base, data, num_merges, words, specials, progress=progress, inputs=inputs,
+        source = data if span_counts is None else span_counts
+        merges += stage2_merges(base, source, num_merges, words, specials, progress=progress, inputs=inputs,
                                 **options)
     special_ids = {s: 256 + len(merges) + i for i, s in enumerate(specials)}
     pat = _patterns.SUPERWORD
@@ -124,14 +165,20 @@ def stage2_merges(
     num_threads: Optional[int] = None,
     progress: Optional[bool] = None,
 ) -> list:
-    """Stage 2: the spans of ``data`` counted, each encoded by ``base``'s
-    merges, then up to ``num_merges`` merges with the word bound."""
+    """Stage 2: the spans of ``data`` counted (or ``data`` itself when it is
+    the span counts), each encoded by ``base``'s merges, then up to
+    ``num_merges`` merges with the word bound."""
     del pattern  # stage 2 counts spans, whatever stage 1's pattern
     limit = inputs.limit() or _memory.default_limit()
-    status = TrainProgress(enabled(progress), input_size(data))
+    given = isinstance(data, ChunkCounts)
+    status = TrainProgress(enabled(progress), 0 if given else input_size(data))
     try:
-        table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials, num_threads=num_threads,
-                             progress=status, inputs=replace(inputs, memory_limit=limit)).table
+        if given:
+            table = data.table
+        else:
+            table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials,
+                                 num_threads=num_threads, progress=status,
+                                 inputs=replace(inputs, memory_limit=limit)).table
         need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges, compact=False)
         if need > limit:
             raise TrainingError(

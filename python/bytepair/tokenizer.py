@@ -145,7 +145,7 @@ class Tokenizer:
 
     @property
     def pattern_name(self) -> Optional[str]:
-        """``"gpt2"``, ``"cl100k"`` or ``"o200k"`` for the built-in patterns, else None."""
+        """``"gpt2"``, ``"cl100k"``, ``"o200k"`` or ``"superword"`` for the built-in patterns, else None."""
         return _patterns.name_of(self._pattern)
 
     @property

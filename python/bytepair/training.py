@@ -150,6 +150,7 @@ def train(
     objective: str = "frequency",
     superword: Optional[float] = None,
     max_words: Optional[int] = DEFAULT_MAX_WORDS,
+    span_counts: Optional[ChunkCounts] = None,
     **options: Any,
 ) -> Tokenizer:
     """Trains a byte-level BPE tokenizer.
@@ -196,6 +197,12 @@ def train(
             the result pre-tokenizes with. Needs data that can be read twice.
         max_words: with ``superword``: the most words (maximal runs of bytes
             other than the space) a token may hold; None for no bound.
+        span_counts: with ``superword`` and ``counts`` instead of ``data``:
+            the span counts of the same documents, counted with
+            ``pattern="superword"`` (:data:`bytepair.patterns.SUPERWORD`) and
+            the same special tokens, e.g. by
+            :func:`bytepair.distributed.count_chunks`; the merges equal those
+            of training on the documents.
 
     A ``str`` is text, never a path (a warning says so when it names an existing
     file). Lone surrogates in str data are replaced by U+FFFD before counting,
@@ -230,13 +237,13 @@ def train(
         raise TypeError(f"{', '.join(k + '=' for k in parity)} are for objective='parity' "
                         "(or bytepair.parity.train_parity)")
     if superword is not None:
-        if counts is not None or data is None:
-            raise TypeError("superword training needs data (it counts words, then spans), not counts=")
         return train_superword(train, data, check_vocab_size(vocab_size), superword, max_words=max_words,
                                special_tokens=validate_specials(special_tokens), name=name, progress=progress,
-                               inputs=Inputs.of(inputs, options, "train"), pattern=pattern,
-                               min_frequency=min_frequency, max_token_length=max_token_length,
-                               num_threads=num_threads)
+                               inputs=Inputs.of(inputs, options, "train"), pattern=pattern, counts=counts,
+                               span_counts=span_counts, min_frequency=min_frequency,
+                               max_token_length=max_token_length, num_threads=num_threads)
+    if span_counts is not None:
+        raise TypeError("span_counts= is for superword training: give superword= too")
     job, table_of = _prepare(data, vocab_size, counts, pattern, special_tokens, min_frequency, max_token_length,
                              name, num_threads, progress, Inputs.of(inputs, options, "train"))
     tok, _, _ = _learn(job, table_of, data, counts, keep=False)

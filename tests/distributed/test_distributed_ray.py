@@ -24,8 +24,10 @@ from test_distributed_local import (
     outputs_state,
     read_bin,
     reads,
+    real_documents,
 )
 from test_distributed_memory import LIMIT, many_word_shards, spills_alone
+from test_superword_counts import PREFIX, on_counts, one_machine
 
 import bytepair
 import bytepair.distributed.count
@@ -82,6 +84,17 @@ def test_ray_count_equals_one_machine_and_trains_the_same(engine, tmp_path, monk
     tok = bytepair.train(counts=got, vocab_size=275, special_tokens=SPECIALS)
     one = bytepair.train(docs, vocab_size=275, pattern="o200k", special_tokens=SPECIALS)
     assert tok == one and tok.merges == one.merges
+
+
+def test_ray_counts_train_a_superword_tokenizer_like_the_documents(engine, tmp_path):
+    """Words and spans counted by Ray tasks (merged by Ray tasks and on the
+    driver) train to the merges of training on the documents."""
+    paths, docs = make_shards(tmp_path, 6, seed=7, docs=real_documents()[:PREFIX])
+    want = one_machine(docs, 3000, 0.6, max_words=3)
+    words = count_chunks(paths, special_tokens=SPECIALS, engine=engine)
+    for reduce in ("tree", "driver"):
+        spans = count_chunks(paths, pattern="superword", special_tokens=SPECIALS, engine=engine, reduce=reduce)
+        assert on_counts(words, spans, 3000, 0.6, max_words=3).merges == want.merges, reduce
 
 
 def test_ray_count_under_a_memory_limit_trains_the_same(engine, tmp_path):

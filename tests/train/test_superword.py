@@ -5,6 +5,7 @@ not depend on threads, files or caches, and bad arguments get clear errors."""
 
 from __future__ import annotations
 
+import os
 import random
 import warnings
 
@@ -23,10 +24,11 @@ from bytepair.superword import superword_tokens, transition_size
 from conftest import CORPORA, HYPOTHESIS_SCALE, corpus
 
 
-def _core_train(data, vocab_size, transition, **kw):
+def _core_train(data, vocab_size, transition=None, **kw):
+    kw.setdefault("superword", transition)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # small corpora run out of pairs
-        return bytepair.train(data, vocab_size, superword=transition, **kw)
+        return bytepair.train(data, vocab_size, **kw)
 
 
 def _words(token: bytes) -> int:
@@ -140,6 +142,58 @@ def test_threads_files_and_cache_give_the_same_merges(tmp_path):
     assert len(list((tmp_path / "cache").iterdir())) >= 6  # word and span counts of each file
 
 
+def _files(tmp_path, names):
+    paths = []
+    for name in names:
+        p = tmp_path / name
+        p.write_text(corpus(name), encoding="utf-8")
+        paths.append(p)
+    return paths
+
+
+def test_one_cache_folder_keeps_patterns_and_specials_apart(tmp_path):
+    """Word and span counts, with one set of special tokens or another, share a
+    cache folder and never stand in for each other: each run equals its
+    uncached twin."""
+    paths = _files(tmp_path, CORPORA[:2])
+    cache = tmp_path / "cache"
+    runs = [dict(superword=2000, special_tokens=["<|endoftext|>"]), dict(superword=2000, special_tokens=["the"]),
+            dict(superword=2000, pattern="gpt2"), dict(superword=None, pattern="superword")]
+    for kw in runs:
+        want = _core_train(paths, 3000, **kw)
+        got = _core_train(paths, 3000, cache_dir=cache, **kw)
+        assert got.merges == want.merges, kw
+    # per file: words by (o200k, <|endoftext|>), (o200k, "the"), (gpt2, none); spans by the three special
+    # sets, those without specials shared by the last two runs (the same counting)
+    assert len(list(cache.iterdir())) == 2 * 6
+
+
+def test_stopped_superword_run_resumes_without_counting_cached_files(tmp_path, monkeypatch):
+    """Ctrl-C while stage 2 counts the second file's spans: the same call
+    again counts only the spans not yet cached (no words, no first file) and
+    gives the merges of a run never stopped."""
+    paths = _files(tmp_path, CORPORA[:3])
+    want = _core_train(paths, 3000, 2000)
+    real = bytepair.counts._feed_file
+    fed = []
+
+    def feed(counter, path, setup):
+        fed.append((os.path.basename(path), setup.pattern == patterns.SUPERWORD))
+        if len(fed) == 5:  # the three files' words, the first file's spans, then Ctrl-C
+            raise KeyboardInterrupt
+        return real(counter, path, setup)
+
+    monkeypatch.setattr(bytepair.counts, "_feed_file", feed)
+    with pytest.raises(KeyboardInterrupt):
+        _core_train(paths, 3000, 2000, cache_dir=tmp_path / "cache")
+    assert [s for _, s in fed] == [False, False, False, True, True]
+    assert len(list((tmp_path / "cache").iterdir())) == 4
+    fed.clear()
+    got = _core_train(paths, 3000, 2000, cache_dir=tmp_path / "cache")
+    assert fed == [(CORPORA[1], True), (CORPORA[2], True)]
+    assert got.merges == want.merges
+
+
 def test_spilled_span_counting_gives_the_same_merges(tmp_path):
     # random word pairs, one per line: ~80,000 distinct spans, counted in 64 KB blocks under a 256 KB limit
     rng = random.Random(5)
@@ -183,5 +237,8 @@ def test_bad_arguments():
         bytepair.train(iter(["a b c"]), 300, superword=280)
     with pytest.raises(TrainingError, match="max_words"):
         bytepair.train("a b c", 300, superword=280, max_words=0)
-    with pytest.raises(TypeError, match="not counts"):
+    with pytest.raises(TypeError, match="span_counts"):
         bytepair.train(counts=bytepair.counts.ChunkCounts({b"a": 1}), vocab_size=300, superword=280)
+    with pytest.raises(TypeError, match="span_counts= is for superword"):
+        bytepair.train(counts=bytepair.counts.ChunkCounts({b"a": 1}), vocab_size=300,
+                       span_counts=bytepair.counts.ChunkCounts({b"a": 1}))

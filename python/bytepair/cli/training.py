@@ -72,6 +72,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return cmd_train_parity(args)
     if args.superword is not None:
         return cmd_train_superword(args, _training_data)
+    if args.span_counts is not None:
+        raise UsageError("--span-counts goes with --superword T (superword training on counts)")
 
     out = Path(check_output_path(args.output))  # before training: a bad path fails now, naming itself
     check_cli_outputs(args, [("-o", out)], [("--counts", args.counts)] if args.counts else [])
