@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,6 +30,7 @@ ray = optional("ray")
 pytestmark = pytest.mark.ray
 
 _EXE = os.path.join(os.path.dirname(sys.executable), "bytepair")
+_WORKER_TMP = re.compile(r"\.bytepair-\d+-\d+\.tmp\Z")
 
 
 def _letters(nbytes: int) -> str:
@@ -174,7 +176,8 @@ def test_signal_to_ray_encode_dataset_then_resume(run, tmp_path, sig):
     out = tmp_path / "out"
     argv = ["encode-dataset", *map(str, shards), "-e", "gpt2", "-o", str(out)]
     p = run.start(*argv)
-    _when(p, lambda: out.is_dir() and any(x.name.endswith(".tmp") for x in out.iterdir()), "writing")
+    # a token file being written by a Ray worker (`.bytepair-PID-N.tmp`), not the driver's manifest
+    _when(p, lambda: out.is_dir() and any(_WORKER_TMP.match(x.name) for x in out.iterdir()), "writing")
     code, secs, err = _ends(p, sig)
     assert code == 128 + sig, err
     assert secs < 20, f"took {secs:.1f} s to exit"
