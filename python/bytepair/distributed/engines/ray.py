@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -21,7 +20,7 @@ CANCEL_GRACE = 10.0
 #: Seconds of one wait on Ray before the driver looks at signals again.
 WAIT_STEP = 0.25
 
-_reapers: List[subprocess.Popen] = []  # kept for the life of the program
+_reaper_pipes: List[int] = []  # write ends of the reapers' stdin, open for the life of the program
 
 
 def import_ray() -> Any:
@@ -253,16 +252,25 @@ def _init(ray: Any, address: Optional[str], init_kwargs: Dict[str, Any]) -> None
 
 
 def _start_reaper() -> Optional[str]:
-    """Starts a :mod:`.reaper` process that waits for this one to end; returns
-    its token (None where there is no ``/proc`` to find processes in)."""
-    if not os.path.isdir("/proc/self"):
+    """Starts a :mod:`.reaper` process that waits for this one to end (its
+    standard input is a pipe only this process writes to); returns its token
+    (None where there is no ``/proc`` to find processes in)."""
+    if not os.path.isdir("/proc/self") or not hasattr(os, "posix_spawn"):
         return None
     token = f"{os.getpid()}-{secrets.token_hex(8)}"
     env = {k: v for k, v in os.environ.items() if k != reaper.OWNER_ENV}
-    _reapers.append(subprocess.Popen(
-        [sys.executable, "-S", "-I", reaper.__file__, token], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env=env, start_new_session=True, close_fds=True,
-    ))
+    read, write = os.pipe()  # not inheritable: Ray's processes never hold the write end
+    try:
+        os.posix_spawn(sys.executable, [sys.executable, "-S", "-I", reaper.__file__, token], env, setsid=True,
+                       file_actions=[(os.POSIX_SPAWN_DUP2, read, 0),
+                                     (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                     (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    except OSError:
+        os.close(write)
+        return None
+    finally:
+        os.close(read)
+    _reaper_pipes.append(write)  # open until this process ends
     return token
 
 
