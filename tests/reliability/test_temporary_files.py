@@ -122,6 +122,8 @@ def test_signal_to_count_chunks_removes_the_workers_spill_directories(tmp_path, 
     assert list(tmp.iterdir()) == [], err
     assert not (tmp_path / "c.bpc").exists()
     assert "Traceback" not in err, err
+    assert p.returncode == 128 + sig
+    assert err.splitlines() == ["bytepair: terminated" if sig == signal.SIGTERM else "bytepair: interrupted"], err
 
 
 def test_convert_refuses_a_missing_temporary_directory(tmp_path):

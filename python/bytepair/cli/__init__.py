@@ -196,10 +196,15 @@ def _check_text_options(args: argparse.Namespace) -> None:
                                      "give UTF-8 text") from None
 
 
+class _Terminated(SystemExit):
+    """SIGTERM received: the command unwinds as from an exception, then exits
+    with status 128 + the signal number, saying so in one line."""
+
+
 def _terminate(signum: int, frame: object) -> NoReturn:
     """SIGTERM ends the command as an exception does: files being written
     (atomic writes' temporary files) are removed on the way out."""
-    raise SystemExit(128 + signum)
+    raise _Terminated(128 + signum)
 
 
 def _warning_printer(flags: dict[str, tuple[str, bool]]):
@@ -238,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print("bytepair: interrupted", file=sys.stderr)
         return 130
+    except _Terminated as e:
+        if getattr(args, "debug", False):
+            raise
+        print("bytepair: terminated", file=sys.stderr)
+        return int(e.code) if isinstance(e.code, int) else 143
     except (BytepairError, OSError) as e:  # the user's to fix: one line
         if getattr(args, "debug", False):
             raise
