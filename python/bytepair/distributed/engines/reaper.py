@@ -25,14 +25,14 @@ import select
 import signal
 import sys
 import time
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 #: The environment variable that marks the processes of one local Ray.
 OWNER_ENV = "BYTEPAIR_RAY_OWNER"
 #: Seconds between SIGTERM and SIGKILL.
 GRACE = 5.0
 #: Seconds between two looks for new processes while the driver lives.
-POLL = 0.5
+POLL = 1.0
 
 Proc = Tuple[int, str]  # (pid, start time in clock ticks since boot)
 
@@ -55,9 +55,12 @@ def _carries(pid: int, mark: bytes) -> bool:
         return False
 
 
-def owned(token: str) -> Set[Proc]:
-    """The live processes carrying ``OWNER_ENV=token``, and all their descendants."""
+def owned(token: str, carriers: Optional[Dict[Proc, bool]] = None) -> Set[Proc]:
+    """The live processes carrying ``OWNER_ENV=token``, and all their
+    descendants. ``carriers`` remembers which processes carry the token
+    between calls, so each process's environment is read once."""
     mark = f"{OWNER_ENV}={token}".encode()
+    known = {} if carriers is None else carriers
     children: Dict[int, List[int]] = {}
     info: Dict[int, Tuple[str, str]] = {}
     for name in os.listdir("/proc"):
@@ -71,7 +74,14 @@ def owned(token: str) -> Set[Proc]:
         if state != "Z" and pid != os.getpid():
             children.setdefault(ppid, []).append(pid)
             info[pid] = (state, start)
-    todo = [pid for pid in info if _carries(pid, mark)]
+    for proc in [p for p in known if info.get(p[0], ("", ""))[1] != p[1]]:
+        del known[proc]  # ended
+    todo = []
+    for pid, (_, start) in info.items():
+        if (pid, start) not in known:
+            known[(pid, start)] = _carries(pid, mark)
+        if known[(pid, start)]:
+            todo.append(pid)
     found: Set[Proc] = set()
     while todo:
         pid = todo.pop()
@@ -118,6 +128,7 @@ def main(argv: List[str]) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     token = argv[1]
     seen: Set[Proc] = set()
+    carriers: Dict[Proc, bool] = {}
     fd = sys.stdin.fileno()
     while True:
         try:
@@ -126,8 +137,8 @@ def main(argv: List[str]) -> int:
                 break
         except OSError:
             break
-        seen = alive(seen) | owned(token)
-    reap(seen | owned(token))
+        seen = alive(seen) | owned(token, carriers)
+    reap(seen | owned(token, carriers))
     return 0
 
 
