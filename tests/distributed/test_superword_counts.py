@@ -73,8 +73,9 @@ def test_cli_counts_then_trains_like_the_files(tmp_path, capsys):
     shards = [str(p) for p in paths]
     w, s, out = tmp_path / "w.bpc", tmp_path / "s.bpc", tmp_path / "sw.json"
     assert run_cli(capsys, "count-chunks", *shards, "-o", str(w), "--workers", "2", "--no-progress")[0] == 0
-    assert run_cli(capsys, "count-chunks", *shards, "-o", str(s), "--pattern", "superword", "--workers", "2",
-                   "--no-progress")[0] == 0
+    code, text, _ = run_cli(capsys, "count-chunks", *shards, "-o", str(s), "--pattern", "superword", "--workers", "2",
+                            "--no-progress")
+    assert code == 0 and f"--span-counts {s} --superword T" in text
     code, text, err = run_cli(capsys, "train", "--counts", str(w), "--span-counts", str(s), "--superword", "0.6",
                               "--vocab-size", "2500", "-q", "-o", str(out))
     assert code == 0, err

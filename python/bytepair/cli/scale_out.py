@@ -18,6 +18,7 @@ import argparse
 import time
 from typing import Any
 
+from .. import patterns
 from ..distributed import count_chunks, encode_dataset
 from ..outputs import check_outputs
 from ..registry import list_encoding_names
@@ -100,7 +101,11 @@ def cmd_count_chunks(args: argparse.Namespace) -> int:
         f"counted {_plural(len(args.shards), 'shard')} in {secs:.2f} s ({args.engine} engine):"
         f" {len(counts):,} distinct chunks, {counts.total():,} in all"
     )
-    print(f"wrote {args.output}; train with: bytepair train --counts {args.output} --vocab-size N")
+    if counts.pattern == patterns.SUPERWORD:
+        print(f"wrote {args.output}; train with: bytepair train --counts WORDS.bpc --span-counts {args.output} "
+              "--superword T --vocab-size N")
+    else:
+        print(f"wrote {args.output}; train with: bytepair train --counts {args.output} --vocab-size N")
     return 0
 
 
