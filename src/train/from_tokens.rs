@@ -364,6 +364,51 @@ pub fn extend_merges(
     Ok(merges)
 }
 
+/// One training table, one dev table and one non-zero dev size per language.
+fn check_parity_tables(n: usize, n_dev: usize, dev_sizes: &[u64]) -> Result<()> {
+    if n == 0 || n_dev != n || dev_sizes.len() != n {
+        return Err(Error::training(
+            "parity training needs one training table, one dev table and one dev size per language",
+        ));
+    }
+    if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
+        return Err(Error::training(format!(
+            "language {l} has an empty dev set"
+        )));
+    }
+    Ok(())
+}
+
+/// The chunks of `t` as byte sequences (`chooses`: its pairs are counted
+/// for choosing merges).
+fn byte_seqs(t: &ChunkTable, chooses: bool) -> Result<Seqs> {
+    let flat: Vec<Rank> = t.arena().iter().map(|&b| Rank::from(b)).collect();
+    let base = t.arena().as_ptr() as usize;
+    let chunks = t.iter().map(|(c, n)| {
+        let at = c.as_ptr() as usize - base;
+        (&flat[at..at + c.len()], n)
+    });
+    Seqs::new(chunks, t.arena_len(), chooses, &mut |_, _| true)
+}
+
+/// Every language's training chunks pooled as byte sequences (language
+/// order, then first-seen order): the corpus of the global phase.
+fn pooled_seqs(train: &[&ChunkTable]) -> Result<Seqs> {
+    let flats: Vec<Vec<Rank>> = train
+        .iter()
+        .map(|t| t.arena().iter().map(|&b| Rank::from(b)).collect())
+        .collect();
+    let chunks = train.iter().zip(&flats).flat_map(|(t, flat)| {
+        let base = t.arena().as_ptr() as usize;
+        t.iter().map(move |(c, k)| {
+            let at = c.as_ptr() as usize - base;
+            (&flat[at..at + c.len()], k)
+        })
+    });
+    let size = flats.iter().map(Vec::len).sum();
+    Seqs::new(chunks, size, true, &mut |_, _| true)
+}
+
 /// How parity-aware training measures a language's current cost on its dev
 /// set: tokens divided by `dev_sizes[l]` (bytes, characters, or 1 for raw
 /// token counts of parallel dev sets).
@@ -389,30 +434,15 @@ pub fn parity_merges(
     mut observe: impl FnMut(usize, usize),
 ) -> Result<Vec<(Rank, Rank)>> {
     let n = train.len();
-    if n == 0 || dev.len() != n || dev_sizes.len() != n {
-        return Err(Error::training(
-            "parity training needs one training table, one dev table and one dev size per language",
-        ));
-    }
-    if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
-        return Err(Error::training(format!(
-            "language {l} has an empty dev set"
-        )));
-    }
-    let build = |t: &ChunkTable, chooses: bool| -> Result<Seqs> {
-        let flat: Vec<Rank> = t.arena().iter().map(|&b| Rank::from(b)).collect();
-        let base = t.arena().as_ptr() as usize;
-        let chunks = t.iter().map(|(c, n)| {
-            let at = c.as_ptr() as usize - base;
-            (&flat[at..at + c.len()], n)
-        });
-        Seqs::new(chunks, t.arena_len(), chooses, &mut |_, _| true)
-    };
+    check_parity_tables(n, dev.len(), dev_sizes)?;
     let mut trains: Vec<Seqs> = train
         .iter()
-        .map(|t| build(t, true))
+        .map(|t| byte_seqs(t, true))
         .collect::<Result<_>>()?;
-    let mut devs: Vec<Seqs> = dev.iter().map(|t| build(t, false)).collect::<Result<_>>()?;
+    let mut devs: Vec<Seqs> = dev
+        .iter()
+        .map(|t| byte_seqs(t, false))
+        .collect::<Result<_>>()?;
     let mut toks = Tokens {
         base: None,
         first_new: 256,
@@ -428,22 +458,11 @@ pub fn parity_merges(
     // all languages' training chunks pooled (language order, then first-seen
     // order), chosen by "language" `n`; the phase ends early when the pooled
     // corpus has no qualifying pair.
-    let mut pooled: Option<Seqs> = None;
-    if global_merges > 0 {
-        let flats: Vec<Vec<Rank>> = train
-            .iter()
-            .map(|t| t.arena().iter().map(|&b| Rank::from(b)).collect())
-            .collect();
-        let chunks = train.iter().zip(&flats).flat_map(|(t, flat)| {
-            let base = t.arena().as_ptr() as usize;
-            t.iter().map(move |(c, k)| {
-                let at = c.as_ptr() as usize - base;
-                (&flat[at..at + c.len()], k)
-            })
-        });
-        let size = flats.iter().map(Vec::len).sum();
-        pooled = Some(Seqs::new(chunks, size, true, &mut |_, _| true)?);
-    }
+    let mut pooled = if global_merges > 0 {
+        Some(pooled_seqs(train)?)
+    } else {
+        None
+    };
     while merges.len() < opts.num_merges {
         ctl.check()?;
         let max_len = opts.max_token_length;
