@@ -226,6 +226,17 @@ struct Tokens<'a> {
 }
 
 impl<'a> Tokens<'a> {
+    /// The tokens of `base` (None: the 256 bytes), new ones from `first_new` on.
+    fn new(base: Option<&'a Vocab>, first_new: u32) -> Self {
+        Tokens {
+            base,
+            first_new,
+            new: Vec::new(),
+            new_set: FxHashSet::default(),
+            scratch: Vec::new(),
+        }
+    }
+
     fn bytes(&self, id: u32) -> &[u8] {
         if id >= self.first_new {
             &self.new[(id - self.first_new) as usize]
@@ -328,13 +339,7 @@ pub fn extend_merges(
         return Err(Error::training("too many ids for 32 bits"));
     }
     let encoded = encode_table(base, table, threads, ctl)?;
-    let mut toks = Tokens {
-        base: Some(base),
-        first_new: first_id,
-        new: Vec::new(),
-        new_set: FxHashSet::default(),
-        scratch: Vec::new(),
-    };
+    let mut toks = Tokens::new(Some(base), first_id);
     let mut st = Seqs::new(encoded.chunks(), encoded.ids(), true, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
     })?;
@@ -409,6 +414,34 @@ fn pooled_seqs(train: &[&ChunkTable]) -> Result<Seqs> {
     Seqs::new(chunks, size, true, &mut |_, _| true)
 }
 
+/// The merge the language of highest dev cost chooses: tokens / size,
+/// compared exactly, ties to the first listed (`order` is left sorted so);
+/// its most frequent pair, or the next language's when it has none counted
+/// `min_freq` times or more.
+fn costliest_choice(
+    order: &mut [usize],
+    trains: &mut [Seqs],
+    (devs, dev_sizes): (&[Seqs], &[u64]),
+    toks: &mut Tokens<'_>,
+    max_len: Option<usize>,
+    min_freq: i64,
+) -> Option<(usize, (Rank, Rank))> {
+    order.sort_by(|&i, &j| {
+        let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
+        let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
+        cj.cmp(&ci).then(i.cmp(&j))
+    });
+    for &l in order.iter() {
+        if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
+            if count >= min_freq {
+                return Some((l, trains[l].pairs.pair_ab[i as usize]));
+            }
+            trains[l].unpop(i, count);
+        }
+    }
+    None
+}
+
 /// How parity-aware training measures a language's current cost on its dev
 /// set: tokens divided by `dev_sizes[l]` (bytes, characters, or 1 for raw
 /// token counts of parallel dev sets).
@@ -443,13 +476,7 @@ pub fn parity_merges(
         .iter()
         .map(|t| byte_seqs(t, false))
         .collect::<Result<_>>()?;
-    let mut toks = Tokens {
-        base: None,
-        first_new: 256,
-        new: Vec::new(),
-        new_set: FxHashSet::default(),
-        scratch: Vec::new(),
-    };
+    let mut toks = Tokens::new(None, 256);
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
     let mut merges = Vec::new();
     let mut touched = Vec::new();
@@ -478,21 +505,8 @@ pub fn parity_merges(
         }
         if chosen.is_none() {
             pooled = None; // the global phase is over
-        }
-        // most expensive first: tokens_i / size_i, compared exactly
-        order.sort_by(|&i, &j| {
-            let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
-            let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
-            cj.cmp(&ci).then(i.cmp(&j))
-        });
-        for &l in order.iter().filter(|_| chosen.is_none()) {
-            if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
-                if count >= min_freq {
-                    chosen = Some((l, trains[l].pairs.pair_ab[i as usize]));
-                    break;
-                }
-                trains[l].unpop(i, count);
-            }
+            let costs = (devs.as_slice(), dev_sizes);
+            chosen = costliest_choice(&mut order, &mut trains, costs, &mut toks, max_len, min_freq);
         }
         let Some((l, (a, b))) = chosen else { break };
         let new_id = 256 + merges.len() as u32;
