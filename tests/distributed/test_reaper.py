@@ -1,14 +1,17 @@
 """The reaper that stops a local Ray with its driver (no Ray needed): when the
 driver's pipe closes it stops every process carrying its token and their
 descendants (even one whose environment no longer shows the token), SIGKILLs
-one that ignores SIGTERM, and never touches any other process."""
+one that ignores SIGTERM and removes its spill directories, and never touches
+any other process."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -43,6 +46,11 @@ def test_reaper_stops_the_token_tree_and_nothing_else():
     parent = subprocess.Popen([sys.executable, "-c", PARENT], env=marked, stdout=subprocess.PIPE, text=True)
     stubborn = subprocess.Popen([sys.executable, "-c", STUBBORN], env=marked, stdout=subprocess.PIPE, text=True)
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    tmp = Path(os.environ.get("TMPDIR") or "/tmp")
+    spill = tmp / f"bytepair-counts-{stubborn.pid}-0-1"
+    kept = tmp / f"bytepair-counts-{other.pid}-0-1"
+    for d in (spill, kept):
+        (d / "run").mkdir(parents=True)
     child = None
     try:
         child = int(parent.stdout.readline())
@@ -61,6 +69,7 @@ def test_reaper_stops_the_token_tree_and_nothing_else():
             time.sleep(0.05)
         assert not _alive(child)
         assert other.poll() is None
+        assert not spill.exists() and kept.exists()  # the killed one's spill directory only
     finally:
         if w is not None:
             os.close(w)
@@ -72,3 +81,5 @@ def test_reaper_stops_the_token_tree_and_nothing_else():
             f.close()
         if child is not None and _alive(child):
             os.kill(child, 9)
+        for d in (spill, kept):
+            shutil.rmtree(d, ignore_errors=True)

@@ -12,7 +12,8 @@ rewrite their environment's memory with their title, so they are found as the
 raylet's children). When its standard input closes (the driver exited, or
 died), it sends SIGTERM to each noted process still running (a Ray worker
 unwinds its task, so its temporary files go), and SIGKILL to any left after
-:data:`GRACE` seconds. A process is known by its pid and start time, so a
+:data:`GRACE` seconds, removing the counting spill directories of those
+(they did not unwind). A process is known by its pid and start time, so a
 reused pid is never signalled.
 
 Linux only (it reads ``/proc``); elsewhere the engine starts no reaper.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -105,9 +107,13 @@ def alive(procs: Iterable[Proc]) -> Set[Proc]:
 
 
 def reap(procs: Set[Proc], grace: float = GRACE) -> None:
-    """SIGTERM to ``procs``, SIGKILL to those left after ``grace`` seconds."""
+    """SIGTERM to ``procs``, SIGKILL to those left after ``grace`` seconds
+    (and the counting spill directories of those removed: they did not unwind)."""
+    killed: Set[Proc] = set()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         left = alive(procs)
+        if sig == signal.SIGKILL:
+            killed = left
         for pid, _ in left:
             try:
                 os.kill(pid, sig)
@@ -118,7 +124,22 @@ def reap(procs: Set[Proc], grace: float = GRACE) -> None:
             time.sleep(0.05)
             left = alive(left)
         if not left:
-            return
+            break
+    for pid, _ in killed:
+        remove_spills(pid)
+
+
+def remove_spills(pid: int) -> None:
+    """Removes the counting spill directories of process ``pid`` (the core
+    names them ``bytepair-counts-PID-...`` in ``$TMPDIR``, else ``/tmp``)."""
+    parent = os.environ.get("TMPDIR") or "/tmp"
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(f"bytepair-counts-{pid}-"):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
 
 
 def main(argv: List[str]) -> int:
