@@ -205,9 +205,14 @@ class Pipeline:
 
 @final
 class CoreBPE:
-    # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
+    # tokens: mergeable token bytes in rank order (b"" at a gap); special_tokens: name -> id;
+    # empty_ranks: the ranks of b"" entries that hold the empty token instead of a gap.
     def __new__(
-        cls, tokens: Sequence[bytes], special_tokens: Dict[str, int], pattern: Optional[str]
+        cls,
+        tokens: Sequence[bytes],
+        special_tokens: Dict[str, int],
+        pattern: Optional[str],
+        empty_ranks: Sequence[int] = ...,
     ) -> CoreBPE: ...
     # From an ordered merge list: merge k is token 256 + k (the trainer's output).
     @staticmethod
@@ -300,6 +305,8 @@ class CoreBPE:
     def decode_batch_bytes(self, batch: Sequence[Sequence[int]], num_threads: Optional[int] = None) -> List[bytes]: ...
     def token_bytes(self, id: int) -> bytes: ...
     def tokens_bytes(self, ids: Sequence[int]) -> List[bytes]: ...
+    # The ranks that hold the empty token (ascending).
+    def empty_ranks(self) -> List[int]: ...
     # Every mergeable token's bytes in rank order.
     def token_bytes_list(self) -> List[bytes]: ...
     # [(left, right), ...] for the multi-byte tokens in rank order.

@@ -121,6 +121,12 @@ def test_rank_files_give_the_ids_of_tiktoken(model, name, pattern, model_files):
     assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
     for d in docs[:100]:
         assert ours.decode_bytes(ref.encode_ordinary(d)) == d.encode("utf-8")
+    # every id decodes as in tiktoken (Whisper's last rank is the empty token, "= 50256")
+    assert ours.n_vocab == ref.n_vocab
+    assert [ours.decode_single_token_bytes(i) for i in range(ours.n_vocab)] == \
+        [ref.decode_single_token_bytes(i) for i in range(ref.n_vocab)]
+    ids = list(range(ref.n_vocab - 300, ref.n_vocab)) + ref.encode_ordinary(docs[0])
+    assert ours.decode_bytes(ids) == ref.decode_bytes(ids) and ours.decode(ids) == ref.decode(ids)
 
 
 #: transformers folders (``tokenizer.json`` with ``tokenizer_config.json``). Qwen 3.5's and
