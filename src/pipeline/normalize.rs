@@ -147,6 +147,20 @@ fn bmp_safe(form: Form) -> &'static [u64; 1024] {
     })
 }
 
+/// The length of the ASCII prefix of `b`, read 8 bytes at a time (code and
+/// English text are long ASCII runs between the characters to check).
+fn ascii_prefix(b: &[u8]) -> usize {
+    let mut n = 0;
+    for w in b.chunks_exact(8) {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+        if word & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|c| c.is_ascii()).count()
+}
+
 /// `s` in `form`, or `None` when it already is.
 ///
 /// The text is scanned once with the per-character quick check; only the
@@ -164,8 +178,7 @@ fn unicode_form(s: &str, form: Form) -> Option<String> {
     let mut stretch = String::new();
     let mut i = 0;
     while i < s.len() {
-        let rest = &s.as_bytes()[i..];
-        let ascii = rest.iter().take_while(|b| b.is_ascii()).count();
+        let ascii = ascii_prefix(&s.as_bytes()[i..]);
         if ascii > 0 {
             i += ascii;
             safe = i - 1;
