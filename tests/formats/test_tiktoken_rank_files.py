@@ -170,6 +170,9 @@ def test_empty_token_is_an_id_as_in_tiktoken(tmp_path, tail):
     ]
     for t in again + [pickle.loads(pickle.dumps(again[2]))]:
         assert (t.n_vocab, t.gaps, t.decode_single_token_bytes(258)) == (ours.n_vocab, [257], b""), t
+    grown = bytepair.extend(ours, ["xaxa xaxa xaxa"], add=1)
+    assert grown.gaps == [257] and grown.decode_single_token_bytes(258) == b""
+    assert grown.decode_single_token_bytes(ours.n_vocab) == b"xaxa"
     assert bytepair.Tokenizer(tok_list[:-1], None).n_vocab == (259 if tail else 257)
 
 
