@@ -46,6 +46,9 @@ pub enum ChainStage<'a> {
     Digits { individual: bool },
 }
 
+/// The longest piece whose summary is read before the next stage.
+const SUMMARY_MAX: usize = 48;
+
 /// A stage as the scanner runs it; the `u8`s are flags of the chain's table.
 #[derive(Debug, Clone, Copy)]
 enum Step {
@@ -299,8 +302,14 @@ impl SplitChain {
         }
         let last = k + 1 == self.steps.len();
         let t = &self.tables;
-        let mut sub = |a: usize, z: usize| {
-            let m = (!last).then(|| summary(t, &piece[a..z]));
+        let mut sub = |a: usize, z: usize, read: Option<Sum>| {
+            // a long piece (a line) is seldom left whole by the next stage:
+            // it is split without the extra read of a summary
+            let m = match read {
+                _ if last => None,
+                Some(m) => Some(m),
+                None => (z - a <= SUMMARY_MAX).then(|| summary(t, &piece[a..z])),
+            };
             self.walk(k + 1, b, s + a, s + z, m, f);
         };
         match *step {
@@ -359,34 +368,46 @@ fn summary(t: &Tables, b: &[u8]) -> Sum {
     }
 }
 
-/// End of the run of characters with a flag of `set` from `i`.
+/// End of the run of characters with a flag of `set` from `i`, with the
+/// intersection, the union and the last of the run's flags (all ones, 0, 0
+/// for an empty run): the summary of a match, read as it is scanned.
 #[inline(always)]
-fn run_end(t: &Tables, b: &[u8], mut i: usize, set: u8) -> usize {
+fn run_end(t: &Tables, b: &[u8], mut i: usize, set: u8) -> (usize, u8, u8, u8) {
+    let (mut all, mut any, mut last) = (0xFF, 0, 0);
     loop {
         while let Some(&c) = b.get(i) {
-            if c >= 0x80 || t.ascii[c as usize] & set == 0 {
+            let fl = if c < 0x80 { t.ascii[c as usize] } else { 0 };
+            if fl & set == 0 {
                 break;
             }
+            (all, any, last) = (all & fl, any | fl, fl);
             i += 1;
         }
         if b.get(i).is_none_or(|&c| c < 0x80) {
-            return i;
+            return (i, all, any, last);
         }
         let (fl, len) = t.decode_at(b, i);
         if fl & set == 0 {
-            return i;
+            return (i, all, any, last);
         }
+        (all, any, last) = (all & fl, any | fl, fl);
         i += len;
     }
 }
 
 /// Emits the gap before a match, then the match; returns the match's end.
 #[inline(always)]
-fn matched(gap: usize, s: usize, e: usize, sub: &mut impl FnMut(usize, usize)) -> usize {
+fn matched(
+    gap: usize,
+    s: usize,
+    e: usize,
+    sum: Option<Sum>,
+    sub: &mut impl FnMut(usize, usize, Option<Sum>),
+) -> usize {
     if gap < s {
-        sub(gap, s);
+        sub(gap, s, None);
     }
-    sub(s, e);
+    sub(s, e, sum);
     e
 }
 
@@ -397,12 +418,12 @@ fn one(
     set: u8,
     bytes: Option<[u8; 3]>,
     n: u8,
-    sub: &mut impl FnMut(usize, usize),
+    sub: &mut impl FnMut(usize, usize, Option<Sum>),
 ) {
     let mut gap = 0;
     if let Some(x) = bytes {
         // an ASCII byte of valid UTF-8 is always a whole character
-        let mut hit = |i: usize| gap = matched(gap, i, i + 1, sub);
+        let mut hit = |i: usize| gap = matched(gap, i, i + 1, None, sub);
         match n {
             1 => memchr::memchr_iter(x[0], b).for_each(&mut hit),
             2 => memchr::memchr2_iter(x[0], x[1], b).for_each(&mut hit),
@@ -413,40 +434,53 @@ fn one(
         while i < b.len() {
             let (fl, len) = at(t, b, i);
             if fl & set != 0 {
-                gap = matched(gap, i, i + len, sub);
+                gap = matched(gap, i, i + len, None, sub);
             }
             i += len;
         }
     }
     if gap < b.len() {
-        sub(gap, b.len());
+        sub(gap, b.len(), None);
     }
 }
 
 /// `P?S+` (`prefix` 0: `S+`), leftmost-first: a match starts at the first
 /// character of `S`, or of `P` followed by one of `S`; it ends where the run
 /// of `S` does (with `P` and `S` overlapping, both readings end there).
-fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, usize)) {
+fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, usize, Option<Sum>)) {
     let (mut i, mut gap) = (0, 0);
     while i < b.len() {
         let (f0, l0) = at(t, b, i);
         if f0 & set != 0 || (f0 & prefix != 0 && at(t, b, i + l0).0 & set != 0) {
-            let e = run_end(t, b, i + l0, set);
-            gap = matched(gap, i, e, sub);
+            let (e, rest, any, last) = run_end(t, b, i + l0, set);
+            let sum = Sum {
+                first: f0,
+                last: if e == i + l0 { f0 } else { last },
+                any: f0 | any,
+                rest,
+                single: e == i + l0,
+            };
+            gap = matched(gap, i, e, Some(sum), sub);
             i = e;
         } else {
             i += l0;
         }
     }
     if gap < b.len() {
-        sub(gap, b.len());
+        sub(gap, b.len(), None);
     }
 }
 
 /// `W+$`: a run of `W` matches, from its start, when it reaches the end of
 /// the piece; with `multiline`, also up to the last `\n` after its start
 /// inside it, or up to a `\n` right after it (`$` before a line feed).
-fn trailing(t: &Tables, b: &[u8], set: u8, multiline: bool, sub: &mut impl FnMut(usize, usize)) {
+fn trailing(
+    t: &Tables,
+    b: &[u8],
+    set: u8,
+    multiline: bool,
+    sub: &mut impl FnMut(usize, usize, Option<Sum>),
+) {
     let (mut i, mut gap) = (0, 0);
     while i < b.len() {
         let (fl, len) = at(t, b, i);
@@ -474,11 +508,11 @@ fn trailing(t: &Tables, b: &[u8], set: u8, multiline: bool, sub: &mut impl FnMut
             None
         };
         if let Some(p) = end {
-            gap = matched(gap, s, p, sub);
+            gap = matched(gap, s, p, None, sub);
         }
     }
     if gap < b.len() {
-        sub(gap, b.len());
+        sub(gap, b.len(), None);
     }
 }
 
