@@ -183,7 +183,7 @@ def child(peer: str, fmt: str, threads: int, folder: Path, encoding: str, gig_pr
     return {"load": load, "times": times, "cpus": cpus, "peak_mb": peak, "ids": digest, "n": len(ids)}
 
 
-def main() -> int:
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=30)
     ap.add_argument("--shards", type=int, default=16)
@@ -195,21 +195,10 @@ def main() -> int:
     ap.add_argument("--keep", default=None, help="folder to keep/reuse the shards in")
     ap.add_argument("--pin", default="0", help="the CPU the 1-core runs are pinned to (taskset -c)")
     ap.add_argument("--child", nargs=4, metavar=("PEER", "FORMAT", "THREADS", "FOLDER"), help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    gig_pretok = {"o200k_base": "o200k", "cl100k_base": "cl100k", "gpt2": "gpt2", "r50k_base": "gpt2"}[args.encoding]
-    if args.child:
-        peer, fmt, threads, folder = args.child
-        print(json.dumps(child(peer, fmt, int(threads), Path(folder), args.encoding, gig_pretok)))
-        return 0
+    return ap.parse_args()
 
-    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-shards-"))
-    marker = folder / f"built-{args.mb}-{args.shards}.json"
-    if marker.exists():
-        total = json.loads(marker.read_text())["bytes"]
-    else:
-        total = build_shards(folder, args.mb, args.shards)
-        marker.write_text(json.dumps({"bytes": total}))
-    mb = total / 1e6
+
+def _print_header(args: argparse.Namespace, mb: float) -> None:
     import platform
 
     import bytepair
@@ -224,8 +213,13 @@ def main() -> int:
           f"bytepair {bytepair.__version__}, gigatoken {gver}; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores; load average at start {os.getloadavg()[0]:.2f}")
     print(f"# command: {' '.join(sys.argv)}")
+
+
+def _run_children(args: argparse.Namespace, folder: Path) -> tuple:
+    """Every (format, cores, peer) in a fresh process, ``--repeats`` times;
+    returns the best of the repeats per key and the ids digests per format."""
     best: dict = {}
-    digests = {}
+    digests: dict = {}
     for rep in range(args.repeats):
         for fmt in args.formats.split(","):
             for cores in args.cores.split(","):
@@ -252,6 +246,10 @@ def main() -> int:
                         old["cpus"] = [min(a, b) for a, b in zip(old["cpus"], res["cpus"])]
                         old["load"] = min(old["load"], res["load"])
                         old["peak_mb"] = max(old["peak_mb"], res["peak_mb"])
+    return best, digests
+
+
+def _print_table(args: argparse.Namespace, best: dict, digests: dict, mb: float) -> None:
     for (fmt,), ds in digests.items():
         status = "identical" if len(ds) == 1 else f"DIFFER: {sorted(ds)}"
         print(f"# {fmt}: ids of every peer {status}")
@@ -272,6 +270,27 @@ def main() -> int:
                 rs = f"{g['times'][1] / res['times'][1]:.2f}x" if g else "-"
                 print(f"| {fmt} | {cores} | {peer} | {first:.0f} | {second:.0f} | {cfirst:.0f} | {csecond:.0f} | {rf} | {rs} "
                       f"| {res['load']:.2f} | {res['peak_mb']:.0f} |")
+
+
+def main() -> int:
+    args = _parse_args()
+    gig_pretok = {"o200k_base": "o200k", "cl100k_base": "cl100k", "gpt2": "gpt2", "r50k_base": "gpt2"}[args.encoding]
+    if args.child:
+        peer, fmt, threads, folder = args.child
+        print(json.dumps(child(peer, fmt, int(threads), Path(folder), args.encoding, gig_pretok)))
+        return 0
+
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-shards-"))
+    marker = folder / f"built-{args.mb}-{args.shards}.json"
+    if marker.exists():
+        total = json.loads(marker.read_text())["bytes"]
+    else:
+        total = build_shards(folder, args.mb, args.shards)
+        marker.write_text(json.dumps({"bytes": total}))
+    mb = total / 1e6
+    _print_header(args, mb)
+    best, digests = _run_children(args, folder)
+    _print_table(args, best, digests, mb)
     print(f"\n# load average at end {os.getloadavg()[0]:.2f}")
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)

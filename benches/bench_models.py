@@ -88,6 +88,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see bench_encode.py: numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
+from bench_encode import ratio, table
+
 CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
 PEERS = ["bytepair", "gigatoken", "hf", "kitoken"]
 YARDSTICK = "bytepair-cl100k"
@@ -261,10 +263,6 @@ def rate(res: Optional[Dict[str, Any]], key: str) -> float:
     return res["mb"] / res[key]
 
 
-def ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}x" if a and b else "-"
-
-
 def mismatch(res: Optional[Dict[str, Any]], ref: Optional[Dict[str, Any]]) -> str:
     """Documents whose ids differ from bytepair's, or '-' when either is missing."""
     if not res or not ref:
@@ -346,15 +344,6 @@ def load_row(model: str, res: Dict[str, Optional[Dict[str, Any]]]) -> List[str]:
             ratio(hf["load_s"], bp["load_s"]) if bp and hf else "-"]
 
 
-def print_table(title: str, header: List[str], rows: List[List[str]]) -> None:
-    print(f"\n#### {title}\n")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" for _ in header) + "|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
-    sys.stdout.flush()
-
-
 def run(models: List[str], corpora: List[str], mb: float, repeat: int, cpu: int) -> None:
     rows, colds = [], []
     first: Dict[str, Dict[str, Optional[Dict[str, Any]]]] = {}
@@ -377,13 +366,13 @@ def run(models: List[str], corpora: List[str], mb: float, repeat: int, cpu: int)
             print(f"  done {m} {c}", file=sys.stderr)
         rows.append([YARDSTICK, c, "Tokenizer", fmt(yard), fmt(rate(yres, "list_s"))] + ["-"] * (len(HEADER) - 5))
         colds.append([YARDSTICK, c, fmt(yard_cold)] + ["-"] * (len(COLD_HEADER) - 3))
-    print_table(f"steady encode, MB/s, one core (CPU time), first {mb:g} MB of each corpus, median of {repeat} "
-                "passes over the same text", HEADER, rows)
-    print_table("cold encode: the first call after the load (arrays where the peer has them), MB/s",
-                COLD_HEADER, colds)
-    print_table("load, CPU seconds, one core (the first corpus's processes)",
-                ["model", "file", "bytepair", "HF from_file", "gigatoken", "kitoken", "HF / bytepair"],
-                [load_row(m, first[m]) for m in models])
+    table(f"steady encode, MB/s, one core (CPU time), first {mb:g} MB of each corpus, median of {repeat} "
+          "passes over the same text", HEADER, rows)
+    table("cold encode: the first call after the load (arrays where the peer has them), MB/s",
+          COLD_HEADER, colds)
+    table("load, CPU seconds, one core (the first corpus's processes)",
+          ["model", "file", "bytepair", "HF from_file", "gigatoken", "kitoken", "HF / bytepair"],
+          [load_row(m, first[m]) for m in models])
 
 
 # ---------------------------------------------------------------- section load
@@ -448,9 +437,9 @@ def run_load(models: List[str], repeat: int, cpu: int) -> None:
         f = statistics.median(ref) if ref else 0.0
         rows.append([m, MODELS[m][0], classes.get(m, "fails"), f"{b:.3f}" if bp else "-",
                      LOAD_REFERENCE[MODELS[m][1]], f"{f:.3f}" if ref else "-", ratio(b, f)])
-    print_table(f"load, CPU seconds, one core, median of {repeat} rounds",
-                ["model", "file", "bytepair class", "bytepair", "reference", "reference", "bytepair / reference"],
-                rows)
+    table(f"load, CPU seconds, one core, median of {repeat} rounds",
+          ["model", "file", "bytepair class", "bytepair", "reference", "reference", "bytepair / reference"],
+          rows)
 
 
 # ---------------------------------------------------------------- section patterns

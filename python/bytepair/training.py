@@ -19,7 +19,7 @@ import os
 import time
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import _core
 from . import memory as _memory
@@ -134,6 +134,25 @@ class _Job:
     given: Tuple[Any, Any] = (None, None)
 
 
+def _check_objective(
+    objective: str, parity: Dict[str, Any], superword: Optional[float], data: object, counts: object
+) -> None:
+    """Refuses a training objective that does not match the arguments given with it."""
+    if objective not in ("frequency", "parity"):
+        raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}", argument="objective")
+    if objective == "parity":
+        if data is not None or counts is not None:
+            raise TypeError("objective='parity' trains on languages={name: data, ...}, not on data or counts")
+        if parity.get("languages") is None:
+            raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)",
+                                argument="languages")
+    elif parity:
+        raise TypeError(f"{', '.join(k + '=' for k in parity)} are for objective='parity' "
+                        "(or bytepair.parity.train_parity)")
+    elif superword is not None and (counts is not None or data is None):
+        raise TypeError("superword training needs data (it counts words, then spans), not counts=")
+
+
 def train(
     data: Optional[Data] = None,
     vocab_size: Optional[int] = None,
@@ -157,81 +176,61 @@ def train(
     Args:
         data: a str, a path, or an iterable of str / paths (see the module docstring).
         vocab_size: everything counted: 256 byte tokens + merges + special tokens.
-        counts: instead of ``data``, a precounted :class:`~bytepair.counts.ChunkCounts`
-            table (its pattern is used; its special tokens too unless
-            ``special_tokens`` is given).
-        pattern: pre-tokenization: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex,
-            or ``None`` (each document is one chunk). With ``counts`` the counts'
-            pattern is used, and a different ``pattern`` is an error.
-        special_tokens: get the ids after the last merge, in the order given;
-            their text is cut out of the corpus before counting, so merges never
-            produce them.
+        counts: instead of ``data``, a precounted :class:`~bytepair.counts.ChunkCounts` table (its
+            pattern is used; its special tokens too unless ``special_tokens`` is given).
+        pattern: pre-tokenization: ``"gpt2"``, ``"cl100k"``, ``"o200k"``, a regex, or ``None`` (each
+            document is one chunk). With ``counts`` the counts' pattern is used, and a different
+            ``pattern`` is an error.
+        special_tokens: get the ids after the last merge, in the order given; their text is cut out of
+            the corpus before counting, so merges never produce them.
         min_frequency: stop when the best pair occurs fewer times than this.
-        max_token_length: skip pairs whose merged token would exceed this many
-            bytes (default :data:`~bytepair.checks.DEFAULT_MAX_TOKEN_LENGTH`,
-            256; ``None``: no limit).
+        max_token_length: skip pairs whose merged token would exceed this many bytes (default
+            :data:`~bytepair.checks.DEFAULT_MAX_TOKEN_LENGTH`, 256; ``None``: no limit).
         name: the tokenizer's label.
         num_threads: counting threads (default: all cores). Results never depend on it.
-        progress: show a progress line on stderr (bytes counted, then merges:
-            rate, resident memory, time left; see :mod:`bytepair.progress`);
-            default: only when stderr is a terminal.
-        inputs: how ``data`` is read, a :class:`~bytepair.documents.Inputs`:
-            ``text_column`` (Parquet), ``text_field`` (JSONL), ``documents`` (a
-            separator splitting each document further), ``cache_dir`` (each
-            file's counts saved as soon as counted and reused: a run stopped by
-            Ctrl-C resumes where it stopped) and ``memory_limit`` (a size such
-            as ``"2GB"`` or bytes bounding the trainer's data, default half the
-            machine's memory: counting spills to disk past it with identical
-            results, and when the merge loop alone would not fit, a
-            TrainingError says how much it needs before merging starts). Each
-            field can also be given here as a keyword of its own name.
-        objective: ``"frequency"``: standard BPE, the most frequent pair of the
-            whole corpus. ``"parity"`` with ``languages=``, ``dev=``,
-            ``parity_unit=`` and ``parity_global_merges=`` is another spelling
-            of :func:`bytepair.parity.train_parity` (parity-aware BPE).
-        superword: train a superword tokenizer (:mod:`bytepair.superword`):
-            ordinary training up to this transition size (an int: 256 bytes +
-            merges; a float: a fraction of ``vocab_size``), then merges across
-            spaces on the spans of :data:`bytepair.patterns.SUPERWORD`, which
-            the result pre-tokenizes with. Needs data that can be read twice.
-        max_words: with ``superword``: the most words (maximal runs of bytes
-            other than the space) a token may hold; None for no bound.
+        progress: show a progress line on stderr (bytes counted, then merges: rate, resident memory,
+            time left; see :mod:`bytepair.progress`); default: only when stderr is a terminal.
+        inputs: how ``data`` is read, a :class:`~bytepair.documents.Inputs`: ``text_column`` (Parquet),
+            ``text_field`` (JSONL), ``documents`` (a separator splitting each document further),
+            ``cache_dir`` (each file's counts saved as soon as counted and reused: a run stopped by
+            Ctrl-C resumes where it stopped) and ``memory_limit`` (a size such as ``"2GB"`` or bytes
+            bounding the trainer's data, default half the machine's memory: counting spills to disk past
+            it with identical results, and when the merge loop alone would not fit, a TrainingError says
+            how much it needs before merging starts). Each field can also be given here as a keyword of
+            its own name.
+        objective: ``"frequency"``: standard BPE, the most frequent pair of the whole corpus.
+            ``"parity"`` with ``languages=``, ``dev=``, ``parity_unit=`` and ``parity_global_merges=``
+            is another spelling of :func:`bytepair.parity.train_parity` (parity-aware BPE).
+        superword: train a superword tokenizer (:mod:`bytepair.superword`): ordinary training up to this
+            transition size (an int: 256 bytes + merges; a float: a fraction of ``vocab_size``), then
+            merges across spaces on the spans of :data:`bytepair.patterns.SUPERWORD`, which the result
+            pre-tokenizes with. Needs data that can be read twice.
+        max_words: with ``superword``: the most words (maximal runs of bytes other than the space) a
+            token may hold; None for no bound.
 
-    A ``str`` is text, never a path (a warning says so when it names an existing
-    file). Lone surrogates in str data are replaced by U+FFFD before counting,
-    exactly as :meth:`Tokenizer.encode` treats them (tiktoken's rule).
+    A ``str`` is text, never a path (a warning says so when it names an existing file). Lone surrogates
+    in str data are replaced by U+FFFD before counting, exactly as :meth:`Tokenizer.encode` treats them
+    (tiktoken's rule).
 
-    Ties between equally frequent pairs go to the pair met first (distinct
-    chunks in first-seen order, pairs left to right). When the corpus cannot
-    supply ``vocab_size`` tokens, training stops early with a warning that
-    states the size reached. :func:`train_report` trains the same way and
-    also returns the run's figures.
+    Ties between equally frequent pairs go to the pair met first (distinct chunks in first-seen order,
+    pairs left to right). When the corpus cannot supply ``vocab_size`` tokens, training stops early with
+    a warning that states the size reached. :func:`train_report` trains the same way and also returns
+    the run's figures.
 
     >>> tok = train("banana bandana", 259, pattern=None)
     >>> tok.encode("banana")
     [257, 258]
     """
     parity = {k: options.pop(k) for k in PARITY_OPTIONS if k in options}
-    if objective not in ("frequency", "parity"):
-        raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}", argument="objective")
+    _check_objective(objective, parity, superword, data, counts)
     if objective == "parity":
-        if data is not None or counts is not None:
-            raise TypeError("objective='parity' trains on languages={name: data, ...}, not on data or counts")
-        if parity.get("languages") is None:
-            raise TrainingError("objective='parity' needs languages={name: data, ...} (and dev= for each)",
-                                argument="languages")
         return train_parity(parity["languages"], vocab_size, dev=parity.get("dev"),  # type: ignore[arg-type]
                             parity_unit=parity.get("parity_unit", "bytes"),
                             global_merges=parity.get("parity_global_merges", 0), pattern=pattern,
                             special_tokens=special_tokens, min_frequency=min_frequency,
                             max_token_length=max_token_length, name=name, num_threads=num_threads,
                             progress=progress, inputs=inputs, **options)
-    if parity:
-        raise TypeError(f"{', '.join(k + '=' for k in parity)} are for objective='parity' "
-                        "(or bytepair.parity.train_parity)")
     if superword is not None:
-        if counts is not None or data is None:
-            raise TypeError("superword training needs data (it counts words, then spans), not counts=")
         return train_superword(train, data, check_vocab_size(vocab_size), superword, max_words=max_words,
                                special_tokens=validate_specials(special_tokens), name=name, progress=progress,
                                inputs=Inputs.of(inputs, options, "train"), pattern=pattern,

@@ -152,70 +152,72 @@ fn duplicate(key: &str, location: &str) -> Error {
     )
 }
 
+/// Visits a JSON object, handing each key and raw value to `each` in file
+/// order; an error `each` returns stops the parse (see [`parse`]).
+struct ObjectVisitor<'a, F> {
+    expecting: &'static str,
+    found: &'a RefCell<Option<Error>>,
+    each: F,
+}
+
+impl<'de, F: FnMut(String, &'de RawValue) -> Result<()>> Visitor<'de> for ObjectVisitor<'_, F> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> std::result::Result<(), A::Error> {
+        while let Some(k) = map.next_key::<String>()? {
+            let v: &'de RawValue = map.next_value()?;
+            (self.each)(k, v).map_err(|e| stop(self.found, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Calls `each(key, raw value)` for every entry of the JSON object `text`,
+/// in file order (`expecting`: what a value of another type is called).
+fn for_each_entry<'t>(
+    text: &'t str,
+    expecting: &'static str,
+    each: impl FnMut(String, &'t RawValue) -> Result<()>,
+) -> Result<()> {
+    let found = RefCell::new(None);
+    parse(text, &found, |de| {
+        de.deserialize_map(ObjectVisitor {
+            expecting,
+            found: &found,
+            each,
+        })
+    })
+}
+
 /// The keys of a JSON object file in order, or `None` when the file is UTF-8
 /// JSON of another kind (a list, a string, ...) or not JSON at all.
 pub fn object_keys(data: &[u8]) -> Result<Option<Vec<String>>> {
     let Some(text) = object_text(data)? else {
         return Ok(None);
     };
-    struct Keys;
-    impl<'de> Visitor<'de> for Keys {
-        type Value = Vec<String>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> std::result::Result<Self::Value, A::Error> {
-            let mut keys = Vec::new();
-            while let Some(k) = map.next_key::<String>()? {
-                map.next_value::<IgnoredAny>()?;
-                keys.push(k);
-            }
-            Ok(keys)
-        }
-    }
-    let found = RefCell::new(None);
-    parse(text, &found, |de| de.deserialize_map(Keys)).map(Some)
+    let mut keys = Vec::new();
+    for_each_entry(text, "a JSON object", |k, _| {
+        keys.push(k);
+        Ok(())
+    })?;
+    Ok(Some(keys))
 }
 
-/// Object entries as they are written: key (JSON text) and raw value.
-struct Entries<'a> {
-    found: &'a RefCell<Option<Error>>,
-    location: &'a str,
-}
-
-impl<'de> Visitor<'de> for Entries<'_> {
-    type Value = Vec<(&'de str, String)>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-    fn visit_map<A: MapAccess<'de>>(
-        self,
-        mut map: A,
-    ) -> std::result::Result<Self::Value, A::Error> {
-        let mut seen = FxHashSet::default();
-        let mut out = Vec::new();
-        while let Some(k) = map.next_key::<String>()? {
-            let v: &'de RawValue = map.next_value()?;
-            if !seen.insert(k.clone()) {
-                return Err(stop(self.found, duplicate(&k, self.location)));
-            }
-            out.push((v.get(), k));
-        }
-        Ok(out)
-    }
-}
-
+/// Object entries as they are written: raw value and key; a key listed twice
+/// is an error at `location`.
 fn entries<'t>(text: &'t str, location: &str) -> Result<Vec<(&'t str, String)>> {
-    let found = RefCell::new(None);
-    parse(text, &found, |de| {
-        de.deserialize_map(Entries {
-            found: &found,
-            location,
-        })
-    })
+    let mut seen = FxHashSet::default();
+    let mut out = Vec::new();
+    for_each_entry(text, "a JSON object", |k, v| {
+        if !seen.insert(k.clone()) {
+            return Err(duplicate(&k, location));
+        }
+        out.push((v.get(), k));
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Appends `"key": value` to an object being written.
@@ -287,49 +289,30 @@ fn shown(raw: &str) -> String {
     }
 }
 
-struct VocabVisitor<'a> {
-    found: &'a RefCell<Option<Error>>,
-}
-
-impl<'de> Visitor<'de> for VocabVisitor<'_> {
-    type Value = FxHashMap<Box<str>, Rank>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of token -> id")
-    }
-    fn visit_map<A: MapAccess<'de>>(
-        self,
-        mut map: A,
-    ) -> std::result::Result<Self::Value, A::Error> {
-        let mut out = FxHashMap::default();
-        out.reserve(map.size_hint().unwrap_or(1 << 16));
-        while let Some(k) = map.next_key::<String>()? {
-            let v: &'de RawValue = map.next_value()?;
-            let id = match v.get().parse::<u64>() {
-                Ok(i) if i <= MAX_ID => i as Rank,
-                _ => {
-                    let why = format!(
-                        "token {} has id {}; ids are whole numbers 0..{MAX_ID}",
-                        py_repr(&k),
-                        shown(v.get())
-                    );
-                    return Err(stop(self.found, invalid("$.model.vocab", why)));
-                }
-            };
-            let k = k.into_boxed_str();
-            if out.contains_key(&k) {
-                return Err(stop(self.found, duplicate(&k, "$.model.vocab")));
-            }
-            out.insert(k, id);
-        }
-        Ok(out)
-    }
-}
-
 fn read_vocab(text: &str) -> Result<FxHashMap<Box<str>, Rank>> {
-    let found = RefCell::new(None);
-    parse(text, &found, |de| {
-        de.deserialize_map(VocabVisitor { found: &found })
-    })
+    let mut out = FxHashMap::default();
+    // serde_json does not tell an object's length ahead
+    out.reserve(1 << 16);
+    for_each_entry(text, "an object of token -> id", |k, v| {
+        let id = match v.get().parse::<u64>() {
+            Ok(i) if i <= MAX_ID => i as Rank,
+            _ => {
+                let why = format!(
+                    "token {} has id {}; ids are whole numbers 0..{MAX_ID}",
+                    py_repr(&k),
+                    shown(v.get())
+                );
+                return Err(invalid("$.model.vocab", why));
+            }
+        };
+        let k = k.into_boxed_str();
+        if out.contains_key(&k) {
+            return Err(duplicate(&k, "$.model.vocab"));
+        }
+        out.insert(k, id);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// An item of a merge pair: a string (borrowed from the file when it has no

@@ -95,32 +95,10 @@ fn ids_bytes<'py>(py: Python<'py>, ids: &[Rank], width: Width) -> PyResult<Bound
     }
 }
 
-/// Encodes shards through the native pipeline.
-///
-/// `shards`: `(path, format, gzip, output, dest)` with format `"text"`,
-/// `"jsonl"` or `"parquet"` and output `"bin"`, `"npy"` (written to `dest`),
-/// `"memory"` (ids handed to `on_done`) or `"collect"` (returned).
-/// `on_done(index, documents, tokens, ids, offsets, error)` is called for each
-/// shard in input order; `error` is a short reason or None. Returns the
-/// collected ids (uint32) and offsets (int64), native-endian bytes.
-#[pyfunction]
-#[pyo3(signature = (core, shards, *, column, eot, uint16, num_threads, allowed_special, disallowed_special, loader, on_done, chunk_bytes=None, max_inflight_bytes=None))]
-#[allow(clippy::too_many_arguments)]
-fn encode_shards<'py>(
-    py: Python<'py>,
-    core: PyRef<'py, PyCoreBpe>,
-    shards: Vec<(String, String, bool, String, Option<String>)>,
-    column: String,
-    eot: Option<Rank>,
-    uint16: bool,
-    num_threads: Option<usize>,
-    allowed_special: Vec<PyBackedStr>,
-    disallowed_special: Vec<PyBackedStr>,
-    loader: Option<Py<PyAny>>,
-    on_done: Py<PyAny>,
-    chunk_bytes: Option<usize>,
-    max_inflight_bytes: Option<usize>,
-) -> PyResult<array::IdsOffsets<'py>> {
+/// The pipeline's shards from the binding's `(path, format, gzip, output,
+/// dest)` tuples; an unknown format or output, or a file output without a
+/// destination, is a `ValueError`.
+fn shard_list(shards: Vec<(String, String, bool, String, Option<String>)>) -> PyResult<Vec<Shard>> {
     let mut list = Vec::with_capacity(shards.len());
     for (path, format, gzip, output, dest) in shards {
         let path = PathBuf::from(path);
@@ -152,6 +130,70 @@ fn encode_shards<'py>(
         };
         list.push(Shard { input, output });
     }
+    Ok(list)
+}
+
+/// Calls `on_done(i, documents, tokens, ids, offsets, error)` for a finished
+/// shard: the ids (in `width`) and offsets as native-endian bytes when the
+/// shard kept them in memory, else None; `error` is the reason it failed.
+fn report(
+    py: Python<'_>,
+    on_done: &Py<PyAny>,
+    i: usize,
+    result: &Result<Done, String>,
+    width: Width,
+) -> PyResult<Py<PyAny>> {
+    match result {
+        Ok(d) => {
+            let (ids, offs) = if d.offsets.is_empty() {
+                (None, None)
+            } else {
+                let ids = ids_bytes(py, &d.ids, width)?;
+                (Some(ids), Some(ne_bytes(py, &d.offsets, i64::to_ne_bytes)?))
+            };
+            on_done.call1(py, (i, d.documents, d.tokens, ids, offs, None::<String>))
+        }
+        Err(why) => on_done.call1(
+            py,
+            (
+                i,
+                0u64,
+                0u64,
+                None::<Vec<u8>>,
+                None::<Vec<u8>>,
+                why.as_str(),
+            ),
+        ),
+    }
+}
+
+/// Encodes shards through the native pipeline.
+///
+/// `shards`: `(path, format, gzip, output, dest)` with format `"text"`,
+/// `"jsonl"` or `"parquet"` and output `"bin"`, `"npy"` (written to `dest`),
+/// `"memory"` (ids handed to `on_done`) or `"collect"` (returned).
+/// `on_done(index, documents, tokens, ids, offsets, error)` is called for each
+/// shard in input order; `error` is a short reason or None. Returns the
+/// collected ids (uint32) and offsets (int64), native-endian bytes.
+#[pyfunction]
+#[pyo3(signature = (core, shards, *, column, eot, uint16, num_threads, allowed_special, disallowed_special, loader, on_done, chunk_bytes=None, max_inflight_bytes=None))]
+#[allow(clippy::too_many_arguments)]
+fn encode_shards<'py>(
+    py: Python<'py>,
+    core: PyRef<'py, PyCoreBpe>,
+    shards: Vec<(String, String, bool, String, Option<String>)>,
+    column: String,
+    eot: Option<Rank>,
+    uint16: bool,
+    num_threads: Option<usize>,
+    allowed_special: Vec<PyBackedStr>,
+    disallowed_special: Vec<PyBackedStr>,
+    loader: Option<Py<PyAny>>,
+    on_done: Py<PyAny>,
+    chunk_bytes: Option<usize>,
+    max_inflight_bytes: Option<usize>,
+) -> PyResult<array::IdsOffsets<'py>> {
+    let list = shard_list(shards)?;
     let mut opts = Options::new(&column, num_threads);
     if let Some(c) = chunk_bytes {
         opts.chunk_bytes = c.max(1);
@@ -184,36 +226,7 @@ fn encode_shards<'py>(
                 &opts,
                 &mut |i, result: Result<Done, String>| {
                     Python::attach(|py| {
-                        let call = match &result {
-                            Ok(d) => {
-                                let arrays = if d.offsets.is_empty() {
-                                    Ok((None, None))
-                                } else {
-                                    ids_bytes(py, &d.ids, width).and_then(|ids| {
-                                        let offs = ne_bytes(py, &d.offsets, i64::to_ne_bytes)?;
-                                        Ok((Some(ids), Some(offs)))
-                                    })
-                                };
-                                arrays.and_then(|(ids, offs)| {
-                                    on_done.call1(
-                                        py,
-                                        (i, d.documents, d.tokens, ids, offs, None::<String>),
-                                    )
-                                })
-                            }
-                            Err(why) => on_done.call1(
-                                py,
-                                (
-                                    i,
-                                    0u64,
-                                    0u64,
-                                    None::<Vec<u8>>,
-                                    None::<Vec<u8>>,
-                                    why.as_str(),
-                                ),
-                            ),
-                        };
-                        call.map_or_else(keep, |_| true)
+                        report(py, &on_done, i, &result, width).map_or_else(keep, |_| true)
                     })
                 },
                 &mut || Python::attach(|py| py.check_signals().map_or_else(keep, |_| true)),

@@ -347,9 +347,8 @@ impl PyPipeline {
     ) -> PyResult<array::IdsOffsets<'py>> {
         let (flat, offsets) = py
             .detach(|| {
-                let lists = crate::parallel::map_par(&texts, num_threads, |t| {
-                    self.inner.encode(t, add_special_tokens, split_special)
-                })?;
+                let lists =
+                    self.encode_all(&texts, add_special_tokens, split_special, num_threads)?;
                 let mut offsets = Vec::with_capacity(lists.len() + 1);
                 offsets.push(0i64);
                 for l in &lists {
@@ -372,11 +371,7 @@ impl PyPipeline {
         num_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyList>> {
         let lists = py
-            .detach(|| {
-                crate::parallel::map_par(&texts, num_threads, |t| {
-                    self.inner.encode(t, add_special_tokens, split_special)
-                })
-            })
+            .detach(|| self.encode_all(&texts, add_special_tokens, split_special, num_threads))
             .map_err(to_py)?;
         let n = self.inner.n_vocab();
         let lists = lists
@@ -390,6 +385,22 @@ impl PyPipeline {
     fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<Rank>) -> PyResult<Bound<'py, PyBytes>> {
         let b = self.inner.decode_bytes(&ids).map_err(to_py)?;
         Ok(PyBytes::new(py, &b))
+    }
+}
+
+impl PyPipeline {
+    /// `encode` of every text, in order, on `num_threads` threads (`None`:
+    /// one per core); what both batch bindings run with the GIL released.
+    fn encode_all(
+        &self,
+        texts: &[String],
+        add_special_tokens: bool,
+        split_special: bool,
+        num_threads: Option<usize>,
+    ) -> Result<Vec<Vec<Rank>>> {
+        crate::parallel::map_par(texts, num_threads, |t| {
+            self.inner.encode(t, add_special_tokens, split_special)
+        })
     }
 }
 

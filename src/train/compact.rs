@@ -492,6 +492,37 @@ impl<S: Sym> State<S> {
         new
     }
 
+    /// The heap to start from: every byte pair that occurs, keyed by its
+    /// first occurrence (all of them, whatever the floor).
+    fn byte_pair_heap(&mut self, opts: &MergeOptions) -> Heap {
+        let mut heap: Heap = BinaryHeap::new();
+        for (i, k) in std::mem::take(&mut self.byte_keys).into_iter().enumerate() {
+            let cnt = self.pairs.all.counts[i];
+            if cnt > 0 && !too_long(opts, &self.tok_len, i as u32 >> 8, i as u32 & 255) {
+                heap.push((cnt, Reverse(k), i as u32));
+            }
+        }
+        heap
+    }
+
+    /// Pushes the pairs a merge made (`created`: pair and key of its first
+    /// occurrence) whose count is at the floor or above.
+    fn push_created(
+        &self,
+        heap: &mut Heap,
+        opts: &MergeOptions,
+        created: &[(u32, u64)],
+        floor: i64,
+    ) {
+        for &(t, k) in created {
+            let (x, y) = self.pairs.all.pair_ab[t as usize];
+            let cnt = self.pairs.all.counts[t as usize];
+            if cnt >= floor && !too_long(opts, &self.tok_len, x, y) {
+                heap.push((cnt, Reverse(k), t));
+            }
+        }
+    }
+
     /// Merges every occurrence of pair `best` = (a, b) into `n`, chunk by
     /// chunk, moving the neighbours' counts from the old tokens to the new
     /// one; `created` receives each pair made here with the key of its first
@@ -570,13 +601,7 @@ fn run<S: Sym>(
     budget: Budget,
     owned: bool,
 ) -> Result<Learned> {
-    let mut heap: Heap = BinaryHeap::new();
-    for (i, k) in std::mem::take(&mut st.byte_keys).into_iter().enumerate() {
-        let cnt = st.pairs.all.counts[i];
-        if cnt > 0 && !too_long(opts, &st.tok_len, i as u32 >> 8, i as u32 & 255) {
-            heap.push((cnt, Reverse(k), i as u32));
-        }
-    }
+    let mut heap = st.byte_pair_heap(opts);
     let give_up = |st: &State<S>, merges: &[(Rank, Rank)]| -> Result<Option<Learned>> {
         if budget == Budget::GiveUp && st.over_budget() {
             Ok(Some(Learned::OverBudget(
@@ -649,13 +674,7 @@ fn run<S: Sym>(
         created.clear();
         st.merge(best, n, &mut created);
         debug_assert_eq!(st.pairs.all.counts[best as usize], 0);
-        for &(t, k) in &created {
-            let (x, y) = st.pairs.all.pair_ab[t as usize];
-            let cnt = st.pairs.all.counts[t as usize];
-            if cnt >= floor && !too_long(opts, &st.tok_len, x, y) {
-                heap.push((cnt, Reverse(k), t));
-            }
-        }
+        st.push_created(&mut heap, opts, &created, floor);
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
     }

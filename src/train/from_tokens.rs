@@ -226,6 +226,17 @@ struct Tokens<'a> {
 }
 
 impl<'a> Tokens<'a> {
+    /// The tokens of `base` (None: the 256 bytes), new ones from `first_new` on.
+    fn new(base: Option<&'a Vocab>, first_new: u32) -> Self {
+        Tokens {
+            base,
+            first_new,
+            new: Vec::new(),
+            new_set: FxHashSet::default(),
+            scratch: Vec::new(),
+        }
+    }
+
     fn bytes(&self, id: u32) -> &[u8] {
         if id >= self.first_new {
             &self.new[(id - self.first_new) as usize]
@@ -328,13 +339,7 @@ pub fn extend_merges(
         return Err(Error::training("too many ids for 32 bits"));
     }
     let encoded = encode_table(base, table, threads, ctl)?;
-    let mut toks = Tokens {
-        base: Some(base),
-        first_new: first_id,
-        new: Vec::new(),
-        new_set: FxHashSet::default(),
-        scratch: Vec::new(),
-    };
+    let mut toks = Tokens::new(Some(base), first_id);
     let mut st = Seqs::new(encoded.chunks(), encoded.ids(), true, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
     })?;
@@ -364,6 +369,79 @@ pub fn extend_merges(
     Ok(merges)
 }
 
+/// One training table, one dev table and one non-zero dev size per language.
+fn check_parity_tables(n: usize, n_dev: usize, dev_sizes: &[u64]) -> Result<()> {
+    if n == 0 || n_dev != n || dev_sizes.len() != n {
+        return Err(Error::training(
+            "parity training needs one training table, one dev table and one dev size per language",
+        ));
+    }
+    if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
+        return Err(Error::training(format!(
+            "language {l} has an empty dev set"
+        )));
+    }
+    Ok(())
+}
+
+/// The chunks of `t` as byte sequences (`chooses`: its pairs are counted
+/// for choosing merges).
+fn byte_seqs(t: &ChunkTable, chooses: bool) -> Result<Seqs> {
+    let flat: Vec<Rank> = t.arena().iter().map(|&b| Rank::from(b)).collect();
+    let base = t.arena().as_ptr() as usize;
+    let chunks = t.iter().map(|(c, n)| {
+        let at = c.as_ptr() as usize - base;
+        (&flat[at..at + c.len()], n)
+    });
+    Seqs::new(chunks, t.arena_len(), chooses, &mut |_, _| true)
+}
+
+/// Every language's training chunks pooled as byte sequences (language
+/// order, then first-seen order): the corpus of the global phase.
+fn pooled_seqs(train: &[&ChunkTable]) -> Result<Seqs> {
+    let flats: Vec<Vec<Rank>> = train
+        .iter()
+        .map(|t| t.arena().iter().map(|&b| Rank::from(b)).collect())
+        .collect();
+    let chunks = train.iter().zip(&flats).flat_map(|(t, flat)| {
+        let base = t.arena().as_ptr() as usize;
+        t.iter().map(move |(c, k)| {
+            let at = c.as_ptr() as usize - base;
+            (&flat[at..at + c.len()], k)
+        })
+    });
+    let size = flats.iter().map(Vec::len).sum();
+    Seqs::new(chunks, size, true, &mut |_, _| true)
+}
+
+/// The merge the language of highest dev cost chooses: tokens / size,
+/// compared exactly, ties to the first listed (`order` is left sorted so);
+/// its most frequent pair, or the next language's when it has none counted
+/// `min_freq` times or more.
+fn costliest_choice(
+    order: &mut [usize],
+    trains: &mut [Seqs],
+    (devs, dev_sizes): (&[Seqs], &[u64]),
+    toks: &mut Tokens<'_>,
+    max_len: Option<usize>,
+    min_freq: i64,
+) -> Option<(usize, (Rank, Rank))> {
+    order.sort_by(|&i, &j| {
+        let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
+        let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
+        cj.cmp(&ci).then(i.cmp(&j))
+    });
+    for &l in order.iter() {
+        if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
+            if count >= min_freq {
+                return Some((l, trains[l].pairs.pair_ab[i as usize]));
+            }
+            trains[l].unpop(i, count);
+        }
+    }
+    None
+}
+
 /// How parity-aware training measures a language's current cost on its dev
 /// set: tokens divided by `dev_sizes[l]` (bytes, characters, or 1 for raw
 /// token counts of parallel dev sets).
@@ -389,37 +467,16 @@ pub fn parity_merges(
     mut observe: impl FnMut(usize, usize),
 ) -> Result<Vec<(Rank, Rank)>> {
     let n = train.len();
-    if n == 0 || dev.len() != n || dev_sizes.len() != n {
-        return Err(Error::training(
-            "parity training needs one training table, one dev table and one dev size per language",
-        ));
-    }
-    if let Some(l) = dev_sizes.iter().position(|&s| s == 0) {
-        return Err(Error::training(format!(
-            "language {l} has an empty dev set"
-        )));
-    }
-    let build = |t: &ChunkTable, chooses: bool| -> Result<Seqs> {
-        let flat: Vec<Rank> = t.arena().iter().map(|&b| Rank::from(b)).collect();
-        let base = t.arena().as_ptr() as usize;
-        let chunks = t.iter().map(|(c, n)| {
-            let at = c.as_ptr() as usize - base;
-            (&flat[at..at + c.len()], n)
-        });
-        Seqs::new(chunks, t.arena_len(), chooses, &mut |_, _| true)
-    };
+    check_parity_tables(n, dev.len(), dev_sizes)?;
     let mut trains: Vec<Seqs> = train
         .iter()
-        .map(|t| build(t, true))
+        .map(|t| byte_seqs(t, true))
         .collect::<Result<_>>()?;
-    let mut devs: Vec<Seqs> = dev.iter().map(|t| build(t, false)).collect::<Result<_>>()?;
-    let mut toks = Tokens {
-        base: None,
-        first_new: 256,
-        new: Vec::new(),
-        new_set: FxHashSet::default(),
-        scratch: Vec::new(),
-    };
+    let mut devs: Vec<Seqs> = dev
+        .iter()
+        .map(|t| byte_seqs(t, false))
+        .collect::<Result<_>>()?;
+    let mut toks = Tokens::new(None, 256);
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
     let mut merges = Vec::new();
     let mut touched = Vec::new();
@@ -428,22 +485,11 @@ pub fn parity_merges(
     // all languages' training chunks pooled (language order, then first-seen
     // order), chosen by "language" `n`; the phase ends early when the pooled
     // corpus has no qualifying pair.
-    let mut pooled: Option<Seqs> = None;
-    if global_merges > 0 {
-        let flats: Vec<Vec<Rank>> = train
-            .iter()
-            .map(|t| t.arena().iter().map(|&b| Rank::from(b)).collect())
-            .collect();
-        let chunks = train.iter().zip(&flats).flat_map(|(t, flat)| {
-            let base = t.arena().as_ptr() as usize;
-            t.iter().map(move |(c, k)| {
-                let at = c.as_ptr() as usize - base;
-                (&flat[at..at + c.len()], k)
-            })
-        });
-        let size = flats.iter().map(Vec::len).sum();
-        pooled = Some(Seqs::new(chunks, size, true, &mut |_, _| true)?);
-    }
+    let mut pooled = if global_merges > 0 {
+        Some(pooled_seqs(train)?)
+    } else {
+        None
+    };
     while merges.len() < opts.num_merges {
         ctl.check()?;
         let max_len = opts.max_token_length;
@@ -459,21 +505,8 @@ pub fn parity_merges(
         }
         if chosen.is_none() {
             pooled = None; // the global phase is over
-        }
-        // most expensive first: tokens_i / size_i, compared exactly
-        order.sort_by(|&i, &j| {
-            let ci = devs[i].tokens as u128 * dev_sizes[j] as u128;
-            let cj = devs[j].tokens as u128 * dev_sizes[i] as u128;
-            cj.cmp(&ci).then(i.cmp(&j))
-        });
-        for &l in order.iter().filter(|_| chosen.is_none()) {
-            if let Some((i, count)) = trains[l].best(|a, b| toks.skip(a, b, max_len)) {
-                if count >= min_freq {
-                    chosen = Some((l, trains[l].pairs.pair_ab[i as usize]));
-                    break;
-                }
-                trains[l].unpop(i, count);
-            }
+            let costs = (devs.as_slice(), dev_sizes);
+            chosen = costliest_choice(&mut order, &mut trains, costs, &mut toks, max_len, min_freq);
         }
         let Some((l, (a, b))) = chosen else { break };
         let new_id = 256 + merges.len() as u32;

@@ -9,9 +9,11 @@ missing; BYTEPAIR_REQUIRE_BROWSER=1 (set by .ci/run) turns that into a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,8 +49,11 @@ def artifacts(tmp_path_factory) -> Path:
     return d
 
 
-@pytest.fixture(scope="module")
-def page():
+@contextlib.contextmanager
+def served_page(tokenizers: dict) -> Iterator:
+    """A headless Chromium (selenium) showing ``bytepair serve`` of
+    ``tokenizers``, the page open and settled; skips (or fails, see the module
+    docstring) when selenium, the serve extra or the browser is missing."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
@@ -69,7 +74,7 @@ def page():
     for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000",
               "--lang=en-US", "--no-first-run", "--disable-extensions"]:
         opts.add_argument(a)
-    with Server({n: get_encoding(n) for n in NAMES}) as server:
+    with Server(tokenizers) as server:
         driver = webdriver.Chrome(options=opts, service=Service(driver_path))
         try:
             driver.set_page_load_timeout(30)
@@ -78,6 +83,12 @@ def page():
             yield driver
         finally:
             driver.quit()
+
+
+@pytest.fixture(scope="module")
+def page():
+    with served_page({n: get_encoding(n) for n in NAMES}) as driver:
+        yield driver
 
 
 def open_page(driver, fragment: str = "") -> None:
@@ -178,20 +189,25 @@ def test_share_link_restores_text_and_tokenizers(page):
     open_page(page)  # back to the default page for the other tests
 
 
-def test_train_tab_steps_equal_inspect_trace(page, artifacts):
+def run_training(page, pattern: str, merges: int) -> None:
+    """Trains on the train tab's text with ``pattern`` and ``merges``, and waits for the steps."""
     from selenium.webdriver.support.ui import Select
 
+    Select(one(page, "#train-pattern")).select_by_value(pattern)
+    box = one(page, "#train-merges")
+    box.clear()
+    box.send_keys(str(merges))
+    one(page, "#train-run").click()
+    wait_idle(page)
+
+
+def test_train_tab_steps_equal_inspect_trace(page, artifacts):
     tab(page, "train")
     text = "low lower lowest newer newest 낮은 더 낮은 가장 낮은"
     box = one(page, "#train-text")
     box.clear()
     box.send_keys(text)
-    Select(one(page, "#train-pattern")).select_by_value("gpt2")
-    merges = one(page, "#train-merges")
-    merges.clear()
-    merges.send_keys("12")
-    one(page, "#train-run").click()
-    wait_idle(page)
+    run_training(page, "gpt2", 12)
     want = trace(text, 12, pattern="gpt2")
     rows = css(page, "#train-steps tbody tr")
     assert len(rows) == len(want.steps) == 12
@@ -232,14 +248,7 @@ def test_train_upload_and_download(page, tmp_path):
     while one(page, "#train-text").get_attribute("value") != text and time.monotonic() < end:
         time.sleep(0.05)
     assert one(page, "#train-text").get_attribute("value") == text
-    from selenium.webdriver.support.ui import Select
-
-    Select(one(page, "#train-pattern")).select_by_value("o200k")
-    merges = one(page, "#train-merges")
-    merges.clear()
-    merges.send_keys("8")
-    one(page, "#train-run").click()
-    wait_idle(page)
+    run_training(page, "o200k", 8)
     want = trace(text, 8, pattern="o200k")
     assert [bytes.fromhex(x.get_attribute("data-hex")) for x in css(page, "#train-view span.tok")] == \
         want.steps[-1].tokens

@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from test_browser import _find, _unavailable, css, one, open_page, tab, wait_idle
+from test_browser import css, one, served_page, tab, wait_idle
 
 import bytepair
 from bytepair import get_encoding
@@ -25,31 +25,8 @@ def superword():
 
 @pytest.fixture(scope="module")
 def page(superword):
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-
-        from bytepair.serve import Server
-    except ImportError as e:
-        _unavailable(f"selenium or the serve extra is not installed ({e})")
-    chromium = _find("BYTEPAIR_CHROMIUM", ["chromium", "chromium-browser", "google-chrome"], [])
-    driver_path = _find("BYTEPAIR_CHROMEDRIVER", ["chromedriver"], ["/usr/lib/chromium/chromedriver"])
-    if not chromium or not driver_path:
-        _unavailable(f"no headless browser: chromium {chromium or 'missing'}, chromedriver {driver_path or 'missing'}")
-    opts = Options()
-    opts.binary_location = chromium
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000"]:
-        opts.add_argument(a)
-    with Server({"superword": superword, "gpt2": get_encoding("gpt2")}) as server:
-        driver = webdriver.Chrome(options=opts, service=Service(driver_path))
-        try:
-            driver.set_page_load_timeout(30)
-            driver.url_base = server.url  # type: ignore[attr-defined]
-            open_page(driver)
-            yield driver
-        finally:
-            driver.quit()
+    with served_page({"superword": superword, "gpt2": get_encoding("gpt2")}) as driver:
+        yield driver
 
 
 def test_superword_tokens_are_marked(page, superword):

@@ -15,11 +15,10 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
+from serve_http import call
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -49,18 +48,6 @@ def server():
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-
-
-def call(url, path, body=None, timeout=300):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + path, data=data, headers={"Content-Type": "application/json"})
-    t = time.monotonic()
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            status, payload = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        status, payload = e.code, e.read()
-    return status, payload, time.monotonic() - t
 
 
 def heavy_text():

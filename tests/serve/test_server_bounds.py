@@ -14,11 +14,10 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
+from serve_http import call
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -70,18 +69,6 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
-
-
-def call(url, path, body=None, raw=None, timeout=300):
-    data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + path, data=data, headers={"Content-Type": "application/json"})
-    t = time.monotonic()
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            status, payload = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        status, payload = e.code, e.read()
-    return status, payload, time.monotonic() - t
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ The limit is per task (a worker runs one task at a time): a machine running
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .. import _core
 from ..counts import ChunkCounts
@@ -74,6 +74,48 @@ def _merge_tables(*tables: ChunkCounts) -> ChunkCounts:
     for t in tables[1:]:
         total.update(t)
     return total
+
+
+def _use_tree(eng: Engine, reduce: str, n_shards: int) -> bool:
+    """Whether Ray tasks merge the tables (``reduce=``, see the module docstring)."""
+    if reduce not in ("auto", "driver", "tree"):
+        raise ArgumentError(f'reduce must be "auto", "driver" or "tree", not {reduce!r}', name="reduce")
+    if reduce == "tree" and not isinstance(eng, RayEngine):
+        raise ArgumentError('reduce="tree" needs engine="ray"; the local engine merges on the driver', name="reduce")
+    return isinstance(eng, RayEngine) and reduce != "driver" and n_shards > 1
+
+
+def _reduce_on_tree(
+    eng: RayEngine, arglist: List[Tuple[str]], shared: Tuple[Any, ...], bar: Progress, limit: Optional[int]
+) -> Tuple[ChunkCounts, Dict[int, str]]:
+    """Ray tasks count the shards and merge adjacent tables level by level;
+    returns the final table (empty when a shard failed) and the failures."""
+    table, failures = eng.tree_reduce(_count_shard, arglist, _merge_tables, shared=shared, fan_in=TREE_FAN_IN,
+                                      on_done=bar.update, memory=limit)
+    if failures:
+        return ChunkCounts({}, pattern=shared[0], special_tokens=shared[1]), failures
+    return table, failures
+
+
+def _reduce_on_driver(
+    eng: Engine, arglist: List[Tuple[str]], shared: Tuple[Any, ...], bar: Progress, limit: Optional[int]
+) -> Tuple[ChunkCounts, Dict[int, str]]:
+    """The tasks count the shards; the driver folds the tables in input order,
+    whatever order the tasks finish in (the merged table's first-seen order
+    must be the corpus order). Returns the table and the failures."""
+    pat, specials = shared[0], shared[1]
+    total = ChunkCounts({}, pattern=pat, special_tokens=specials)
+    failures: Dict[int, str] = {}
+    # Ray also reserves the limit per task; the local engine has nothing to reserve
+    reserve = {"memory": limit} if isinstance(eng, RayEngine) else {}
+    results = eng.run(_count_shard, arglist, shared=shared, ordered=True, **reserve)
+    for i, out in in_order(results):
+        bar.update()
+        if not out.ok:
+            failures[i] = out.error
+        elif not failures:  # after a failure the result is lost; still try every shard
+            total.update(out.value)
+    return total, failures
 
 
 def count_chunks(
@@ -147,39 +189,13 @@ def count_chunks(
     shared = (pat, specials, text_column, input_format, reader, limit)
 
     arglist = [(p,) for p in shards]
-    if reduce not in ("auto", "driver", "tree"):
-        raise ArgumentError(f'reduce must be "auto", "driver" or "tree", not {reduce!r}', name="reduce")
-    tree = isinstance(eng, RayEngine) and reduce != "driver" and len(shards) > 1
-    if reduce == "tree" and not isinstance(eng, RayEngine):
-        raise ArgumentError('reduce="tree" needs engine="ray"; the local engine merges on the driver', name="reduce")
-    total = ChunkCounts({}, pattern=pat, special_tokens=specials)
-    failures: Dict[int, str] = {}
+    tree = _use_tree(eng, reduce, len(shards))
     bar = Progress(len(shards), "counting", progress)
     try:
         if tree and isinstance(eng, RayEngine):
-            table, failures = eng.tree_reduce(
-                _count_shard,
-                arglist,
-                _merge_tables,
-                shared=shared,
-                fan_in=TREE_FAN_IN,
-                on_done=bar.update,
-                memory=limit,
-            )
-            if not failures:
-                total = table
+            total, failures = _reduce_on_tree(eng, arglist, shared, bar, limit)
         else:
-            # Input order, whatever order the tasks finish in: the merged
-            # table's first-seen order must be the corpus order.
-            # Ray also reserves the limit per task; the local engine has nothing to reserve
-            reserve = {"memory": limit} if isinstance(eng, RayEngine) else {}
-            results = eng.run(_count_shard, arglist, shared=shared, ordered=True, **reserve)
-            for i, out in in_order(results):
-                bar.update()
-                if not out.ok:
-                    failures[i] = out.error
-                elif not failures:  # after a failure the result is lost; still try every shard
-                    total.update(out.value)
+            total, failures = _reduce_on_driver(eng, arglist, shared, bar, limit)
     finally:
         bar.close()
     if failures:

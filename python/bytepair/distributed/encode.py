@@ -60,9 +60,7 @@ from .engines.base import check_retries, check_workers, describe_error, task_thr
 from .errors import OutputDirError, ShardsFailedError
 from .manifest import (
     MANIFEST,
-    check_compatible,
-    is_done,
-    read_manifest,
+    pending_shards,
     run_settings,
     source_stamp,
     write_manifest,
@@ -316,6 +314,142 @@ def _run_in_threads(
         finished(i, python_path(i))
 
 
+# ---------------------------------------------------------------- a run's steps
+
+
+def _checked_tokenizer(tokenizer: Union[Tokenizer, str], format: str, append_eot: bool) -> Tokenizer:
+    """The tokenizer of the run, once the output format and ``append_eot``
+    are known to work with it (and the format's extra is installed)."""
+    if isinstance(tokenizer, str):
+        tokenizer = get_encoding(tokenizer)
+    if not isinstance(tokenizer, Tokenizer):
+        raise TypeError(
+            "tokenizer must be a bytepair Tokenizer or an encoding name,"
+            f" not {type(tokenizer).__name__}"
+        )
+    if format not in OUTPUT_FORMATS:
+        raise ArgumentError(
+            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}", name="format"
+        )
+    if append_eot and tokenizer.eot_token is None:
+        raise ArgumentError(
+            f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
+            " pass append_eot=False or add the token", name="append_eot"
+        )
+    if format == "npy":
+        try:
+            import numpy  # noqa: F401
+        except ImportError as e:
+            raise MissingExtraError('format="npy" needs numpy: pip install numpy') from e
+    if format == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as e:
+            raise MissingExtraError('format="parquet" needs pyarrow: pip install pyarrow') from e
+    return tokenizer
+
+
+def _output_names(shards: Sequence[str], format: str) -> Dict[str, str]:
+    """Output file name to shard, in shard order; two shards may not share
+    one output, nor may one be written over the manifest."""
+    names: Dict[str, str] = {}
+    for p in shards:
+        name = f"{output_stem(p)}.{format}"
+        if name == MANIFEST or name in names:
+            other = names.get(name, MANIFEST)
+            raise ArgumentError(
+                f"{p} and {other} would both be written to {name}; give the shards distinct names", name="paths"
+            )
+        names[name] = p
+    return names
+
+
+def _output_dir(out_dir: PathLike, names: Dict[str, str], shards: Sequence[str]) -> str:
+    """Creates the output directory once no output would land on a shard."""
+    out = os.fspath(out_dir)
+    # a token file or the manifest written over a shard would destroy it
+    check_outputs([("the output", os.path.join(out, n)) for n in [*names, MANIFEST]],
+                  [("the shard", p) for p in shards])
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise OutputDirError(f"{out} is a file, not a directory: the output is a directory of token files "
+                             "and manifest.json (give a new or an existing directory)")
+    os.makedirs(out, exist_ok=True)
+    return out
+
+
+class _Ledger:
+    """A run's shards as they finish: each success goes into the manifest,
+    rewritten at once (a stopped run resumes from it), each failure is kept by
+    source; the progress line counts both."""
+
+    def __init__(
+        self,
+        out: str,
+        settings: Dict[str, Any],
+        names: Dict[str, str],
+        entries: Dict[str, Dict[str, Any]],
+        todo: List[str],
+        manifest: Dict[str, Any],
+        progress: Optional[bool],
+    ) -> None:
+        self.out, self.settings, self.names, self.entries, self.todo = out, settings, names, entries, todo
+        self.manifest = manifest
+        self.order = list(names)
+        self.args = [(names[n], os.path.abspath(os.path.join(out, n))) for n in todo]
+        self.failures: Dict[str, str] = {}
+        self.bar = Progress(len(self.order), "encoding", progress)
+        self.bar.update(len(self.order) - len(todo))
+
+    def finished(self, i: int, res: Outcome) -> None:
+        name = self.todo[i]
+        src = self.names[name]
+        self.bar.update()
+        if not res.ok:
+            self.failures[src] = res.error
+            return
+        self.entries[name] = {
+            "source": os.path.abspath(src),
+            "output": name,
+            "documents": res.value["documents"],
+            "tokens": res.value["tokens"],
+            "source_bytes": res.value["source_bytes"],
+            "source_mtime_ns": res.value["source_mtime_ns"],
+        }
+        self.manifest = write_manifest(self.out, self.settings, self.entries, self.order)
+
+    def result(self) -> Dict[str, Any]:
+        """The manifest, or ShardsFailedError listing the failures in shard order."""
+        if self.failures:
+            sources = [self.names[n] for n in self.order]
+            ordered = {s: self.failures[s] for s in sources if s in self.failures}
+            raise ShardsFailedError(ordered, self.manifest, what=f"{len(sources)} shards", total=len(sources))
+        return self.manifest
+
+
+def _encode_todo(
+    ledger: _Ledger,
+    tokenizer: Tokenizer,
+    shared: Tuple[Any, ...],
+    engine: Union[str, Engine],
+    workers: Optional[int],
+    address: Optional[str],
+    max_retries: int,
+) -> None:
+    """Encodes the shards ``ledger`` has left, on ``engine``."""
+    reader, allowed, disallowed = shared[3], shared[7], shared[8]
+    pol = pipeline.policy_lists(tokenizer, allowed, disallowed)
+    eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
+    try:
+        if engine == "local" and reader is None and pol is not None:
+            # one machine: threads in this process, not worker processes
+            _run_in_threads(tokenizer, pol, ledger.args, shared, workers, ledger.finished)
+        else:
+            for i, res in eng.run(_encode_shard, ledger.args, shared=shared):
+                ledger.finished(i, res)
+    finally:
+        ledger.bar.close()
+
+
 # ---------------------------------------------------------------- public
 
 
@@ -382,119 +516,22 @@ def encode_dataset(
     >>> list(memoryview((d / "out" / "a.bin").read_bytes()).cast("H"))
     [31373, 995, 50256]
     """
-    if isinstance(tokenizer, str):
-        tokenizer = get_encoding(tokenizer)
-    if not isinstance(tokenizer, Tokenizer):
-        raise TypeError(
-            "tokenizer must be a bytepair Tokenizer or an encoding name,"
-            f" not {type(tokenizer).__name__}"
-        )
-    if format not in OUTPUT_FORMATS:
-        raise ArgumentError(
-            f"unknown output format {format!r}; use one of {', '.join(OUTPUT_FORMATS)}", name="format"
-        )
-    if append_eot and tokenizer.eot_token is None:
-        raise ArgumentError(
-            f"tokenizer {tokenizer.name!r} has no <|endoftext|> special token;"
-            " pass append_eot=False or add the token", name="append_eot"
-        )
-    if format == "npy":
-        try:
-            import numpy  # noqa: F401
-        except ImportError as e:
-            raise MissingExtraError('format="npy" needs numpy: pip install numpy') from e
-    if format == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError as e:
-            raise MissingExtraError('format="parquet" needs pyarrow: pip install pyarrow') from e
+    tokenizer = _checked_tokenizer(tokenizer, format, append_eot)
     check_workers(workers)  # checked before a finished dataset returns early
     check_retries(max_retries)
     shards = shard_files(paths)
     check_input_format(input_format)
     allowed = allowed_special if isinstance(allowed_special, str) else frozenset(allowed_special)
-    disallowed = (
-        disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
-    )
-    names: Dict[str, str] = {}
-    for p in shards:
-        name = f"{output_stem(p)}.{format}"
-        if name == MANIFEST or name in names:
-            other = names.get(name, MANIFEST)
-            raise ArgumentError(
-                f"{p} and {other} would both be written to {name}; give the shards distinct names", name="paths"
-            )
-        names[name] = p
-    order = list(names)
-
-    out = os.fspath(out_dir)
-    # a token file or the manifest written over a shard would destroy it
-    check_outputs([("the output", os.path.join(out, n)) for n in [*order, MANIFEST]],
-                  [("the shard", p) for p in shards])
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise OutputDirError(f"{out} is a file, not a directory: the output is a directory of token files "
-                             "and manifest.json (give a new or an existing directory)")
-    os.makedirs(out, exist_ok=True)
+    disallowed = disallowed_special if isinstance(disallowed_special, str) else tuple(disallowed_special)
+    names = _output_names(shards, format)
+    out = _output_dir(out_dir, names, shards)
     settings = run_settings(tokenizer, format, append_eot, text_column, allowed, disallowed)
-    old = read_manifest(out)
-    entries: Dict[str, Dict[str, Any]] = {}
-    if old is not None:
-        check_compatible(os.path.join(out, MANIFEST), old, settings)
-        entries = {e["output"]: e for e in old.get("shards", [])}
-    itemsize = 2 if settings["dtype"] == "uint16" else 4
-    todo = [n for n in order if not is_done(out, entries.get(n), names[n], itemsize, format)]
-    for n in todo:
-        entries.pop(n, None)
-    manifest = write_manifest(out, settings, entries, order)
+    entries, todo = pending_shards(out, settings, names, format)
+    manifest = write_manifest(out, settings, entries, list(names))
     if not todo:
         return manifest
-
-    shared = (
-        _shippable(tokenizer),
-        text_column,
-        input_format,
-        reader,
-        format,
-        settings["dtype"],
-        append_eot,
-        allowed,
-        disallowed,
-    )
-    args = [(names[n], os.path.abspath(os.path.join(out, n))) for n in todo]
-    failures: Dict[str, str] = {}
-    bar = Progress(len(order), "encoding", progress)
-    bar.update(len(order) - len(todo))
-
-    def finished(i: int, res: Outcome) -> None:
-        nonlocal manifest
-        name = todo[i]
-        src = names[name]
-        bar.update()
-        if not res.ok:
-            failures[src] = res.error
-            return
-        entries[name] = {
-            "source": os.path.abspath(src),
-            "output": name,
-            "documents": res.value["documents"],
-            "tokens": res.value["tokens"],
-            "source_bytes": res.value["source_bytes"],
-            "source_mtime_ns": res.value["source_mtime_ns"],
-        }
-        manifest = write_manifest(out, settings, entries, order)
-
-    pol = pipeline.policy_lists(tokenizer, allowed, disallowed)
-    eng = get_engine(engine, workers=workers, address=address, max_retries=max_retries)
-    try:
-        if engine == "local" and reader is None and pol is not None:
-            # one machine: threads in this process, not worker processes
-            _run_in_threads(tokenizer, pol, args, shared, workers, finished)
-        else:
-            for i, res in eng.run(_encode_shard, args, shared=shared):
-                finished(i, res)
-    finally:
-        bar.close()
-    if failures:
-        ordered = {names[n]: failures[names[n]] for n in order if names[n] in failures}
-        raise ShardsFailedError(ordered, manifest, what=f"{len(order)} shards", total=len(order))
-    return manifest
+    shared = (_shippable(tokenizer), text_column, input_format, reader, format, settings["dtype"],
+              append_eot, allowed, disallowed)
+    ledger = _Ledger(out, settings, names, entries, todo, manifest, progress)
+    _encode_todo(ledger, tokenizer, shared, engine, workers, address, max_retries)
+    return ledger.result()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..atomic import atomic_write_text
 from ..errors import json_error_text
@@ -163,3 +163,21 @@ def is_done(
     except OSError:
         return False
     return out_format != "bin" or size == entry["tokens"] * itemsize
+
+
+def pending_shards(
+    out_dir: str, settings: Dict[str, Any], names: Mapping[str, str], out_format: str
+) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
+    """What a run in ``out_dir`` has left to do: the manifest entries of the
+    shards already done, and the outputs (keys of ``names``, output name to
+    source, in order) still to write. A manifest of other settings is refused."""
+    old = read_manifest(out_dir)
+    entries: Dict[str, Dict[str, Any]] = {}
+    if old is not None:
+        check_compatible(os.path.join(out_dir, MANIFEST), old, settings)
+        entries = {e["output"]: e for e in old.get("shards", [])}
+    itemsize = 2 if settings["dtype"] == "uint16" else 4
+    todo = [n for n in names if not is_done(out_dir, entries.get(n), names[n], itemsize, out_format)]
+    for n in todo:
+        entries.pop(n, None)
+    return entries, todo

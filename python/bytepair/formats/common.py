@@ -164,6 +164,26 @@ def build(
     Raises:
         FormatError: naming the file, the location and the problem.
     """
+    mergeable = _mergeable_ids(vocab, specials, path, vocab_where)
+    tokens = _token_table(mergeable, gaps_ok, path, vocab_where)
+    _check_specials_and_bytes(tokens, specials, gaps_ok, path, vocab_where)
+    listed = _listed_merges(merges, mergeable, tokens, path, vocab_where, merge_where)
+    try:
+        tok = Tokenizer([t or None for t in tokens], pattern, dict(specials), name=name)
+        derived = tok.merges
+    except VocabError as e:
+        raise FormatError(f"{e} (the token does not re-encode to itself)", path=path) from e
+    except ValueError as e:
+        raise FormatError(str(e), path=path) from e
+    _check_derived(derived, listed, tokens, path, vocab_where)
+    return tok
+
+
+def _mergeable_ids(
+    vocab: Mapping[str, object], specials: Mapping[str, int], path: object, vocab_where: Callable[[str], object]
+) -> Dict[str, int]:
+    """The vocab's mergeable entries (string to id): ids are non-negative ints,
+    each used once; the special tokens' own entries are left out."""
     special_ids = set(specials.values())
     mergeable: Dict[str, int] = {}
     seen_ids: Dict[int, str] = {}
@@ -185,10 +205,18 @@ def build(
                               where=vocab_where(s))
         seen_ids[i] = s
         mergeable[s] = i
+    return mergeable
+
+
+def _token_table(
+    mergeable: Dict[str, int], gaps_ok: bool, path: object, vocab_where: Callable[[str], object]
+) -> List[bytes]:
+    """The token bytes, index = id (``b""`` at a gap, only when ``gaps_ok``);
+    mergeable ids must be ``0..n-1`` otherwise."""
     n = len(mergeable)
     if gaps_ok and mergeable:
         # ids that no entry gives are gaps (a grown vocabulary keeps its base's
-        # special tokens there); the 256 single bytes are still checked below
+        # special tokens there); the 256 single bytes are still checked later
         n = max(mergeable.values()) + 1
         try:
             check_gaps(len(mergeable), n, n - 1, f"token {max(mergeable, key=mergeable.__getitem__)!r}")
@@ -197,7 +225,8 @@ def build(
     tokens: List[bytes] = [b""] * n
     for s, i in mergeable.items():
         if i >= n:
-            missing = next(k for k in range(n) if k not in seen_ids)
+            used = set(mergeable.values())
+            missing = next(k for k in range(n) if k not in used)
             raise FormatError(
                 f"token {s!r} has id {i} but there are only {n} mergeable tokens (id {missing} is "
                 "missing); bytepair numbers mergeable tokens 0..n-1 and special tokens after them",
@@ -214,6 +243,16 @@ def build(
             ) from None
         if not tokens[i]:
             raise FormatError("empty token", path=path, where=vocab_where(s))
+    return tokens
+
+
+def _check_specials_and_bytes(
+    tokens: List[bytes], specials: Mapping[str, int], gaps_ok: bool, path: object,
+    vocab_where: Callable[[str], object],
+) -> None:
+    """Special tokens sit after the mergeable ids (or on a gap); every one of
+    the 256 bytes is a token."""
+    n = len(tokens)
     for s, i in specials.items():
         if i < n and (not gaps_ok or tokens[i]):
             raise FormatError(
@@ -229,6 +268,14 @@ def build(
             path=path, where=vocab_where(token_to_str(bytes([missing_bytes[0]]))),
         )
 
+
+def _listed_merges(
+    merges: Sequence[Tuple[str, str]], mergeable: Dict[str, int], tokens: List[bytes], path: object,
+    vocab_where: Callable[[str], object], merge_where: Callable[[int], object],
+) -> Set[Tuple[int, int]]:
+    """The merges as id pairs, checked: both parts and the result are tokens,
+    listed in the id order of what they make, and every multi-byte token is
+    made by one of them."""
     listed: Set[Tuple[int, int]] = set()
     made: Set[int] = set()
     prev_id = -1
@@ -244,13 +291,15 @@ def build(
         if len(t) > 1 and i not in made:
             raise FormatError(f"token {mergeable_str(tokens, i)!r} (id {i}) is made by no merge "
                               "(vocab and merges disagree)", path=path, where=vocab_where(mergeable_str(tokens, i)))
-    try:
-        tok = Tokenizer([t or None for t in tokens], pattern, dict(specials), name=name)
-        derived = tok.merges
-    except VocabError as e:
-        raise FormatError(f"{e} (the token does not re-encode to itself)", path=path) from e
-    except ValueError as e:
-        raise FormatError(str(e), path=path) from e
+    return listed
+
+
+def _check_derived(
+    derived: Sequence[Tuple[int, int]], listed: Set[Tuple[int, int]], tokens: List[bytes], path: object,
+    vocab_where: Callable[[str], object],
+) -> None:
+    """Each multi-byte token re-encodes through a split the file lists, so the
+    file's merge order and bytepair's rank order tokenize alike."""
     for (left, right), tid in zip(derived, (k for k, t in enumerate(tokens) if len(t) > 1)):
         if (left, right) not in listed:
             s = mergeable_str(tokens, tid)
@@ -260,7 +309,6 @@ def build(
                 "would tokenize it differently (vocab and merges disagree)",
                 path=path, where=vocab_where(s),
             )
-    return tok
 
 
 def _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where) -> NoReturn:

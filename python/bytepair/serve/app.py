@@ -32,15 +32,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import ctypes
 import importlib.util
 import json
 import multiprocessing
 import os
 import signal
 import sys
-import threading
-import time
 import warnings
 from collections.abc import Iterator, Mapping
 from importlib import resources
@@ -61,6 +58,7 @@ from ..formats.native import to_dict
 from ..inspect import compare, pieces, trace
 from ..inspect.common import TokenizerLike
 from ..inspect.trace import TRACE_TOKENS_LIMIT
+from ..processes import stop_with_parent
 from ..tokenizer import Tokenizer
 from ..training import train
 
@@ -206,26 +204,8 @@ _TOKENIZERS: dict[str, Any] = {}
 
 
 def _start_worker(tokenizers: dict[str, Any], parent: int) -> None:
-    _stop_with_parent(parent)
+    stop_with_parent(parent, signal.SIGKILL)  # the worker ends with the server
     _TOKENIZERS.update(tokenizers)
-
-
-def _stop_with_parent(parent: int) -> None:
-    """Ends this worker when the server process dies, whatever kills it (Linux:
-    the kernel sends SIGKILL; elsewhere a thread watches the parent's id)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
-            return
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 def _json_bytes(obj: Any) -> bytes:

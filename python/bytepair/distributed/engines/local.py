@@ -6,20 +6,18 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import functools
 import multiprocessing
 import os
 import shutil
 import signal
 import sys
-import threading
-import time
 import traceback
 from collections import deque
 from multiprocessing.connection import wait
 from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ...processes import stop_with_parent
 from .base import (
     Engine,
     Outcome,
@@ -42,27 +40,10 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-def _stop_with_parent(parent: int) -> None:
-    """SIGTERM to this worker when the driver dies, whatever kills it, so its
-    task unwinds (Linux: the kernel sends it; elsewhere a thread watches)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(1, signal.SIGTERM, 0, 0, 0) == 0 and os.getppid() == parent:  # PR_SET_PDEATHSIG
-            return
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def _local_worker(conn: Any, threads: int, parent: int) -> None:  # the body of one worker process
     signal.signal(signal.SIGTERM, _stop)
-    _stop_with_parent(parent)
+    # the task unwinds when the driver dies, whatever kills it
+    stop_with_parent(parent, signal.SIGTERM)
     try:
         _serve_tasks(conn, threads)
     except (_Stopped, BrokenPipeError):  # stopped, or the driver is gone: nothing to report to
