@@ -29,6 +29,7 @@ __all__ = [
     "TokenizerModel",
     "__version__",
     "_pretokenize_spans_scalar",
+    "_pretokenize_stages",
     "_unicode_case_folds",
     "_unicode_class",
     "_utf8_vector",
@@ -75,6 +76,12 @@ def pretokenizer_path(pattern: Optional[str]) -> str: ...
 # Private (tests): pretokenize_spans of a named pattern on the scalar scanner
 # alone, the reference of the block pre-tokenizer (src/pretok/block.rs).
 def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]: ...
+
+# Private: pieces of text after tokenizer.json pre-tokenizer stages (kind, text_a, text_b, flag_x,
+# flag_y), chains fused as Pipeline fuses them or stage by stage; and each stage's path.
+def _pretokenize_stages(
+    stages: List[Tuple[str, str, str, bool, bool]], text: str, fused: bool
+) -> Tuple[List[str], List[str]]: ...
 
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.

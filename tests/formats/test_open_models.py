@@ -192,7 +192,9 @@ def test_an_unsupported_component_is_named_with_its_path(tmp_path, model_files):
     ("olmo-2", ["Split: scanner:llama3"]),  # Removed + invert: every character is matched
     ("minimax-text-01", ["Split: scanner:o200k"]),
     ("deepseek-v3", ["Split: scanner:deepseek_v3"]),  # three Splits fused into one scanner
-    ("deepseek-llm-7b", ["Split: regex"] * 5),
+    # five Splits and Digits fused into one scanner, recognised by the stages' shapes
+    ("deepseek-llm-7b", ["Split x5 + Digits x1: scanner:split_chain"]),
+    ("deepseek-coder-33b", ["Split x4 + Digits x1: scanner:split_chain"]),
 ])
 def test_each_model_says_which_engine_splits_it(model, splits, model_files):
     tok = bytepair.load(model_files(model))
