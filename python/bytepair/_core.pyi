@@ -29,6 +29,7 @@ __all__ = [
     "TokenizerModel",
     "__version__",
     "_pretokenize_spans_scalar",
+    "_pretokenize_stages",
     "_unicode_case_folds",
     "_unicode_class",
     "_utf8_vector",
@@ -75,6 +76,12 @@ def pretokenizer_path(pattern: Optional[str]) -> str: ...
 # Private (tests): pretokenize_spans of a named pattern on the scalar scanner
 # alone, the reference of the block pre-tokenizer (src/pretok/block.rs).
 def _pretokenize_spans_scalar(pattern: str, text: str) -> List[Tuple[int, int]]: ...
+
+# Private: pieces of text after tokenizer.json pre-tokenizer stages (kind, text_a, text_b, flag_x,
+# flag_y), chains fused as Pipeline fuses them or stage by stage; and each stage's path.
+def _pretokenize_stages(
+    stages: List[Tuple[str, str, str, bool, bool]], text: str, fused: bool
+) -> Tuple[List[str], List[str]]: ...
 
 # The regular expressions of the named pre-tokenizers ("gpt2", "cl100k", "o200k"),
 # which the core runs on hand-written scanners.
@@ -205,9 +212,14 @@ class Pipeline:
 
 @final
 class CoreBPE:
-    # tokens: mergeable token bytes in rank order; special_tokens: name -> id.
+    # tokens: mergeable token bytes in rank order (b"" at a gap); special_tokens: name -> id;
+    # empty_ranks: the ranks of b"" entries that hold the empty token instead of a gap.
     def __new__(
-        cls, tokens: Sequence[bytes], special_tokens: Dict[str, int], pattern: Optional[str]
+        cls,
+        tokens: Sequence[bytes],
+        special_tokens: Dict[str, int],
+        pattern: Optional[str],
+        empty_ranks: Sequence[int] = ...,
     ) -> CoreBPE: ...
     # From an ordered merge list: merge k is token 256 + k (the trainer's output).
     @staticmethod
@@ -300,6 +312,8 @@ class CoreBPE:
     def decode_batch_bytes(self, batch: Sequence[Sequence[int]], num_threads: Optional[int] = None) -> List[bytes]: ...
     def token_bytes(self, id: int) -> bytes: ...
     def tokens_bytes(self, ids: Sequence[int]) -> List[bytes]: ...
+    # The ranks that hold the empty token (ascending).
+    def empty_ranks(self) -> List[int]: ...
     # Every mergeable token's bytes in rank order.
     def token_bytes_list(self) -> List[bytes]: ...
     # [(left, right), ...] for the multi-byte tokens in rank order.

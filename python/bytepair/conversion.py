@@ -207,7 +207,7 @@ def _peer_encoder(tok: Tokenizer, to: str, tmp: Dict[str, str]) -> Optional[Tupl
         if tok.pattern is None:
             return None  # tiktoken needs a pattern
         with open(tmp[""], "rb") as f:
-            ranks = {t: i for i, t in enumerate(_tiktoken.parse_ranks(f.read())) if t}
+            ranks = {t: i for i, t in enumerate(_tiktoken.parse_ranks(f.read())) if t is not None}
         enc = tiktoken.Encoding(name=f"{tok.name}-check", pat_str=tok.pattern, mergeable_ranks=ranks,
                                 special_tokens=tok.special_tokens)
         return f"tiktoken {tiktoken.__version__}", lambda ps: _flat(enc.encode_batch(ps, allowed_special="all"))

@@ -18,7 +18,7 @@ same lines give the same ids:
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _core
 from .errors import ArgumentError, PatternError, VocabError, VocabSizeError
@@ -70,7 +70,7 @@ class Encoding(Tokenizer):
             raise VocabError(f"mergeable_ranks must be a dict of bytes to int, not {type(mergeable_ranks).__name__}")
         if not isinstance(special_tokens, Mapping):
             raise VocabError(f"special_tokens must be a dict of str to int, not {type(special_tokens).__name__}")
-        tokens = tokens_from_ranks(mergeable_ranks)
+        tokens, empty = tokens_from_ranks(mergeable_ranks)
         specials = check_specials(special_tokens)
         _check_shared_ids(specials)
         if explicit_n_vocab is not None and explicit_n_vocab != 0:
@@ -78,14 +78,15 @@ class Encoding(Tokenizer):
                 raise ArgumentError(f"explicit_n_vocab must be an int or None, not {type(explicit_n_vocab).__name__}",
                                     name="explicit_n_vocab")
             _check_n_vocab(explicit_n_vocab, mergeable_ranks, specials)
-        self._setup(_core.CoreBPE(tokens, specials, pat_str), pat_str, specials, name, None, "raise")
+        self._setup(_core.CoreBPE(tokens, specials, pat_str, empty), pat_str, specials, name, None, "raise")
         self._tokens_cache: Optional[List[bytes]] = tokens
 
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
 
     def __reduce__(self):
-        return (_rebuild_encoding, (self.name, self._tokens, self._pattern, self._special_tokens, self.special_text))
+        return (_rebuild_encoding, (self.name, self._tokens, self._pattern, self._special_tokens, self.special_text,
+                                    self._empty_ranks))
 
 
 #: The one id tiktoken's own encodings give two special tokens (o200k_harmony),
@@ -122,9 +123,10 @@ def _check_n_vocab(n_vocab: int, mergeable_ranks: Dict[bytes, int], specials: Di
 
 
 def _rebuild_encoding(name: str, tokens: List[bytes], pattern: str, specials: Dict[str, int],
-                      special_text: SpecialText) -> Encoding:  # pickling helper
+                      special_text: SpecialText, empty: Sequence[int] = ()) -> Encoding:  # pickling helper
     enc = Encoding.__new__(Encoding)
-    enc._setup(_core.CoreBPE(tokens, specials, pattern), pattern, dict(specials), name, None, special_text)
+    enc._setup(_core.CoreBPE(tokens, specials, pattern, list(empty)), pattern, dict(specials), name, None,
+               special_text)
     enc._tokens_cache = tokens
     return enc
 

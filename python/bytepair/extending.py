@@ -44,7 +44,7 @@ from .formats import load
 from .progress import TrainProgress, enabled
 from .registry import get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
-from .vocab import check_gaps
+from .vocab import as_gaps, check_gaps
 
 Base = Union[Tokenizer, str, "os.PathLike[str]"]
 
@@ -219,7 +219,7 @@ def _grown(tok: Tokenizer, new_merges: Sequence[tuple], specials: Sequence[str] 
     """The tokenizer ``tok`` plus tokens made by ``new_merges`` (pairs of ids,
     the k-th making id ``tok.n_vocab + k``) and new special tokens after them."""
     first_id = tok.n_vocab
-    tokens: list = [t or None for t in tok.token_bytes_list]
+    tokens: list = as_gaps(tok.token_bytes_list, tok._empty_ranks)
     tokens += [None] * (first_id - len(tokens))
     by_id = {i: t for i, t in enumerate(tokens) if t}
     for k, (a, b) in enumerate(new_merges):

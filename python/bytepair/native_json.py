@@ -12,13 +12,15 @@ Layout (version 1)::
       "special_tokens": {"<|endoftext|>": 8191, ...},
       "vocab": ["!", "\\"", ..., "Ġthe", ...],      # index = id; GPT-2 byte-to-unicode strings
       "merges": [[left_id, right_id], ...],         # optional; k-th entry made the k-th multi-byte token
-      "gaps": [50256, ...]                          # only when some ids hold no mergeable token
+      "gaps": [50256, ...],                         # only when some ids hold no mergeable token
+      "empty_tokens": [50256]                       # only when some ids hold the empty token
     }
 
 A gap (an id below the last rank with no mergeable token, where a vocabulary
 grown by :func:`bytepair.extend` keeps its base's special tokens) is written as
-``""`` in ``vocab`` and listed in ``gaps``; an empty string anywhere else is an
-error.
+``""`` in ``vocab`` and listed in ``gaps``; the empty token (an id that decodes
+to no bytes, as Whisper's rank file has) is ``""`` listed in ``empty_tokens``;
+an empty string anywhere else is an error.
 
 Token bytes are written with GPT-2's byte-to-unicode table so every token is a
 readable JSON string (``Ġthe`` is `` the``).
@@ -90,6 +92,8 @@ def to_dict(tok: "Tokenizer", *, include_merges: bool = True) -> Dict[str, Any]:
         d["merges"] = [list(m) for m in tok.merges]
     if tok.gaps:
         d["gaps"] = tok.gaps
+    if tok._empty_ranks:
+        d["empty_tokens"] = tok._empty_ranks
     return d
 
 
@@ -129,6 +133,17 @@ def parse(d: Any, *, path: object = None) -> Dict[str, Any]:
         if not 256 <= g < len(tokens) - 1 or tokens[g]:
             raise FormatError(f"gap {g} is not an empty vocab entry between 256 and the last token",
                               path=path, where="$.gaps")
+    empty = d.get("empty_tokens", [])
+    if not isinstance(empty, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in empty):
+        raise FormatError("empty_tokens must be a list of ids", path=path, where="$.empty_tokens")
+    bad = next((i for i in empty if not 0 <= i < len(tokens) or tokens[i]), None)
+    if bad is not None:
+        raise FormatError(f"empty token {bad} is not an empty vocab entry", path=path, where="$.empty_tokens")
+    listed = set(gaps) | set(empty)
+    bad = next((i for i, t in enumerate(tokens) if not t and i not in listed), None)
+    if bad is not None:
+        raise FormatError(f"vocab entry {bad} is empty but listed neither in gaps nor in empty_tokens",
+                          path=path, where=f"$.vocab[{bad}]")
     merges = d.get("merges")
     if merges is not None:
         if not isinstance(merges, list):

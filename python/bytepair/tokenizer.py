@@ -43,7 +43,9 @@ class Tokenizer:
             rank order. Every single byte must be a token. Ranks may leave gaps
             above 255 (ids that hold no mergeable token, e.g. where a special
             token sits below tokens added by :func:`bytepair.extend`); in the
-            sequence form a gap is ``None``.
+            sequence form a gap is ``None``. The empty token ``b""`` may hold a
+            rank, as in tiktoken (Whisper's rank file lists one): that id
+            decodes to ``b""``, counts in ``n_vocab``, and no text encodes to it.
         pattern: a pattern name (``"gpt2"``, ``"cl100k"``, ``"o200k"``), a regex
             string, or ``None`` for no pre-tokenization.
         special_tokens: special-token text to id; an id is above the ranks or
@@ -72,12 +74,12 @@ class Tokenizer:
         special_text: SpecialText = "raise",
     ) -> None:
         if isinstance(mergeable_ranks, Mapping):
-            tokens = tokens_from_ranks(mergeable_ranks)
+            tokens, empty = tokens_from_ranks(mergeable_ranks)
         else:
-            tokens = tokens_from_list(mergeable_ranks)
+            tokens, empty = tokens_from_list(mergeable_ranks)
         specials = check_specials(special_tokens)
         pat = _patterns.resolve(pattern)
-        self._setup(_core.CoreBPE(tokens, specials, pat), pat, specials, name, merges, special_text)
+        self._setup(_core.CoreBPE(tokens, specials, pat, empty), pat, specials, name, merges, special_text)
         self._tokens_cache: Optional[List[bytes]] = tokens
 
     @classmethod
@@ -185,15 +187,18 @@ class Tokenizer:
 
     @property
     def token_bytes_list(self) -> List[bytes]:
-        """Mergeable token bytes in rank order (a copy); ``b""`` at a gap (see :attr:`gaps`)."""
+        """Mergeable token bytes in rank order (a copy); ``b""`` at a gap (see
+        :attr:`gaps`) and at the empty token."""
         return list(self._tokens)
 
     @property
     def gaps(self) -> List[int]:
         """Ids below the last rank that hold no mergeable token (some may hold a
         special token); found in vocabularies grown by :func:`bytepair.extend`
-        from a base whose special tokens sit above its ranks (gpt2, o200k_base)."""
-        return [i for i, t in enumerate(self._tokens) if not t]
+        from a base whose special tokens sit above its ranks (gpt2, o200k_base).
+        A rank listed with the empty token ``b""`` is a token, not a gap."""
+        empty = set(self._empty_ranks)
+        return [i for i, t in enumerate(self._tokens) if not t and i not in empty]
 
     @property
     def merges(self) -> List[Tuple[int, int]]:
@@ -453,7 +458,8 @@ class Tokenizer:
             return (_rebuild_bundled, (*self._bundled, self.name, self.special_text))
         return (
             _rebuild,
-            (self.name, self._tokens, self._pattern, self._special_tokens, self._merges, self.special_text),
+            (self.name, self._tokens, self._pattern, self._special_tokens, self._merges, self.special_text,
+             self._empty_ranks),
         )
 
     # ================================================================ Private
@@ -464,10 +470,16 @@ class Tokenizer:
             self._tokens_cache = self._core.token_bytes_list()
         return self._tokens_cache
 
+    @property
+    def _empty_ranks(self) -> List[int]:
+        """The ranks that hold the empty token (ascending)."""
+        return self._core.empty_ranks()
+
     def _rank_map(self) -> Dict[bytes, int]:
         """:attr:`mergeable_ranks` itself, built once (callers must not change it)."""
         if self._ranks is None:
             ranks = {t: i for i, t in enumerate(self._tokens) if t}  # b"" is a gap
+            ranks.update((b"", r) for r in self._empty_ranks)  # or the empty token, as in tiktoken
             # a rank filled with its special token's own text (a core "filler",
             # see CoreBpe::from_vocab) is that special token, not a mergeable one
             for s, i in self._special_tokens.items():
@@ -518,6 +530,7 @@ class Tokenizer:
             self._pattern == other._pattern
             and self._special_tokens == other._special_tokens
             and self._tokens == other._tokens
+            and self._empty_ranks == other._empty_ranks
         )
 
     def __hash__(self) -> int:
@@ -535,8 +548,8 @@ def _run(fn: Callable[..., Any], text: str, *args: Any) -> Any:
         return fn(fix_surrogates(text), *args)
 
 
-def _rebuild(name, tokens, pattern, specials, merges, special_text):  # pickling helper
-    return Tokenizer(as_gaps(tokens), pattern, specials, name=name, merges=merges, special_text=special_text)
+def _rebuild(name, tokens, pattern, specials, merges, special_text, empty=()):  # pickling helper
+    return Tokenizer(as_gaps(tokens, empty), pattern, specials, name=name, merges=merges, special_text=special_text)
 
 
 def _rebuild_bundled(loader, bundled, name, special_text):  # pickling helper

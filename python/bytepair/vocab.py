@@ -1,6 +1,12 @@
 """Token lists: building a tokenizer's rank-ordered token bytes from ranks or a
-sequence (gaps included), checking special-token ids, and cutting a vocabulary
-at a size (:func:`truncate`)."""
+sequence (gaps and empty tokens included), checking special-token ids, and
+cutting a vocabulary at a size (:func:`truncate`).
+
+Internally a token list holds ``b""`` both at a gap (an id without a token)
+and at an *empty token* (an id listed with no bytes: Whisper's
+``multilingual.tiktoken`` lists ``= 50256``, which tiktoken keeps as an id that
+decodes to ``b""`` and that no text encodes to); the ranks of empty tokens go
+along as a separate list."""
 
 from __future__ import annotations
 
@@ -12,9 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tokenizer import Tokenizer
 
 
-def tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
-    """Token bytes by rank, ``b""`` at a gap (checked: ranks are ints, each
-    rank and token given once; the core checks that every byte is a token)."""
+def tokens_from_ranks(ranks: Mapping[bytes, int]) -> Tuple[List[bytes], List[int]]:
+    """Token bytes by rank, ``b""`` at a gap, and the rank of the empty token
+    if ``b""`` has one, as tiktoken allows (checked: ranks are ints, each
+    rank and token given once; the core checks that every byte is a token).
+
+    >>> tokens_from_ranks({b"b": 1, b"a": 0, b"": 3})
+    ([b'a', b'b', b'', b''], [3])
+    """
     by_rank: Dict[int, bytes] = {}
     for tok, r in ranks.items():
         if not isinstance(tok, (bytes, bytearray)):
@@ -23,10 +34,8 @@ def tokens_from_ranks(ranks: Mapping[bytes, int]) -> List[bytes]:
             raise VocabError(f"token {tok!r} has rank {r!r}; ranks are ints in 0..{2**32 - 2}")
         if r in by_rank:
             raise VocabError(f"rank {r} is given to both {by_rank[r]!r} and {tok!r}")
-        if not tok:
-            raise VocabError(f"rank {r} is the empty token")
         by_rank[r] = bytes(tok)
-    return tokens_by_rank(by_rank)
+    return tokens_by_rank(by_rank), [r for r, t in by_rank.items() if not t]
 
 
 #: Ids a vocabulary may leave unused beyond one per token: gaps cost memory
@@ -56,25 +65,33 @@ def tokens_by_rank(by_rank: Mapping[int, bytes]) -> List[bytes]:
     return [by_rank.get(r, b"") for r in range(top + 1)]
 
 
-def tokens_from_list(tokens: Sequence[Optional[bytes]]) -> List[bytes]:
-    """The sequence form: ``None`` marks a gap; a trailing gap is dropped."""
+def tokens_from_list(tokens: Sequence[Optional[bytes]]) -> Tuple[List[bytes], List[int]]:
+    """The sequence form: ``None`` marks a gap (a trailing gap is dropped),
+    ``b""`` the empty token. Returns the token list and the empty tokens' ranks.
+
+    >>> tokens_from_list([b"a", None, b"", None])
+    ([b'a', b'', b''], [2])
+    """
     out: List[bytes] = []
+    empty: List[int] = []
     for i, t in enumerate(tokens):
         if t is None:
             out.append(b"")
             continue
         b = bytes(t)
         if not b:
-            raise VocabError(f"token {i} is empty (a gap in the ranks is written None)")
+            empty.append(i)
         out.append(b)
-    while out and not out[-1]:
+    while out and not out[-1] and (not empty or empty[-1] < len(out) - 1):
         out.pop()
-    return out
+    return out, empty
 
 
-def as_gaps(tokens: Sequence[bytes]) -> List[Optional[bytes]]:
-    """Internal token bytes (``b""`` at gaps) in the sequence form (``None``)."""
-    return [t if t else None for t in tokens]
+def as_gaps(tokens: Sequence[bytes], empty: Sequence[int] = ()) -> List[Optional[bytes]]:
+    """Internal token bytes (``b""`` at gaps and empty tokens) in the sequence
+    form: ``None`` at a gap, ``b""`` at the ranks in ``empty``."""
+    keep = set(empty)
+    return [t if t or i in keep else None for i, t in enumerate(tokens)]
 
 
 def check_specials(special_tokens: Optional[Mapping[str, int]]) -> Dict[str, int]:
@@ -131,9 +148,10 @@ def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]]
     while cut + sum(1 for i in special_ids if i >= cut) > vocab_size:
         cut -= 1
     tokens = list(tok.token_bytes_list[:cut])
-    while tokens and not tokens[-1]:
+    empty = [r for r in tok._empty_ranks if r < cut]
+    while tokens and not tokens[-1] and (not empty or empty[-1] < len(tokens) - 1):
         tokens.pop()
-    id_map = {i: i for i, t in enumerate(tokens) if t}
+    id_map = {i: i for i, t in enumerate(tokens) if t or i in empty}
     specials: Dict[str, int] = {}
     moved = 0
     for s, old in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):
@@ -145,7 +163,7 @@ def truncation(tok: "Tokenizer", vocab_size: int) -> Tuple[List[Optional[bytes]]
     if tok._merges is not None:
         n_multi = sum(1 for t in tokens if len(t) > 1)
         merges = tok._merges[:n_multi]
-    return as_gaps(tokens), specials, merges, id_map
+    return as_gaps(tokens, empty), specials, merges, id_map
 
 
 def check_merges(merges: Sequence[Tuple[int, int]], n_vocab: int) -> List[Tuple[int, int]]:

@@ -136,7 +136,10 @@ impl CoreBpe {
         self.by_bytes.get_or_init(|| {
             let v = &self.vocab;
             let mut ranks: Vec<Rank> = (0..v.len() as Rank)
-                .filter(|&r| v.token(r).is_some() && !self.special_decoder.contains_key(&r))
+                .filter(|&r| {
+                    v.token(r).is_some_and(|t| !t.is_empty())
+                        && !self.special_decoder.contains_key(&r)
+                })
                 .collect();
             ranks.sort_unstable_by(|&a, &b| v.token(a).cmp(&v.token(b)));
             let mut first = [0u32; 257];

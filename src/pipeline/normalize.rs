@@ -6,7 +6,9 @@
 //! in the reference (a newer normalizer differs on ~120 code points).
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
+use unicode_normalization_alignments::char::canonical_combining_class;
 use unicode_normalization_alignments::{is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick};
 use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization};
 
@@ -41,26 +43,10 @@ impl Normalizer {
     pub fn apply<'a>(&self, text: Cow<'a, str>) -> Result<Cow<'a, str>> {
         let s: &str = &text;
         let out = match self {
-            Normalizer::Nfc => unicode_form(
-                s,
-                |s| is_nfc_quick(s.chars()),
-                |s| s.nfc().map(|(c, _)| c).collect(),
-            ),
-            Normalizer::Nfd => unicode_form(
-                s,
-                |s| is_nfd_quick(s.chars()),
-                |s| s.nfd().map(|(c, _)| c).collect(),
-            ),
-            Normalizer::Nfkc => unicode_form(
-                s,
-                |s| is_nfkc_quick(s.chars()),
-                |s| s.nfkc().map(|(c, _)| c).collect(),
-            ),
-            Normalizer::Nfkd => unicode_form(
-                s,
-                |s| is_nfkd_quick(s.chars()),
-                |s| s.nfkd().map(|(c, _)| c).collect(),
-            ),
+            Normalizer::Nfc => unicode_form(s, Form::C),
+            Normalizer::Nfd => unicode_form(s, Form::D),
+            Normalizer::Nfkc => unicode_form(s, Form::Kc),
+            Normalizer::Nfkd => unicode_form(s, Form::Kd),
             Normalizer::Lowercase => Some(s.chars().flat_map(char::to_lowercase).collect()),
             Normalizer::Strip { left, right } => {
                 let mut t = s;
@@ -82,17 +68,154 @@ impl Normalizer {
     }
 }
 
-/// `None` when the quick check says the text is already in the form.
-fn unicode_form(
-    s: &str,
-    quick: fn(&str) -> IsNormalized,
-    full: fn(&str) -> String,
-) -> Option<String> {
-    if s.is_ascii() || quick(s) == IsNormalized::Yes {
-        return None;
+/// A Unicode normalization form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    C,
+    D,
+    Kc,
+    Kd,
+}
+
+impl Form {
+    /// The quick check of one character (`Maybe`: it may compose with the
+    /// character before it).
+    fn quick(self, c: char) -> IsNormalized {
+        let one = std::iter::once(c);
+        match self {
+            Form::C => is_nfc_quick(one),
+            Form::D => is_nfd_quick(one),
+            Form::Kc => is_nfkc_quick(one),
+            Form::Kd => is_nfkd_quick(one),
+        }
     }
-    let out = full(s);
-    (out != s).then_some(out)
+
+    /// `s` normalized as a whole, appended to `out`.
+    fn full(self, s: &str, out: &mut String) {
+        match self {
+            Form::C => out.extend(s.nfc().map(|(c, _)| c)),
+            Form::D => out.extend(s.nfd().map(|(c, _)| c)),
+            Form::Kc => out.extend(s.nfkc().map(|(c, _)| c)),
+            Form::Kd => out.extend(s.nfkd().map(|(c, _)| c)),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Whether `c` is a *safe starter* of `form`: combining class 0 and quick
+/// check `Yes`. Such a character neither decomposes nor composes with
+/// anything before it, and a non-starter after it cannot be reordered across
+/// it, so normalizing the text on each side of it separately gives the same
+/// characters as normalizing the whole.
+fn safe_starter(form: Form, c: char) -> bool {
+    if c.is_ascii() {
+        return true;
+    }
+    if (c as u32) < 0x10000 {
+        let bits = bmp_safe(form);
+        let i = c as usize;
+        return bits[i / 64] >> (i % 64) & 1 == 1;
+    }
+    safe_starter_lookup(form, c)
+}
+
+fn safe_starter_lookup(form: Form, c: char) -> bool {
+    canonical_combining_class(c) == 0 && form.quick(c) == IsNormalized::Yes
+}
+
+/// The safe starters of the Basic Multilingual Plane, one bit each (8 KB per
+/// form, built on first use: two table lookups per code point take far longer
+/// than one bit test on text of many scripts).
+fn bmp_safe(form: Form) -> &'static [u64; 1024] {
+    static TABLES: [OnceLock<Box<[u64; 1024]>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    TABLES[form.index()].get_or_init(|| {
+        let mut bits = Box::new([0u64; 1024]);
+        for (i, c) in (0..0x10000u32).filter_map(|u| char::from_u32(u).map(|c| (u as usize, c))) {
+            if safe_starter_lookup(form, c) {
+                bits[i / 64] |= 1 << (i % 64);
+            }
+        }
+        bits
+    })
+}
+
+/// The length of the ASCII prefix of `b`, read 8 bytes at a time (code and
+/// English text are long ASCII runs between the characters to check).
+fn ascii_prefix(b: &[u8]) -> usize {
+    let mut n = 0;
+    for w in b.chunks_exact(8) {
+        let word = u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8]));
+        if word & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + b[n..].iter().take_while(|c| c.is_ascii()).count()
+}
+
+/// `s` in `form`, or `None` when it already is.
+///
+/// The text is scanned once with the per-character quick check; only the
+/// stretches that may change are normalized: from the last safe starter
+/// before a character that fails the check (its quick check is not `Yes`, or
+/// its combining class is lower than the non-starter before it) to the next
+/// safe starter after it. The text between stretches is copied as is. The
+/// result is the whole-string normalization, because no composition,
+/// decomposition or reordering crosses a safe starter. Linear in `s`.
+fn unicode_form(s: &str, form: Form) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut copied = 0; // s[..copied] is in `out` when it is Some
+    let mut safe = 0; // the last safe starter (or the start)
+    let mut last_cc = 0u8;
+    let mut stretch = String::new();
+    let mut i = 0;
+    while i < s.len() {
+        let ascii = ascii_prefix(&s.as_bytes()[i..]);
+        if ascii > 0 {
+            i += ascii;
+            safe = i - 1;
+            last_cc = 0;
+            continue;
+        }
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        let next = i + c.len_utf8();
+        if safe_starter(form, c) {
+            (safe, last_cc, i) = (i, 0, next);
+            continue;
+        }
+        let cc = canonical_combining_class(c);
+        if cc != 0 && last_cc <= cc && form.quick(c) == IsNormalized::Yes {
+            (last_cc, i) = (cc, next);
+            continue;
+        }
+        let end = s[next..]
+            .char_indices()
+            .find(|&(_, c)| safe_starter(form, c))
+            .map_or(s.len(), |(k, _)| next + k);
+        stretch.clear();
+        form.full(&s[safe..end], &mut stretch);
+        if stretch != s[safe..end] {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len() + s.len() / 8));
+            o.push_str(&s[copied..safe]);
+            o.push_str(&stretch);
+            copied = end;
+        }
+        (safe, last_cc, i) = (end, 0, end);
+    }
+    out.map(|mut o| {
+        o.push_str(&s[copied..]);
+        o
+    })
 }
 
 fn replace(pattern: &Pretokenizer, content: &str, s: &str) -> Result<Option<String>> {
@@ -144,5 +267,126 @@ mod tests {
             content: "▁".into(),
         };
         assert_eq!(run(&r, "a b c"), "a▁b▁c");
+    }
+
+    const FORMS: [Form; 4] = [Form::C, Form::D, Form::Kc, Form::Kd];
+
+    /// The stretch-wise result equals the whole-string normalization, and
+    /// `None` means exactly that the text is already in the form.
+    fn check(s: &str) {
+        for form in FORMS {
+            let mut whole = String::new();
+            form.full(s, &mut whole);
+            match unicode_form(s, form) {
+                Some(o) => {
+                    assert_eq!(o, whole, "{form:?} {s:?}");
+                    assert_ne!(o, s, "{form:?} {s:?}");
+                }
+                None => assert_eq!(whole, s, "{form:?} {s:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn stretches_equal_the_whole_on_real_text() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        for name in [
+            "en_austen",
+            "en_kjv",
+            "en_pydocs",
+            "code_python",
+            "ko_prose",
+            "multi_unicode",
+        ] {
+            let text = std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap();
+            for doc in text.split("\n\n") {
+                check(doc);
+            }
+            check(&text);
+        }
+    }
+
+    /// Characters that interact: combining marks of many classes (some out
+    /// of order), Hangul jamo and syllables, characters with canonical and
+    /// compatibility decompositions, ones that compose as the second of a
+    /// pair, and decompositions that begin with a non-starter.
+    const ALPHABET: &[(u32, u32)] = &[
+        (0x41, 0x45),
+        (0x61, 0x65),
+        (0x20, 0x20),
+        (0xc0, 0xd6),
+        (0xa0, 0xa0),
+        (0x300, 0x34f),
+        (0x340, 0x344),
+        (0x591, 0x5c7),
+        (0x610, 0x61a),
+        (0x64b, 0x655),
+        (0x915, 0x93c),
+        (0x93e, 0x94d),
+        (0x958, 0x95f),
+        (0x9be, 0x9be),
+        (0x9c7, 0x9d7),
+        (0xb47, 0xb57),
+        (0xbc6, 0xbd7),
+        (0xf71, 0xf84),
+        (0x1100, 0x1114),
+        (0x1161, 0x1177),
+        (0x11a7, 0x11c3),
+        (0xac00, 0xac1d),
+        (0xd7a0, 0xd7a3),
+        (0x1e00, 0x1e0f),
+        (0x1f00, 0x1f0f),
+        (0x1fbe, 0x1fc1),
+        (0x2126, 0x2126),
+        (0x212b, 0x212b),
+        (0x2460, 0x2463),
+        (0x3099, 0x309c),
+        (0x304b, 0x304c),
+        (0x3300, 0x3302),
+        (0xf900, 0xf902),
+        (0xfb01, 0xfb02),
+        (0xff21, 0xff23),
+        (0x1109a, 0x1109a),
+        (0x11099, 0x11099),
+        (0x110ba, 0x110ba),
+        (0x1d15e, 0x1d165),
+        (0x1d16d, 0x1d16f),
+        (0x2f800, 0x2f801),
+        (0x1f600, 0x1f601),
+    ];
+
+    #[test]
+    fn stretches_equal_the_whole_on_random_marks_and_jamo() {
+        let chars: Vec<char> = ALPHABET
+            .iter()
+            .flat_map(|&(a, b)| (a..=b).filter_map(char::from_u32))
+            .collect();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let n = (next() % 24) as usize;
+            let s: String = (0..n)
+                .map(|_| chars[(next() % chars.len() as u64) as usize])
+                .collect();
+            check(&s);
+        }
+    }
+
+    #[test]
+    fn every_bmp_character_after_each_kind_of_neighbour() {
+        for u in (0x80..0x10000u32)
+            .chain(0x10000..0x10400)
+            .chain(0x1d100..0x1d200)
+        {
+            let Some(c) = char::from_u32(u) else { continue };
+            for before in ["a", "e\u{301}", "\u{1100}", "\u{ac00}", "\u{301}"] {
+                check(&format!("{before}{c}\u{300}\u{11a8}x"));
+            }
+        }
     }
 }

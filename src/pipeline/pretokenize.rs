@@ -9,8 +9,10 @@
 //! `invert` on a pattern whose scanner matches every character, a pattern with
 //! a hand-written scanner runs on it; the other behaviours need to know which
 //! spans are matches and ask `fancy-regex` directly. A run of `Isolated`
-//! splits that has one scanner for the whole chain (DeepSeek V3's) is fused
-//! into one stage when the pipeline is built.
+//! splits that has one scanner for the whole chain (DeepSeek V3's), or a run
+//! of `Isolated` splits and `Digits` of the shapes [`crate::pretok::SplitChain`]
+//! runs (DeepSeek LLM's and Coder's), is fused into one stage when the
+//! pipeline is built.
 
 use crate::error::{Error, Result};
 use crate::pretok::Pretokenizer;
@@ -177,7 +179,8 @@ pub fn span_stage(stages: &[Stage]) -> Option<usize> {
 
 impl Stage {
     /// Which engine runs this stage: `Split: scanner:<family>` (a hand-written
-    /// scanner, a fused chain of splits included), `Split: regex` (`fancy-regex`),
+    /// scanner, DeepSeek V3's fused chain included), `Split x5 + Digits x1:
+    /// scanner:split_chain` (a fused chain of splits and digits), `Split: regex` (`fancy-regex`),
     /// `Digits`, `ByteLevel: scanner:gpt2` or `ByteLevel` (no regex).
     pub fn path(&self) -> String {
         match self {
@@ -185,7 +188,10 @@ impl Stage {
                 regex,
                 behavior,
                 invert,
-            } if keeps_every_span(regex, *behavior, *invert) => format!("Split: {}", regex.path()),
+            } if keeps_every_span(regex, *behavior, *invert) => match regex.chain() {
+                Some(c) => format!("{}: {}", c.label(), regex.path()),
+                None => format!("Split: {}", regex.path()),
+            },
             Stage::Split { .. } => "Split: regex".to_string(),
             Stage::Digits { .. } => "Digits".to_string(),
             Stage::ByteLevel {

@@ -13,8 +13,11 @@
 //! tiktoken and Hugging Face `tokenizers`' Oniguruma), with character classes
 //! read from `regex-syntax` ([`unicode`]). Any other pattern goes through
 //! `fancy-regex` (it needs look-ahead and possessive quantifiers).
-//! [`Pretokenizer::Whole`] does no splitting at all. [`Pretokenizer::path`]
-//! says which of the three a pre-tokenizer takes.
+//! [`Pretokenizer::Whole`] does no splitting at all. A chain of `Split` and
+//! `Digits` stages of simple shapes (DeepSeek LLM's and Coder's) runs on one
+//! scanner of its own ([`SplitChain`], module `splits`, built by
+//! [`Pretokenizer::from_chain`]). [`Pretokenizer::path`] says which path a
+//! pre-tokenizer takes.
 //!
 //! Three ways to consume pieces, fastest first:
 //! * [`Scanner`] (from [`Pretokenizer::scanner`], scanned patterns only): a `Copy`
@@ -58,9 +61,10 @@ mod deepseek;
 mod named;
 mod patterns;
 mod scan;
+mod splits;
 pub mod unicode;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::SpanSink;
@@ -71,6 +75,7 @@ pub use patterns::{
     DEEPSEEK_V3_CHAIN, DEEPSEEK_V3_SPLITS, GPT2_PATTERN, LLAMA3_PATTERN, NEMO_PATTERN,
     O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, SPELLINGS, SUPERWORD_PATTERN,
 };
+pub use splits::{ChainStage, SplitChain};
 
 /// How text is cut into pieces before merging.
 #[derive(Debug, Clone)]
@@ -81,6 +86,9 @@ pub enum Pretokenizer {
     Custom(String, Box<fancy_regex::Regex>),
     /// No pre-tokenization: the whole text is one piece.
     Whole,
+    /// A chain of `Split` and `Digits` stages run by one scanner
+    /// ([`SplitChain`], from [`Pretokenizer::from_chain`]).
+    Chain(Arc<SplitChain>),
 }
 
 fn compiled(slot: &'static OnceLock<fancy_regex::Regex>, pat: &str) -> &'static fancy_regex::Regex {
@@ -143,18 +151,27 @@ impl Pretokenizer {
         match self {
             Pretokenizer::Scan(k) => Some(k.pattern()),
             Pretokenizer::Custom(p, _) => Some(p),
-            Pretokenizer::Whole => None,
+            Pretokenizer::Whole | Pretokenizer::Chain(_) => None,
         }
     }
 
     /// Which path splits text: `scanner:<family>` (e.g. `scanner:llama3`) for a
     /// pattern with a hand-written scanner, `regex` for `fancy-regex`, `whole`
-    /// for no splitting.
+    /// for no splitting, `scanner:split_chain` for a [`SplitChain`].
     pub fn path(&self) -> &'static str {
         match self {
             Pretokenizer::Scan(k) => k.path(),
             Pretokenizer::Custom(..) => "regex",
             Pretokenizer::Whole => "whole",
+            Pretokenizer::Chain(_) => "scanner:split_chain",
+        }
+    }
+
+    /// The chain scanner of a [`Pretokenizer::Chain`].
+    pub fn chain(&self) -> Option<&SplitChain> {
+        match self {
+            Pretokenizer::Chain(c) => Some(c),
+            _ => None,
         }
     }
 
@@ -162,7 +179,7 @@ impl Pretokenizer {
     pub fn named(&self) -> Option<Named> {
         match self {
             Pretokenizer::Scan(k) => Some(k.named()),
-            Pretokenizer::Custom(..) | Pretokenizer::Whole => None,
+            Pretokenizer::Custom(..) | Pretokenizer::Whole | Pretokenizer::Chain(_) => None,
         }
     }
 
@@ -186,6 +203,13 @@ impl Pretokenizer {
         }
     }
 
+    /// A chain of `Split` stages (`Isolated`, not inverted) and `Digits`
+    /// stages as one pre-tokenizer, when every stage has a shape that
+    /// [`SplitChain`] runs; `None` otherwise (run the stages one by one).
+    pub fn from_chain(stages: &[ChainStage]) -> Option<Self> {
+        SplitChain::new(stages).map(|c| Pretokenizer::Chain(Arc::new(c)))
+    }
+
     /// The `fancy-regex` form of the pattern (for the scanned patterns too:
     /// tests and benchmarks compare the scanners against it); `None` for `Whole`
     /// and for a chain of `Split` stages, which no one regex expresses.
@@ -198,7 +222,7 @@ impl Pretokenizer {
                 .get(k.index())
                 .map(|slot| compiled(slot, k.pattern())),
             Pretokenizer::Custom(_, re) => Some(re),
-            Pretokenizer::Whole => None,
+            Pretokenizer::Whole | Pretokenizer::Chain(_) => None,
         }
     }
 
@@ -216,6 +240,10 @@ impl Pretokenizer {
         match self {
             Pretokenizer::Scan(k) => {
                 Scanner::new(k.named()).for_each_span(text, f);
+                Ok(())
+            }
+            Pretokenizer::Chain(c) => {
+                c.for_each_span(text, f);
                 Ok(())
             }
             Pretokenizer::Whole => {

@@ -123,9 +123,19 @@ fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
 
 impl Tables {
     fn build(classes: &[(&str, u8)]) -> Tables {
+        let ranges: Vec<(Vec<(u32, u32)>, u8)> = classes
+            .iter()
+            .map(|&(pattern, flag)| (class_ranges(pattern), flag))
+            .collect();
+        Tables::from_ranges(&ranges)
+    }
+
+    /// Tables of classes given as code-point ranges `(first, last)`, each with
+    /// its flag (the chains' classes, read from their own patterns).
+    pub(super) fn from_ranges(classes: &[(Vec<(u32, u32)>, u8)]) -> Tables {
         let mut flat = vec![0u8; 0x110000];
-        for &(pattern, flag) in classes {
-            for (lo, hi) in class_ranges(pattern) {
+        for (ranges, flag) in classes {
+            for &(lo, hi) in ranges {
                 for slot in flat.iter_mut().take(hi as usize + 1).skip(lo as usize) {
                     *slot |= flag;
                 }

@@ -77,15 +77,19 @@ impl PyCoreBpe {
 
 #[pymethods]
 impl PyCoreBpe {
+    /// `tokens`: bytes by rank, `b""` at a gap; `empty_ranks`: the ranks of
+    /// `b""` entries that hold the empty token instead (see `Vocab::with_empty`).
     #[new]
-    #[pyo3(signature = (tokens, special_tokens, pattern))]
+    #[pyo3(signature = (tokens, special_tokens, pattern, empty_ranks = Vec::new()))]
     fn py_new(
         tokens: Vec<Vec<u8>>,
         special_tokens: HashMap<String, Rank>,
         pattern: Option<&str>,
+        empty_ranks: Vec<Rank>,
     ) -> PyResult<Self> {
-        let inner =
-            CoreBpe::new(tokens, specials_sorted(special_tokens), pattern).map_err(to_py)?;
+        let inner = Vocab::with_empty(tokens, &empty_ranks)
+            .and_then(|v| CoreBpe::from_vocab(v, specials_sorted(special_tokens), pattern))
+            .map_err(to_py)?;
         Ok(Self::wrap(inner))
     }
 
@@ -341,6 +345,11 @@ impl PyCoreBpe {
                     .map_err(to_py)
             })
             .collect()
+    }
+
+    /// The ranks that hold the empty token (ascending).
+    fn empty_ranks(&self) -> Vec<Rank> {
+        self.inner.vocab().empty_ranks().to_vec()
     }
 
     /// Every mergeable token's bytes in rank order.

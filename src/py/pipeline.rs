@@ -20,7 +20,7 @@ use crate::pipeline::file::{self, ModelFile};
 use crate::pipeline::{
     byte_level_bytes, AddedToken, Behavior, Model, Normalizer, Parts, Pipeline, Stage,
 };
-use crate::pretok::Pretokenizer;
+use crate::pretok::{ChainStage, Pretokenizer};
 use crate::Rank;
 
 /// A normalizer or pre-tokenizer: `(kind, text_a, text_b, flag_x, flag_y)`.
@@ -77,11 +77,28 @@ fn stage(c: &Component) -> Result<Stage> {
     })
 }
 
+/// A `Split` (`Isolated`, not inverted) or `Digits` component as a stage
+/// of a [`Pretokenizer::from_chain`] chain.
+fn chain_stage(c: &Component) -> Option<ChainStage<'_>> {
+    match c.0.as_str() {
+        "Split" if c.2 == "Isolated" && !c.3 => Some(ChainStage::Split(&c.1)),
+        "Digits" => Some(ChainStage::Digits { individual: c.3 }),
+        _ => None,
+    }
+}
+
 /// The stages, with every run of two or more plain `Isolated` splits that
-/// has one scanner for the whole chain ([`Pretokenizer::from_splits`]) fused
-/// into one stage; it gives the same pieces as the stages one by one.
+/// has one scanner for the whole chain ([`Pretokenizer::from_splits`]), or
+/// of splits and `Digits` that [`Pretokenizer::from_chain`] runs, fused into
+/// one stage (the longest such run from each stage on); it gives the same
+/// pieces as the stages one by one.
 fn fuse_chains(stages: &[Component]) -> Result<Vec<Stage>> {
     let plain = |c: &Component| c.0 == "Split" && c.2 == "Isolated" && !c.3;
+    let fused = |p: Pretokenizer| Stage::Split {
+        regex: Box::new(p),
+        behavior: Behavior::Isolated,
+        invert: false,
+    };
     let mut out = Vec::with_capacity(stages.len());
     let mut i = 0;
     while i < stages.len() {
@@ -94,14 +111,19 @@ fn fuse_chains(stages: &[Component]) -> Result<Vec<Stage>> {
                 .map(|c| c.1.strip_prefix("(?m)").unwrap_or(&c.1))
                 .collect();
             if let Some(p) = Pretokenizer::from_splits(&patterns)? {
-                out.push(Stage::Split {
-                    regex: Box::new(p),
-                    behavior: Behavior::Isolated,
-                    invert: false,
-                });
+                out.push(fused(p));
                 i += run;
                 continue;
             }
+        }
+        let chain: Vec<ChainStage> = stages[i..].iter().map_while(chain_stage).collect();
+        let longest = (2..=chain.len())
+            .rev()
+            .find_map(|n| Pretokenizer::from_chain(&chain[..n]).map(|p| (n, p)));
+        if let Some((n, p)) = longest {
+            out.push(fused(p));
+            i += n;
+            continue;
         }
         out.push(stage(&stages[i])?);
         i += 1;
@@ -504,7 +526,38 @@ fn json_object_keys(py: Python<'_>, data: &[u8]) -> PyResult<Option<Vec<String>>
     py.detach(|| file::object_keys(data)).map_err(to_py)
 }
 
+/// Private (tests, benchmarks): the pieces of `text` after the pre-tokenizer
+/// `stages` (components as `Pipeline` takes them), with the chains fused as a
+/// `Pipeline` fuses them (`fused`) or stage by stage; and each stage's path.
+#[pyfunction]
+#[pyo3(signature = (stages, text, fused))]
+fn _pretokenize_stages(
+    py: Python<'_>,
+    stages: Vec<Component>,
+    text: &str,
+    fused: bool,
+) -> PyResult<(Vec<String>, Vec<String>)> {
+    let stages = if fused {
+        fuse_chains(&stages)
+    } else {
+        stages.iter().map(stage).collect::<Result<Vec<_>>>()
+    }
+    .map_err(to_py)?;
+    let paths = stages.iter().map(Stage::path).collect();
+    py.detach(|| {
+        let mut buf = text.to_string();
+        let mut pieces = vec![(0, buf.len())];
+        for st in &stages {
+            pieces = st.apply(&mut buf, pieces)?;
+        }
+        Ok(pieces.iter().map(|&(s, e)| buf[s..e].to_string()).collect())
+    })
+    .map(|p| (p, paths))
+    .map_err(to_py)
+}
+
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_pretokenize_stages, m)?)?;
     m.add_class::<PyPipeline>()?;
     m.add_class::<PyTokenizerModel>()?;
     m.add_function(wrap_pyfunction!(read_tokenizer_json, m)?)?;

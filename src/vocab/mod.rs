@@ -62,6 +62,11 @@ pub struct Vocab {
     /// Cut contexts for splitting long pieces ([`cuts`]),
     /// built on first use: only long non-repetitive pieces need them.
     cuts: OnceLock<Cuts>,
+    /// Ranks listed with the empty token (sorted): unlike a gap, such a rank
+    /// is an id of the vocabulary that decodes to no bytes (Whisper's
+    /// `multilingual.tiktoken` lists `= 50256`, and tiktoken keeps it). No
+    /// text encodes to it: the lookup tables hold no empty token.
+    empty: Box<[Rank]>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -204,15 +209,35 @@ impl Vocab {
     /// Errors when a token is repeated, or when one of the 256 single bytes is
     /// missing (every byte string must be encodable).
     pub fn new(tokens: Vec<Vec<u8>>) -> Result<Self> {
+        Self::with_empty(tokens, &[])
+    }
+
+    /// [`Self::new`], with the ranks in `empty` holding the empty token
+    /// instead of a gap: each must be the rank of an empty entry of `tokens`
+    /// (a trailing one included, so it counts in [`Self::len`]).
+    pub fn with_empty(tokens: Vec<Vec<u8>>, empty: &[Rank]) -> Result<Self> {
         let mut b = Builder::with_capacity(tokens.len(), tokens.iter().map(Vec::len).sum());
         for t in &tokens {
             b.push(t)?;
         }
+        let mut empty = empty.to_vec();
+        empty.sort_unstable();
+        empty.dedup();
+        for &r in &empty {
+            if tokens.get(r as usize).is_none_or(|t| !t.is_empty()) {
+                return Err(Error::vocab_at(
+                    r,
+                    format!("rank {r} is listed as the empty token but holds bytes or is past the last token"),
+                ));
+            }
+        }
+        b.empty = empty;
         b.finish()
     }
 
     /// Parses the `.tiktoken` rank-file format: one `base64(token) rank` line per
-    /// token, ranks `0, 1, 2, ...` in order (blank lines are skipped).
+    /// token, ranks `0, 1, 2, ...` in order (blank lines are skipped). A token
+    /// written `=` is the empty token (tiktoken's reader decodes it to `b""`).
     ///
     /// Errors name the 1-based line that is malformed, out of order or not valid
     /// base64. Linear in the file size.
@@ -241,15 +266,22 @@ impl Vocab {
                 )));
             }
             scratch.clear();
-            engine
-                .decode_vec(tok, &mut scratch)
-                .map_err(|e| bad(&format!("invalid base64: {e}")))?;
+            if !tok.is_empty() && tok.iter().all(|&c| c == b'=') {
+                b.empty.push(rank as Rank);
+            } else {
+                engine
+                    .decode_vec(tok, &mut scratch)
+                    .map_err(|e| bad(&format!("invalid base64: {e}")))?;
+                if scratch.is_empty() {
+                    return Err(bad("an empty token is written `=`"));
+                }
+            }
             b.push(&scratch).map_err(|e| bad(&e.to_string()))?;
         }
         b.finish()
     }
 
-    /// Number of mergeable tokens (ranks are `0..len()`).
+    /// Number of ranks, gaps and empty tokens included (ranks are `0..len()`).
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
     }
@@ -339,18 +371,30 @@ impl Vocab {
         &self.arena[self.offsets[r] as usize..self.offsets[r + 1] as usize]
     }
 
-    /// The bytes of a token, or `None` when `rank >= len()` or `rank` is a gap.
+    /// The bytes of a token, or `None` when `rank >= len()` or `rank` is a
+    /// gap (an empty token is `Some(b"")`).
     #[inline]
     pub fn token(&self, rank: Rank) -> Option<&[u8]> {
         if (rank as usize) < self.len() {
-            Some(self.bytes_of(rank)).filter(|t| !t.is_empty())
+            Some(self.bytes_of(rank)).filter(|t| !t.is_empty() || self.is_empty_token(rank))
         } else {
             None
         }
     }
 
+    /// Whether `rank` is listed with the empty token (not a gap).
+    #[inline]
+    pub fn is_empty_token(&self, rank: Rank) -> bool {
+        !self.empty.is_empty() && self.empty.binary_search(&rank).is_ok()
+    }
+
+    /// The ranks listed with the empty token, ascending.
+    pub fn empty_ranks(&self) -> &[Rank] {
+        &self.empty
+    }
+
     /// Appends the bytes of token `rank` to `out`; false (nothing appended)
-    /// when `rank >= len()`. A token of at most 16 bytes is copied as one
+    /// when `rank >= len()` or `rank` is a gap (true for an empty token). A token of at most 16 bytes is copied as one
     /// fixed 16-byte block from the arena (which ends with 16 bytes of
     /// padding) and the excess cut off again: two register moves, where a
     /// `memcpy` call per id would be most of `decode`'s time on byte-level
@@ -363,7 +407,7 @@ impl Vocab {
         };
         let (a, b) = (a as usize, b as usize);
         if a == b {
-            return false; // a gap
+            return self.is_empty_token(rank); // an empty token, or a gap
         }
         let block = self
             .arena
@@ -386,7 +430,7 @@ impl Vocab {
         self.cuts.get_or_init(|| Cuts::build(self))
     }
 
-    /// All tokens in rank order.
+    /// All tokens in rank order (`b""` at a gap and at an empty token).
     pub fn tokens(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.offsets
             .windows(2)
@@ -493,6 +537,8 @@ struct Builder {
     arena: Vec<u8>,
     offsets: Vec<u32>,
     table: HashTable<Rank>,
+    /// Ranks of empty entries that are the empty token, ascending.
+    empty: Vec<Rank>,
 }
 
 impl Builder {
@@ -503,6 +549,7 @@ impl Builder {
             arena: Vec::with_capacity(bytes),
             offsets,
             table: HashTable::with_capacity(tokens),
+            empty: Vec::new(),
         }
     }
 
@@ -548,6 +595,7 @@ impl Builder {
             mut arena,
             offsets,
             table,
+            empty,
         } = self;
         // padding for `append_token`'s fixed-size copies (not part of any token)
         arena.extend_from_slice(&[0; APPEND_BLOCK]);
@@ -562,6 +610,7 @@ impl Builder {
             short: FlatTable::default(),
             mid: HashTable::new(),
             cuts: OnceLock::new(),
+            empty: empty.into_boxed_slice(),
         };
         v.short = v.build_short();
         v.mid = v.build_mid();
@@ -588,113 +637,4 @@ impl Builder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tiktoken_lines_roundtrip() {
-        use base64::Engine as _;
-        let e = &base64::engine::general_purpose::STANDARD;
-        let mut text = String::new();
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        toks.push(b"hello".to_vec());
-        for (i, t) in toks.iter().enumerate() {
-            text.push_str(&format!("{} {i}\n", e.encode(t)));
-        }
-        let v = Vocab::from_tiktoken(text.as_bytes()).unwrap();
-        assert_eq!(v.len(), 257);
-        assert_eq!(v.rank(b"hello"), Some(256));
-        assert_eq!(v.token(256), Some(&b"hello"[..]));
-        assert_eq!(v.token(257), None);
-        let bad = text.replace(" 256", " 300");
-        assert!(
-            matches!(Vocab::from_tiktoken(bad.as_bytes()), Err(Error::InvalidVocab { reason, .. }) if reason.contains("line 257"))
-        );
-    }
-
-    #[test]
-    fn append_token_copies_exactly_the_token() {
-        // lengths 1..=40 around the 16-byte block, the last token short so its
-        // block reaches into the padding
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        for n in 2..=40u8 {
-            toks.push(
-                (0..n as u32)
-                    .map(|i| b'a' + ((i * 7 + n as u32) % 26) as u8)
-                    .collect(),
-            );
-        }
-        toks.push(b"zq".to_vec());
-        let v = Vocab::new(toks.clone()).unwrap();
-        let mut out = b"head".to_vec();
-        let mut want = out.clone();
-        for (r, t) in toks.iter().enumerate().rev() {
-            assert!(v.append_token(r as Rank, &mut out));
-            want.extend_from_slice(t);
-            assert_eq!(out, want, "rank {r}");
-        }
-        assert!(!v.append_token(toks.len() as Rank, &mut out));
-        assert_eq!(out, want);
-    }
-
-    /// The pair map behind its Bloom filter answers exactly "is left + right a
-    /// token": every two-token split of every token is found (a filter false
-    /// negative would lose it), and pairs whose concatenation is not a token
-    /// are absent, on a vocabulary large enough to fill many filter words.
-    #[test]
-    fn pair_rank_is_concatenation_rank() {
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        let mut seen: std::collections::HashSet<Vec<u8>> = toks.iter().cloned().collect();
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = |k: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % k as u64) as usize
-        };
-        while toks.len() < 20_000 {
-            let t = [toks[rnd(toks.len())].clone(), toks[rnd(toks.len())].clone()].concat();
-            if t.len() <= 12 && seen.insert(t.clone()) {
-                toks.push(t);
-            }
-        }
-        let v = Vocab::new(toks.clone()).unwrap();
-        let mut found = 0;
-        for (r, t) in toks.iter().enumerate() {
-            for i in 1..t.len() {
-                if let (Some(a), Some(b)) = (v.rank(&t[..i]), v.rank(&t[i..])) {
-                    assert_eq!(v.pair_rank(a, b), Some(r as Rank));
-                    found += 1;
-                }
-            }
-        }
-        // at least the pair each token was built from
-        assert!(found >= toks.len() - 256);
-        for _ in 0..50_000 {
-            let (a, b) = (rnd(toks.len()), rnd(toks.len()));
-            let joined = [toks[a].as_slice(), toks[b].as_slice()].concat();
-            assert_eq!(v.pair_rank(a as Rank, b as Rank), v.rank(&joined));
-        }
-    }
-
-    #[test]
-    fn refuses_more_gaps_than_tokens_and_slack() {
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        toks.extend(std::iter::repeat_n(Vec::new(), 257 + GAP_SLACK)); // 257 tokens
-        toks.push(b"ab".to_vec());
-        assert!(Vocab::new(toks.clone()).is_ok());
-        toks.insert(256, Vec::new());
-        assert!(
-            matches!(Vocab::new(toks), Err(Error::InvalidVocab { reason, .. }) if reason.contains("gaps"))
-        );
-    }
-
-    #[test]
-    fn rejects_duplicates_and_missing_bytes() {
-        let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        toks.push(b"a".to_vec());
-        assert!(Vocab::new(toks).is_err());
-        let toks: Vec<Vec<u8>> = (0..=254u8).map(|b| vec![b]).collect();
-        assert!(Vocab::new(toks).is_err());
-    }
-}
+mod tests;

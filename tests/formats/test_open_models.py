@@ -121,6 +121,12 @@ def test_rank_files_give_the_ids_of_tiktoken(model, name, pattern, model_files):
     assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
     for d in docs[:100]:
         assert ours.decode_bytes(ref.encode_ordinary(d)) == d.encode("utf-8")
+    # every id decodes as in tiktoken (Whisper's last rank is the empty token, "= 50256")
+    assert ours.n_vocab == ref.n_vocab
+    assert [ours.decode_single_token_bytes(i) for i in range(ours.n_vocab)] == \
+        [ref.decode_single_token_bytes(i) for i in range(ref.n_vocab)]
+    ids = list(range(ref.n_vocab - 300, ref.n_vocab)) + ref.encode_ordinary(docs[0])
+    assert ours.decode_bytes(ids) == ref.decode_bytes(ids) and ours.decode(ids) == ref.decode(ids)
 
 
 #: transformers folders (``tokenizer.json`` with ``tokenizer_config.json``). Qwen 3.5's and
@@ -186,7 +192,9 @@ def test_an_unsupported_component_is_named_with_its_path(tmp_path, model_files):
     ("olmo-2", ["Split: scanner:llama3"]),  # Removed + invert: every character is matched
     ("minimax-text-01", ["Split: scanner:o200k"]),
     ("deepseek-v3", ["Split: scanner:deepseek_v3"]),  # three Splits fused into one scanner
-    ("deepseek-llm-7b", ["Split: regex"] * 5),
+    # five Splits and Digits fused into one scanner, recognised by the stages' shapes
+    ("deepseek-llm-7b", ["Split x5 + Digits x1: scanner:split_chain"]),
+    ("deepseek-coder-33b", ["Split x4 + Digits x1: scanner:split_chain"]),
 ])
 def test_each_model_says_which_engine_splits_it(model, splits, model_files):
     tok = bytepair.load(model_files(model))

@@ -118,16 +118,67 @@ def test_bad_lines_are_named(tmp_path, data, line, what):
 
 def test_ranks_need_not_be_merge_closed(tmp_path):
     """As in tiktoken: a token no merge reaches is emitted when it is a whole
-    piece, and an empty token (``=``) keeps its rank without being a token."""
+    piece, and an empty token (``=``) keeps its rank without being encoded."""
     path = tmp_path / "open.tiktoken"
     path.write_bytes(BYTES + _line(b"abc", 256) + b"= 257\n" + _line(b"xa", 258))
     tok = bytepair.load(path, pattern=r"\S+|\s+")
     assert tok.encode("abc abcd xabc") == [256, 32, 97, 98, 99, 100, 32, 258, 98, 99]
-    assert tok.gaps == [257] and tok.n_vocab == 259
+    assert tok.gaps == [] and tok.n_vocab == 259
     tiktoken = optional("tiktoken")
     enc = tiktoken.Encoding("t", pat_str=r"\S+|\s+", special_tokens={},
                             mergeable_ranks={bytes([b]): b for b in range(256)} | {b"abc": 256, b"": 257, b"xa": 258})
     assert tok.encode("abc abcd xabc") == enc.encode("abc abcd xabc")
+
+
+def _tiktoken_of(ranks: dict) -> "tiktoken.Encoding":
+    return tiktoken.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+
+
+@pytest.mark.parametrize("tail", [b"", _line(b"ab", 259)])
+def test_empty_token_is_an_id_as_in_tiktoken(tmp_path, tail):
+    """A rank listed with the empty token (``=``, Whisper's ``= 50256``) is an id:
+    it decodes to b"", counts in n_vocab when it is the last rank, is no gap,
+    and no text encodes to it; a rank no line gives stays a gap. Every reading
+    of it (file, ranks dict, sequence, pickle, bytepair JSON) keeps it."""
+    import pickle
+
+    data = BYTES + _line(b"xa", 256) + b"= 258\n" + tail
+    path = tmp_path / "empty.tiktoken"
+    path.write_bytes(data)
+    ours = bytepair.load(path, pattern=r"\S+|\s+")
+    ranks = {base64.b64decode(t): int(r) for t, r in (line.split() for line in data.splitlines())}
+    ref = _tiktoken_of(ranks)
+    assert ours.n_vocab == ref.n_vocab == (260 if tail else 259)
+    assert ours.gaps == [257]
+    assert ours.decode_single_token_bytes(258) == ref.decode_single_token_bytes(258) == b""
+    ids = [120, 258, 256, 258]
+    assert ours.decode_bytes(ids) == ref.decode_bytes(ids) and ours.decode(ids) == ref.decode(ids)
+    with pytest.raises(bytepair.UnknownTokenError):
+        ours.decode([257])
+    for text in ["xa ab", "", " ", "x" * 50, corpus("en_kjv.txt")[:3000]]:
+        assert ours.encode(text) == ref.encode(text)
+    assert ours.mergeable_ranks == ranks
+    assert tt_format.dumps(ours) == data
+    tok_list = [bytes([b]) for b in range(256)] + [b"xa", None, b""] + ([b"ab"] if tail else [])
+    again = [
+        bytepair.Tokenizer(ranks, r"\S+|\s+"),
+        bytepair.Tokenizer(tok_list, r"\S+|\s+"),
+        bytepair.Encoding("t", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={}),
+        pickle.loads(pickle.dumps(ours)),
+        bytepair.load(_saved(ours, tmp_path / "native.json")),
+        tt_format.loads(data, pattern=r"\S+|\s+"),
+    ]
+    for t in again + [pickle.loads(pickle.dumps(again[2]))]:
+        assert (t.n_vocab, t.gaps, t.decode_single_token_bytes(258)) == (ours.n_vocab, [257], b""), t
+    grown = bytepair.extend(ours, ["xaxa xaxa xaxa"], add=1)
+    assert grown.gaps == [257] and grown.decode_single_token_bytes(258) == b""
+    assert grown.decode_single_token_bytes(ours.n_vocab) == b"xaxa"
+    assert bytepair.Tokenizer(tok_list[:-1], None).n_vocab == (259 if tail else 257)
+
+
+def _saved(tok, path):
+    tok.save(path)
+    return path
 
 
 def test_gaps_and_missing_bytes_and_empty(tmp_path):

@@ -7,7 +7,8 @@ preset (``preset="cl100k_base"``) or, when the file is byte for byte one of the
 bundled encodings, from that encoding.
 
 :func:`dumps` writes exactly what ``tiktoken.load.dump_tiktoken_bpe`` writes:
-tokens sorted by rank, ``base64(token) + b" " + str(rank).encode() + b"\\n"``.
+tokens sorted by rank, ``base64(token) + b" " + str(rank).encode() + b"\\n"``;
+the empty token is written ``=``, as in Whisper's ``multilingual.tiktoken``.
 
 >>> from bytepair import get_encoding
 >>> data = dumps(get_encoding("gpt2"))
@@ -43,10 +44,11 @@ def dumps(tok: Tokenizer) -> bytes:
     >>> dumps(Tokenizer([bytes([b]) for b in range(256)] + [b"ab"], None)).splitlines()[-1]
     b'YWI= 256'
     """
+    empty = set(tok._empty_ranks)
     return b"".join(
-        base64.b64encode(t) + b" " + str(r).encode("ascii") + b"\n"
+        (base64.b64encode(t) if t else b"=") + b" " + str(r).encode("ascii") + b"\n"
         for r, t in enumerate(tok.token_bytes_list)
-        if t  # a gap has no line (tiktoken reads ranks from the lines, gaps included)
+        if t or r in empty  # a gap has no line (tiktoken reads ranks from the lines, gaps included)
     )
 
 
@@ -55,19 +57,20 @@ def save(tok: Tokenizer, path: PathLike) -> None:
     atomic_write_bytes(path, dumps(tok))
 
 
-def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
-    """Parses and validates rank-file bytes into token bytes indexed by rank.
+def parse_ranks(data: bytes, *, path: object = None) -> List[Optional[bytes]]:
+    """Parses and validates rank-file bytes into token bytes indexed by rank
+    (the sequence form of :class:`~bytepair.Tokenizer`).
 
     Errors name the line: bad base64, a rank that is not an integer, a rank or
     token given twice. A rank that no line gives (a gap: a vocabulary grown by
     :func:`bytepair.extend` keeps its base's special tokens there; tiktoken
-    reads such files too) is ``b""`` in the returned list, and so is a line
-    whose token is empty (``= 50256`` in Whisper's ``multilingual.tiktoken``:
-    tiktoken keeps that rank, which no text can produce, so the ids after it
-    stay where they are).
+    reads such files too) is ``None`` in the returned list. A line whose token
+    is empty (``= 50256`` in Whisper's ``multilingual.tiktoken``) gives ``b""``:
+    tiktoken keeps that rank as an id that decodes to ``b""`` and counts in
+    ``n_vocab``, and that no text encodes to.
 
-    >>> parse_ranks(b"YQ== 1\\nYg== 0\\n")
-    [b'b', b'a']
+    >>> parse_ranks(b"YQ== 1\\nYg== 0\\n= 3\\n")
+    [b'b', b'a', None, b'']
     >>> parse_ranks(b"YQ== 0\\nYQ== 1\\n", path="x.tiktoken")
     Traceback (most recent call last):
     ...
@@ -96,7 +99,7 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
             raise FormatError(
                 f"rank {rank} is given twice (first at line {line_of_rank[rank]})", path=path, where=lineno
             )
-        if token and token in line_of_token:
+        if token in line_of_token:
             raise FormatError(
                 f"token {token!r} is listed twice (first at line {line_of_token[token]})",
                 path=path, where=lineno,
@@ -107,9 +110,10 @@ def parse_ranks(data: bytes, *, path: object = None) -> List[bytes]:
     if not by_rank:
         raise FormatError("no tokens: the file is empty", path=path)
     try:
-        return tokens_by_rank(by_rank)
+        tokens = tokens_by_rank(by_rank)
     except VocabError as e:
         raise FormatError(str(e), path=path, where=line_of_rank[max(by_rank)]) from None
+    return [t if t or r in by_rank else None for r, t in enumerate(tokens)]
 
 
 def _preset(preset: str):
@@ -192,7 +196,7 @@ def loads(
     if name is None:
         name = preset or (os.path.basename(str(path)).split(".")[0] if path is not None else "tiktoken")
     try:
-        tok = Tokenizer([t or None for t in tokens], pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
+        tok = Tokenizer(tokens, pattern, special_tokens or {}, name=name)  # type: ignore[arg-type]
     except ValueError as e:
         raise FormatError(str(e), path=path) from e
     return tok
