@@ -9,7 +9,6 @@ import contextlib
 import functools
 import multiprocessing
 import os
-import shutil
 import signal
 import sys
 import traceback
@@ -28,6 +27,7 @@ from .base import (
     describe_error,
     in_order,
 )
+from .reaper import remove_spills
 
 
 class _Stopped(BaseException):
@@ -77,18 +77,9 @@ def _serve_tasks(conn: Any, threads: int) -> None:
 
 def _remove_spills(pid: Optional[int]) -> None:
     """Removes the counting spill directories a dead worker ``pid`` left in the
-    temporary directory (the core names them ``bytepair-counts-PID-...`` under
-    ``$TMPDIR``, else ``/tmp``, as Rust's ``std::env::temp_dir`` does)."""
-    if pid is None:
-        return
-    parent = os.environ.get("TMPDIR") or "/tmp"
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(f"bytepair-counts-{pid}-"):
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    temporary directory (see :func:`.reaper.remove_spills`)."""
+    if pid is not None:
+        remove_spills(pid)
 
 
 def _refers_to_main(obj: Any) -> bool:
