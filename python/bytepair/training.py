@@ -135,9 +135,11 @@ class _Job:
 
 
 def _check_objective(
-    objective: str, parity: Dict[str, Any], data: object, counts: object
+    objective: str, parity: Dict[str, Any], data: object, counts: object, superword: object, span_counts: object
 ) -> None:
     """Refuses a training objective that does not match the arguments given with it."""
+    if objective != "parity" and superword is None and span_counts is not None:
+        raise TypeError("span_counts= is for superword training: give superword= too")
     if objective not in ("frequency", "parity"):
         raise TrainingError(f"objective must be 'frequency' or 'parity', not {objective!r}", argument="objective")
     if objective == "parity":
@@ -206,10 +208,9 @@ def train(
             pre-tokenizes with. Needs data that can be read twice.
         max_words: with ``superword``: the most words (maximal runs of bytes other than the space) a
             token may hold; None for no bound.
-        span_counts: with ``superword`` and ``counts`` instead of ``data``: the span counts of the same
-            documents, counted with ``pattern="superword"`` (:data:`bytepair.patterns.SUPERWORD`) and the
-            same special tokens, e.g. by :func:`bytepair.distributed.count_chunks`; the merges equal those
-            of training on the documents.
+        span_counts: with ``superword`` and ``counts`` instead of ``data``: the same documents' span counts
+            (``pattern="superword"``, the same special tokens; e.g. :func:`bytepair.distributed.count_chunks`);
+            the merges equal those of training on the documents.
 
     A ``str`` is text, never a path (a warning says so when it names an existing file). Lone surrogates
     in str data are replaced by U+FFFD before counting, exactly as :meth:`Tokenizer.encode` treats them
@@ -225,22 +226,19 @@ def train(
     [257, 258]
     """
     parity = {k: options.pop(k) for k in PARITY_OPTIONS if k in options}
-    _check_objective(objective, parity, data, counts)
+    _check_objective(objective, parity, data, counts, superword, span_counts)
     if objective == "parity":
         return train_parity(parity["languages"], vocab_size, dev=parity.get("dev"),  # type: ignore[arg-type]
-                            parity_unit=parity.get("parity_unit", "bytes"),
-                            global_merges=parity.get("parity_global_merges", 0), pattern=pattern,
-                            special_tokens=special_tokens, min_frequency=min_frequency,
-                            max_token_length=max_token_length, name=name, num_threads=num_threads,
-                            progress=progress, inputs=inputs, **options)
+                            parity_unit=parity.get("parity_unit", "bytes"), pattern=pattern,
+                            global_merges=parity.get("parity_global_merges", 0), special_tokens=special_tokens,
+                            min_frequency=min_frequency, max_token_length=max_token_length, name=name,
+                            num_threads=num_threads, progress=progress, inputs=inputs, **options)
     if superword is not None:
         return train_superword(train, data, check_vocab_size(vocab_size), superword, max_words=max_words,
                                special_tokens=validate_specials(special_tokens), name=name, progress=progress,
                                inputs=Inputs.of(inputs, options, "train"), pattern=pattern, counts=counts,
                                span_counts=span_counts, min_frequency=min_frequency,
                                max_token_length=max_token_length, num_threads=num_threads)
-    if span_counts is not None:
-        raise TypeError("span_counts= is for superword training: give superword= too")
     job, table_of = _prepare(data, vocab_size, counts, pattern, special_tokens, min_frequency, max_token_length,
                              name, num_threads, progress, Inputs.of(inputs, options, "train"))
     tok, _, _ = _learn(job, table_of, data, counts, keep=False)
