@@ -33,6 +33,7 @@
 //! So the chain is linear in the text, hostile or not.
 
 use super::unicode::Tables;
+use ascii::Flat;
 use crate::SpanSink;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::sync::OnceLock;
@@ -93,6 +94,8 @@ pub struct SplitChain {
     steps: Vec<Step>,
     tables: Tables,
     label: String,
+    /// The flat pass for all-ASCII lines, when the chain has one.
+    flat: Option<Flat>,
 }
 
 fn class_of(h: &Hir) -> Option<Ranges> {
@@ -263,9 +266,11 @@ impl SplitChain {
         if digits > 0 {
             label.push_str(&format!(" + Digits x{digits}"));
         }
+        let tables = Tables::from_ranges(&table);
         Some(SplitChain {
+            flat: Flat::new(&steps, &tables),
             steps,
-            tables: Tables::from_ranges(&table),
+            tables,
             label,
         })
     }
@@ -297,6 +302,11 @@ impl SplitChain {
             return;
         };
         let piece = &b[s..e];
+        if k == 1 {
+            if let Some(flat) = self.flat.as_ref().filter(|_| piece.is_ascii()) {
+                return flat.line(piece, s, f);
+            }
+        }
         if sum.is_some_and(|m| keeps_whole(step, m, piece)) {
             return self.walk(k + 1, b, s, e, sum, f);
         }
@@ -516,5 +526,6 @@ fn trailing(
     }
 }
 
+mod ascii;
 #[cfg(test)]
 mod tests;

@@ -315,3 +315,124 @@ fn hostile_inputs_split_as_the_oracle_says() {
     let text = format!("{}x", " \n".repeat(BIG / 2));
     assert_eq!(count(&trailing, &text), 3);
 }
+
+/// The model chains take the flat pass on ASCII lines; chains it would split
+/// wrongly do not.
+#[test]
+fn the_flat_pass_runs_only_where_it_splits_as_the_stages() {
+    for st in [llm(), coder()] {
+        assert!(SplitChain::new(&st).expect("chain").flat.is_some());
+    }
+    for st in flat_misfits() {
+        assert!(SplitChain::new(&st).expect("chain").flat.is_none(), "{st:?}");
+    }
+}
+
+/// Chains near the flat shape that it does not run: the second class holds
+/// part of the first, the digits come before the runs, the trailing class is
+/// not the prefix class, the first stage is not `[\r\n]`, a run has no prefix.
+fn flat_misfits() -> Vec<Vec<ChainStage<'static>>> {
+    let runs = |second: &'static str| {
+        vec![
+            ChainStage::Split("[\r\n]"),
+            ChainStage::Split("\\s?[A-Za-z]+"),
+            ChainStage::Split(second),
+            ChainStage::Digits { individual: true },
+        ]
+    };
+    let mut digits_first = coder();
+    digits_first.swap(1, 4);
+    let mut tab_trailing = llm();
+    tab_trailing[3] = ChainStage::Split("[ \\t]+$");
+    let mut lf_only = coder();
+    lf_only[0] = ChainStage::Split("\n");
+    vec![
+        runs("\\s?[!-/:-m]+"),
+        runs("[!-/:-~]+"),
+        digits_first,
+        tab_trailing,
+        lf_only,
+    ]
+}
+
+/// The chains of the flat pass and their misfits, which the stages judge.
+fn ascii_chains() -> Vec<Tested> {
+    let mut all = vec![llm(), coder()];
+    all.extend(flat_misfits());
+    all.into_iter()
+        .map(|st| {
+            let c = SplitChain::new(&st).expect("chain");
+            let re = st.iter().map(regex).collect();
+            (st, re, c)
+        })
+        .collect()
+}
+
+/// ASCII characters of every class the flat pass tells apart: letters,
+/// `[!-/:-~]` punctuation and symbols (in `\p{P}` or not), whitespace
+/// (`\v`, `\f` too), digits, controls, line ends.
+const ASCII: &[char] = &[
+    'a', 'Z', '0', '9', ' ', '\t', '\u{b}', '\u{c}', '.', '!', '$', '+', '`', '~', '_', '\'', '@',
+    '\u{0}', '\u{1f}', '\u{7f}', '\r', '\n',
+];
+
+#[test]
+fn ascii_strings_match_the_stages() {
+    let all = ascii_chains();
+    let mut buf = String::new();
+    for &a in ASCII {
+        for &b in ASCII {
+            for &c in ASCII {
+                buf.clear();
+                buf.extend([a, b, c]);
+                check(&all, &buf);
+            }
+        }
+    }
+    let mut x: u64 = 0xa5c1_1f1a;
+    let mut next = |n: usize| {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
+    };
+    // every ASCII byte, and lines with one character outside ASCII here and
+    // there (the line leaves the flat pass)
+    let outside = ['é', '中', '\u{a0}', '\u{3000}', '’', '１'];
+    for round in 0..4_000 {
+        let len = next(90);
+        let text: String = (0..len)
+            .map(|_| match next(40) {
+                0 if round % 2 == 0 => outside[next(outside.len())],
+                1..=9 => char::from(next(128) as u8),
+                _ => ASCII[next(ASCII.len())],
+            })
+            .collect();
+        check(&all, &text);
+    }
+    check(&all, "a  \t\r\n  1 2  \u{b}\n\u{0} x!!  ?? (3) \u{7f}\u{7f}  ");
+}
+
+/// The corpus excerpts in tests/data split the same with and without the
+/// flat pass.
+#[test]
+fn the_flat_pass_splits_the_corpora_as_the_nested_stages() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).expect("tests/data") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("UTF-8 fixture");
+        files += 1;
+        for st in [llm(), coder()] {
+            let flat = SplitChain::new(&st).expect("chain");
+            let mut nested = SplitChain::new(&st).expect("chain");
+            nested.flat = None;
+            assert!(flat.flat.is_some());
+            assert_eq!(ours(&flat, &text), ours(&nested, &text), "{path:?}");
+        }
+    }
+    assert!(files >= 6, "tests/data has six fixtures");
+}
