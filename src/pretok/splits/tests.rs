@@ -324,7 +324,10 @@ fn the_flat_pass_runs_only_where_it_splits_as_the_stages() {
         assert!(SplitChain::new(&st).expect("chain").flat.is_some());
     }
     for st in flat_misfits() {
-        assert!(SplitChain::new(&st).expect("chain").flat.is_none(), "{st:?}");
+        assert!(
+            SplitChain::new(&st).expect("chain").flat.is_none(),
+            "{st:?}"
+        );
     }
 }
 
@@ -410,7 +413,10 @@ fn ascii_strings_match_the_stages() {
             .collect();
         check(&all, &text);
     }
-    check(&all, "a  \t\r\n  1 2  \u{b}\n\u{0} x!!  ?? (3) \u{7f}\u{7f}  ");
+    check(
+        &all,
+        "a  \t\r\n  1 2  \u{b}\n\u{0} x!!  ?? (3) \u{7f}\u{7f}  ",
+    );
 }
 
 /// The corpus excerpts in tests/data split the same with and without the
