@@ -42,7 +42,11 @@ pub fn encode_piece_staged(piece: &[u8], vocab: &Vocab, stage1: &FirstStage, out
     let cuts = stage1.vocab.cuts();
     let mut start = 0;
     for p in 1..piece.len() {
-        if cuts.is_boundary(piece, p) {
+        // inside a run of ASCII letters and digits the test would refuse
+        // nearly always (the word's own tokens straddle): only the other
+        // positions are tried, which keeps every cut found exact
+        let inside = piece[p - 1].is_ascii_alphanumeric() && piece[p].is_ascii_alphanumeric();
+        if !inside && cuts.is_boundary(piece, p) {
             first_stage_part(&piece[start..p], stage1, out);
             start = p;
         }
@@ -52,8 +56,10 @@ pub fn encode_piece_staged(piece: &[u8], vocab: &Vocab, stage1: &FirstStage, out
     if m > SHORT_PIECE_MAX {
         let tokens = out.split_off(at);
         merge_tokens_heap(&tokens, vocab, out);
+    } else if m > 32 {
+        merge_tokens_scan::<SHORT_PIECE_MAX>(at, vocab, out);
     } else if m > 1 {
-        merge_tokens_scan(at, vocab, out);
+        merge_tokens_scan::<32>(at, vocab, out);
     }
 }
 
@@ -77,14 +83,15 @@ fn rebuilds(vocab: &Vocab, rank: Rank, bytes: &[u8]) -> bool {
     out == [rank]
 }
 
-/// Stage 2 on the at most [`SHORT_PIECE_MAX`] tokens `out[at..]`, in place:
-/// the short scan's loop ([`super::scan`]) with token pairs ranked by
-/// [`Vocab::pair_rank`].
-fn merge_tokens_scan(at: usize, vocab: &Vocab, out: &mut Vec<Rank>) {
+/// Stage 2 on the at most `N` tokens `out[at..]`, in place: the short scan's
+/// loop ([`super::scan`]) with token pairs ranked by [`Vocab::pair_rank`],
+/// its parts in a stack array of `N` (a small one for the common spans keeps
+/// the zeroing cheap).
+fn merge_tokens_scan<const N: usize>(at: usize, vocab: &Vocab, out: &mut Vec<Rank>) {
     let pair = |l: Rank, r: Rank| vocab.pair_rank(l, r).unwrap_or(NONE);
     let tokens = &out[at..];
     let mut len = tokens.len();
-    let mut parts = [(0, 0); SHORT_PIECE_MAX];
+    let mut parts = [(0, 0); N];
     for (k, w) in tokens.windows(2).enumerate() {
         parts[k] = (w[0], pair(w[0], w[1]));
     }
