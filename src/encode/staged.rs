@@ -42,10 +42,12 @@ pub fn encode_piece_staged(piece: &[u8], vocab: &Vocab, stage1: &FirstStage, out
     let cuts = stage1.vocab.cuts();
     let mut start = 0;
     for p in 1..piece.len() {
-        // inside a run of ASCII letters and digits the test would refuse
-        // nearly always (the word's own tokens straddle): only the other
-        // positions are tried, which keeps every cut found exact
-        let inside = piece[p - 1].is_ascii_alphanumeric() && piece[p].is_ascii_alphanumeric();
+        // inside a run of ASCII letters and digits, and inside a character,
+        // the test would refuse nearly always (the word's own tokens
+        // straddle): only the other positions are tried, which keeps every
+        // cut found exact
+        let inside = (piece[p - 1].is_ascii_alphanumeric() && piece[p].is_ascii_alphanumeric())
+            || piece[p] & 0xc0 == 0x80;
         if !inside && cuts.is_boundary(piece, p) {
             first_stage_part(&piece[start..p], stage1, out);
             start = p;
