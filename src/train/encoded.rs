@@ -46,6 +46,17 @@ impl Encoded {
         self.tasks.iter().map(|t| t.0.len()).sum()
     }
 
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.tasks.iter().map(|t| t.1.len()).sum()
+    }
+
+    /// The tasks: each one's ids back to back, and per chunk its number of
+    /// ids and its count (tasks in table order).
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
     /// `(ids, count)` of every chunk, in table order.
     pub fn chunks(&self) -> impl Iterator<Item = (&[Rank], u64)> + '_ {
         self.tasks.iter().flat_map(|(ids, lens)| {
