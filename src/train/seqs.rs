@@ -335,6 +335,10 @@ fn chunk_weights(enc: &Encoded) -> Result<(Vec<i64>, i64, Vec<u32>)> {
     Ok((freqs, tokens, starts))
 }
 
+fn mismatch() -> Error {
+    Error::training("stage-2 nodes: the tasks' ids do not add up to the node count")
+}
+
 /// The nodes of every chunk, each task's written by one thread (which also
 /// takes the page faults of its first touch), in memory backed by huge pages
 /// where offered (the merge loop visits it at random).
@@ -346,11 +350,17 @@ fn build_nodes(enc: &Encoded, n: usize, threads: Option<usize>) -> Result<Vec<No
     let mut rest = &mut nodes.spare_capacity_mut()[..n];
     let (mut at, mut chunk) = (0u32, 0u32);
     for (ids, lens) in enc.tasks() {
+        if ids.len() > rest.len() {
+            return Err(mismatch());
+        }
         let (part, tail) = std::mem::take(&mut rest).split_at_mut(ids.len());
         rest = tail;
         parts.push(std::sync::Mutex::new((part, ids, lens, at, chunk)));
         at += ids.len() as u32;
         chunk += lens.len() as u32;
+    }
+    if !rest.is_empty() {
+        return Err(mismatch()); // the set_len below needs the parts to cover all n slots
     }
     parallel::map_par(&parts, threads, |m| {
         let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
@@ -359,8 +369,8 @@ fn build_nodes(enc: &Encoded, n: usize, threads: Option<usize>) -> Result<Vec<No
         Ok(())
     })?;
     drop(parts);
-    // SAFETY: the tasks' id counts add up to `n` (`Encoded::ids`), so the
-    // parts cover the first `n` slots of the capacity exactly, and map_par
+    // SAFETY: the tasks' id counts add up to `n` (both ways checked above,
+    // before any write), so the parts cover the first `n` slots exactly, and map_par
     // returned Ok only after every part ran: `fill_nodes` writes every slot
     // of its part (one node per id). An error returns before this line and
     // the vector stays empty.
