@@ -4,6 +4,7 @@ write, and every kind of bad line is reported with its line number."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from test_hf_tokenizer_json import FIXTURES, trained, with_specials
@@ -206,3 +207,35 @@ def test_lines_may_come_in_any_order(tmp_path):
     path.write_bytes(b"".join(reversed(lines)))
     tok = bytepair.load(path, pattern=None)
     assert tok.encode("abab") == [256, 256]
+
+
+def test_empty_token_survives_tokenizer_json_and_gpt2_files(tmp_path):
+    """The empty token is the vocab entry ``""`` in ``tokenizer.json`` and in
+    ``vocab.json``: HF tokenizers reads it as the same id (it decodes to
+    nothing and no text encodes to it), and bytepair reads it back as the
+    empty token, neither a gap nor a refused entry. Two empty tokens cannot
+    share one string key: such a tokenizer is refused, not written lossily."""
+    from bytepair.errors import UnsupportedComponentError
+    from bytepair.formats import gpt2, hf_json
+
+    hf = optional("tokenizers")
+    ranks = {bytes([b]): b for b in range(256)} | {b"xa": 256, b"": 257, b"ab": 258}
+    tok = bytepair.Tokenizer(ranks, "gpt2")
+    text = corpus("en_kjv.txt")[:4000] + " xa ab xab"
+    data = hf_json.dumps(tok)
+    theirs = hf.Tokenizer.from_str(data)
+    assert theirs.get_vocab_size() == tok.n_vocab == 259
+    assert theirs.encode(text).ids == tok.encode(text)
+    assert theirs.decode([120, 257, 256]) == tok.decode([120, 257, 256]) == "xxa"
+    gpt2.save(tok, tmp_path / "files")
+    for back in [hf_json.loads(data.encode()), gpt2.load(tmp_path / "files")]:
+        assert (back.n_vocab, back.gaps, back._empty_ranks) == (259, [], [257])
+        assert back.decode_single_token_bytes(257) == b"" and back.encode(text) == tok.encode(text)
+    normalized = json.dumps(dict(json.loads(data), normalizer={"type": "NFC"}))  # the pipeline reader
+    piped = hf_json.loads(normalized.encode())
+    assert piped.n_vocab == 259 and piped.encode(text) == hf.Tokenizer.from_str(normalized).encode(text).ids
+    assert piped.decode([120, 257, 256]) == "xxa"
+    two = bytepair.Tokenizer([bytes([b]) for b in range(256)] + [b"xa", b"", b""], "gpt2")
+    for write in (hf_json.dumps, gpt2.dumps):
+        with pytest.raises(UnsupportedComponentError, match="at most one empty token"):
+            write(two)

@@ -89,6 +89,13 @@ def vocab_strings(tok: Tokenizer, fmt: str = "this format", *, gaps_ok: bool = F
             "a vocabulary grown from a base whose special tokens sit above its ranks keeps them there); "
             "save as a bytepair JSON file, a .tiktoken rank file or a tokenizer.json instead"
         )
+    empty = tok._empty_ranks
+    if len(empty) > 1:
+        raise UnsupportedComponentError(
+            f"{fmt} keys its vocab by token string, so it holds at most one empty token; this tokenizer "
+            f"has {len(empty)} (ids {', '.join(map(str, empty[:4]))}{', ...' if len(empty) > 4 else ''}); "
+            "save as a bytepair JSON file or a .tiktoken rank file instead"
+        )
     return [token_to_str(t) for t in tok.token_bytes_list]
 
 
@@ -169,7 +176,7 @@ def build(
     _check_specials_and_bytes(tokens, specials, gaps_ok, path, vocab_where)
     listed = _listed_merges(merges, mergeable, tokens, path, vocab_where, merge_where)
     try:
-        tok = Tokenizer([t or None for t in tokens], pattern, dict(specials), name=name)
+        tok = Tokenizer(tokens, pattern, dict(specials), name=name)
         derived = tok.merges
     except VocabError as e:
         raise FormatError(f"{e} (the token does not re-encode to itself)", path=path) from e
@@ -210,9 +217,11 @@ def _mergeable_ids(
 
 def _token_table(
     mergeable: Dict[str, int], gaps_ok: bool, path: object, vocab_where: Callable[[str], object]
-) -> List[bytes]:
-    """The token bytes, index = id (``b""`` at a gap, only when ``gaps_ok``);
-    mergeable ids must be ``0..n-1`` otherwise."""
+) -> List[Optional[bytes]]:
+    """The token bytes, index = id: ``None`` at a gap (only when ``gaps_ok``;
+    mergeable ids must be ``0..n-1`` otherwise), ``b""`` for the entry ``""``
+    (the empty token, as Whisper's ranks have: it decodes to nothing and no
+    text encodes to it)."""
     n = len(mergeable)
     if gaps_ok and mergeable:
         # ids that no entry gives are gaps (a grown vocabulary keeps its base's
@@ -222,7 +231,7 @@ def _token_table(
             check_gaps(len(mergeable), n, n - 1, f"token {max(mergeable, key=mergeable.__getitem__)!r}")
         except VocabError as e:
             raise FormatError(str(e), path=path) from None
-    tokens: List[bytes] = [b""] * n
+    tokens: List[Optional[bytes]] = [None] * n
     for s, i in mergeable.items():
         if i >= n:
             used = set(mergeable.values())
@@ -241,26 +250,24 @@ def _token_table(
                 "(GPT-2 bytes_to_unicode); only byte-level BPE vocabularies can be read",
                 path=path, where=vocab_where(s),
             ) from None
-        if not tokens[i]:
-            raise FormatError("empty token", path=path, where=vocab_where(s))
     return tokens
 
 
 def _check_specials_and_bytes(
-    tokens: List[bytes], specials: Mapping[str, int], gaps_ok: bool, path: object,
+    tokens: List[Optional[bytes]], specials: Mapping[str, int], gaps_ok: bool, path: object,
     vocab_where: Callable[[str], object],
 ) -> None:
     """Special tokens sit after the mergeable ids (or on a gap); every one of
     the 256 bytes is a token."""
     n = len(tokens)
     for s, i in specials.items():
-        if i < n and (not gaps_ok or tokens[i]):
+        if i < n and (not gaps_ok or tokens[i] is not None):
             raise FormatError(
                 f"special token {s!r} has id {i}, inside the mergeable ids 0..{n - 1}; bytepair "
                 "needs special tokens numbered after the mergeable tokens",
                 path=path, where=vocab_where(s),
             )
-    missing_bytes = sorted(set(range(256)) - {t[0] for t in tokens if len(t) == 1})
+    missing_bytes = sorted(set(range(256)) - {t[0] for t in tokens if t is not None and len(t) == 1})
     if missing_bytes:
         raise FormatError(
             f"{len(missing_bytes)} byte(s) have no token (first: 0x{missing_bytes[0]:02x}); such a model "
@@ -270,7 +277,7 @@ def _check_specials_and_bytes(
 
 
 def _listed_merges(
-    merges: Sequence[Tuple[str, str]], mergeable: Dict[str, int], tokens: List[bytes], path: object,
+    merges: Sequence[Tuple[str, str]], mergeable: Dict[str, int], tokens: List[Optional[bytes]], path: object,
     vocab_where: Callable[[str], object], merge_where: Callable[[int], object],
 ) -> Set[Tuple[int, int]]:
     """The merges as id pairs, checked: both parts and the result are tokens,
@@ -288,19 +295,19 @@ def _listed_merges(
         listed.add((ia, ib))
         made.add(r)
     for i, t in enumerate(tokens):
-        if len(t) > 1 and i not in made:
+        if t is not None and len(t) > 1 and i not in made:
             raise FormatError(f"token {mergeable_str(tokens, i)!r} (id {i}) is made by no merge "
                               "(vocab and merges disagree)", path=path, where=vocab_where(mergeable_str(tokens, i)))
     return listed
 
 
 def _check_derived(
-    derived: Sequence[Tuple[int, int]], listed: Set[Tuple[int, int]], tokens: List[bytes], path: object,
+    derived: Sequence[Tuple[int, int]], listed: Set[Tuple[int, int]], tokens: List[Optional[bytes]], path: object,
     vocab_where: Callable[[str], object],
 ) -> None:
     """Each multi-byte token re-encodes through a split the file lists, so the
     file's merge order and bytepair's rank order tokenize alike."""
-    for (left, right), tid in zip(derived, (k for k, t in enumerate(tokens) if len(t) > 1)):
+    for (left, right), tid in zip(derived, (k for k, t in enumerate(tokens) if t is not None and len(t) > 1)):
         if (left, right) not in listed:
             s = mergeable_str(tokens, tid)
             raise FormatError(
@@ -327,8 +334,8 @@ def _bad_merge(k, a, b, ia, ib, r, prev_id, path, merge_where) -> NoReturn:
     )
 
 
-def mergeable_str(tokens: Sequence[bytes], i: int) -> str:
-    return token_to_str(tokens[i])
+def mergeable_str(tokens: Sequence[Optional[bytes]], i: int) -> str:
+    return token_to_str(tokens[i] or b"")
 
 
 def _is_byte_char(c: str) -> bool:

@@ -149,7 +149,7 @@ def loads(
             single = len(str_to_token(s)) == 1
         except KeyError:
             single = False
-        if not single:
+        if s and not single:  # "" is the empty token (Whisper's), never a special token
             candidates[s] = i
     ordinary = [i for s, i in vocab.items() if s not in candidates and s not in specials and isinstance(i, int)]
     top = max(ordinary, default=-1)

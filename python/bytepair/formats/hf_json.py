@@ -117,7 +117,8 @@ def to_dict(tok: Tokenizer, *, merges: str = "all", merge_style: str = "string")
     if merge_style not in ("string", "pair"):
         raise ArgumentError(f"merge_style must be 'string' or 'pair', not {merge_style!r}", name="merge_style")
     strs = _common.vocab_strings(tok, "a Hugging Face tokenizer.json", gaps_ok=True)
-    vocab: Dict[str, int] = {s: i for i, s in enumerate(strs) if s}  # a gap has no entry
+    empty = set(tok._empty_ranks)
+    vocab: Dict[str, int] = {s: i for i, s in enumerate(strs) if s or i in empty}  # a gap has no entry
     specials = sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
     for s, i in specials:
         if s in vocab:

@@ -43,7 +43,7 @@ impl PieceCache {
     /// probe, and the loop resumes with fresh locals (the table may have
     /// grown or been wiped).
     #[inline(never)]
-    #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
+    #[allow(unsafe_code)] // the call to `emit_hits`, see the SAFETY comment
     pub(super) fn flush<M: PieceModel>(
         &mut self,
         seed: &Seed,
@@ -78,62 +78,12 @@ impl PieceCache {
         out.reserve(last_end - first_start + SPILL);
         let mut i = 0;
         while i < batch.len() {
-            let (table, vals) = (self.table.view(), &self.vals[..]);
-            let mut len = out.len();
-            let dst = out.as_mut_ptr();
-            // pieces answered by the table, until one that is not
-            let mut cold = Cold::Long;
-            while let Some(p) = batch.get(i) {
-                // the length tag: 0 for a piece the table cannot hold
-                if p.at % LINE as u64 == 0 {
-                    cold = Cold::Long;
-                    break;
-                }
-                let Some(s) = table.find_pending(p) else {
-                    cold = Cold::Miss;
-                    break;
-                };
-                let k = (s.meta() >> 8) as usize;
-                if k != IN_ARENA as usize {
-                    debug_assert!(out.capacity() - len >= SPILL);
-                    // SAFETY: `out` has room for INLINE + 1 <= SPILL more
-                    // words past `len`: the reserve above covers every piece
-                    // of the batch at one id per byte plus SPILL, and each
-                    // piece advances `len` by at most its byte length (a
-                    // token has at least one byte), so SPILL spare words
-                    // remain. The four words written are plain integers read
-                    // from the slot (ids then meta); the final set_len
-                    // exposes only the `k` ids of each piece.
-                    unsafe {
-                        dst.add(len)
-                            .cast::<[Rank; INLINE + 1]>()
-                            .write_unaligned(s.tail);
-                    }
-                    len += k;
-                } else {
-                    let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
-                    let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
-                        cold = Cold::Arena(at, k);
-                        break;
-                    };
-                    debug_assert!(out.capacity() - len >= SPILL);
-                    // SAFETY: as for the inline ids, `out` has room for SPILL
-                    // more words (the batch reservation keeps SPILL spare
-                    // beyond one id per byte); `src` is SPILL initialised
-                    // words of the arena, which `out` (a different vector)
-                    // does not overlap; only this piece's `k` ids (k <= its
-                    // bytes, so the invariant holds) are exposed.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.add(len), SPILL);
-                    }
-                    len += k;
-                }
-                i += 1;
-            }
-            // SAFETY: every word below `len` was written above (each hit
-            // wrote at least its `k` ids at its cursor) or was already part
-            // of `out`, and `len <= capacity` (the reservation).
-            unsafe { out.set_len(len) };
+            // SAFETY: `out` has room for one id per byte of every piece left
+            // in the batch plus SPILL words: the reservation above, kept by
+            // every path here (each appends at most one id per byte of its
+            // piece).
+            let (stop, cold) = unsafe { self.emit_hits(batch, i, out) };
+            i = stop;
             let Some(&p) = batch.get(i) else { break };
             // the piece the loop stopped at, by what it found
             let buckets = self.table.buckets.len();
@@ -144,14 +94,92 @@ impl PieceCache {
             }
             i += 1;
             if self.table.buckets.len() != buckets {
-                // grown or wiped to another size: the homes moved
-                let t = self.table.view();
-                for q in batch.iter_mut().skip(i) {
-                    let n = (q.at % LINE as u64) as usize;
-                    if n != 0 {
-                        q.at = (t.home_offset(q.key[0], q.key[1], n) + n) as u64;
-                    }
+                self.rehome(&mut batch[i..]);
+            }
+        }
+    }
+
+    /// Appends the ids of the pieces from `batch[i]` on that the table
+    /// answers, keeping the table and the output's cursor in locals; returns
+    /// the index of the first piece it does not answer (`batch.len()` at the
+    /// end) and why ([`Cold`]).
+    ///
+    /// # Safety
+    /// `out` has spare capacity for one id per byte of every piece of
+    /// `batch[i..]`, plus [`SPILL`] words.
+    #[inline(always)]
+    #[allow(unsafe_code)] // the unconditional stores, see the SAFETY comments
+    unsafe fn emit_hits(
+        &self,
+        batch: &[Pending],
+        mut i: usize,
+        out: &mut Vec<Rank>,
+    ) -> (usize, Cold) {
+        let (table, vals) = (self.table.view(), &self.vals[..]);
+        let mut len = out.len();
+        let dst = out.as_mut_ptr();
+        let mut cold = Cold::Long;
+        while let Some(p) = batch.get(i) {
+            // the length tag: 0 for a piece the table cannot hold
+            if p.at % LINE as u64 == 0 {
+                cold = Cold::Long;
+                break;
+            }
+            let Some(s) = table.find_pending(p) else {
+                cold = Cold::Miss;
+                break;
+            };
+            let k = (s.meta() >> 8) as usize;
+            if k != IN_ARENA as usize {
+                debug_assert!(out.capacity() - len >= SPILL);
+                // SAFETY: `out` has room for INLINE + 1 <= SPILL more words
+                // past `len`: the caller's capacity covers every piece at one
+                // id per byte plus SPILL, and each piece advances `len` by at
+                // most its byte length (a token has at least one byte), so
+                // SPILL spare words remain. The four words written are plain
+                // integers read from the slot (ids then meta); the final
+                // set_len exposes only the `k` ids of each piece.
+                unsafe {
+                    dst.add(len)
+                        .cast::<[Rank; INLINE + 1]>()
+                        .write_unaligned(s.tail);
                 }
+                len += k;
+            } else {
+                let (at, k) = (s.tail[0] as usize, s.tail[1] as usize);
+                let Some(src) = vals.get(at..at + SPILL).filter(|_| k <= SPILL) else {
+                    cold = Cold::Arena(at, k);
+                    break;
+                };
+                debug_assert!(out.capacity() - len >= SPILL);
+                // SAFETY: as for the inline ids, `out` has room for SPILL
+                // more words (the caller's capacity keeps SPILL spare beyond
+                // one id per byte); `src` is SPILL initialised words of the
+                // arena, which `out` (a different vector) does not overlap;
+                // only this piece's `k` ids (k <= its bytes, so the
+                // invariant holds) are exposed.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(src.as_ptr(), dst.add(len), SPILL);
+                }
+                len += k;
+            }
+            i += 1;
+        }
+        // SAFETY: every word below `len` was written above (each hit wrote
+        // at least its `k` ids at its cursor) or was already part of `out`,
+        // and `len <= capacity` (the caller's capacity).
+        unsafe { out.set_len(len) };
+        (i, cold)
+    }
+
+    /// Recomputes the home bucket of each pending piece after the table grew
+    /// or was wiped to another size (a piece the table cannot hold has none).
+    fn rehome(&self, pending: &mut [Pending]) {
+        let t = self.table.view();
+        for q in pending {
+            let n = (q.at % LINE as u64) as usize;
+            if n != 0 {
+                q.at = (t.home_offset(q.key[0], q.key[1], n) + n) as u64;
             }
         }
     }
