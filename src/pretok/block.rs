@@ -69,6 +69,17 @@
 //! unnecessary). Qwen2, Qwen3.5 and tekken take numbers one at a time: every
 //! digit starts a piece, and no digit is hard.
 //!
+//! DeepSeek's chain (module `deepseek`) gives cl100k's pieces in ASCII text,
+//! with three differences. Its numbers are regions of their own, cut before the
+//! main pattern runs, so a whitespace run before a digit ends the text that
+//! pattern sees: `\s+(?!\S)` takes the run after its last line break whole,
+//! with no start at `j-1`. It has no contractions (`'s` is punctuation and
+//! letters, as `.com` is), so no apostrophe is hard. ASCII controls are
+//! neither `\p{P}` nor `\p{S}` there but a letter prefix and text no
+//! alternative matches: they count as bytes >= 0x80 (their blocks go to the
+//! scalar scanner). Its first alternative, `[ASCII punctuation][A-Za-z]+`,
+//! stops at a non-ASCII letter, which is hard anyway.
+//!
 //! gpt2 is simpler ([`derive_gpt2`]): runs of letters, digits and punctuation,
 //! each joined by a space just before it, and whitespace runs cut before their
 //! last character; a letter after an apostrophe is hard (contractions).
@@ -183,7 +194,14 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
     starts |= if groups { x.d & !pd } else { x.d };
     starts |= x.p & (pl | pd | pt | pcr);
     starts |= wq & !pwq;
-    starts |= q & pwq & !pcr & !nw;
+    // The last space of a run before non-space, unless a number follows where
+    // numbers are split first: the run ends the text the main pattern sees,
+    // and `\s+(?!\S)` takes it whole.
+    let mut end_ws = q & pwq & !pcr & !nw;
+    if named.numbers_split_first() {
+        end_ws &= !(x.d >> 1 | (next.d & 1) << 63);
+    }
+    starts |= end_ws;
 
     let mut hard = x.na | pna | ppna | nna;
     let dx = x.d | x.na;
@@ -202,7 +220,7 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
         // handed to the scalar scanner).
         hard |= x.ap & pl;
         hard |= hz | later(hz, prev.hz, 1) | later(hz, prev.hz, 2);
-    } else {
+    } else if !named.numbers_split_first() {
         hard |= p1(al, prev.al);
     }
 
@@ -272,13 +290,26 @@ fn carry_of(named: Named, prev: &Carry, x: &Classes) -> Carry {
     }
 }
 
+/// The classes of the block at `at` as `named` sees them: for DeepSeek's
+/// chain the ASCII controls (outside `[\p{P}\p{S}]`, a letter prefix there)
+/// count with the bytes >= 0x80, whose block goes to the scalar scanner.
+#[inline(always)]
+fn classify_at(named: Named, b: &[u8], at: usize, how: Classifier) -> Classes {
+    let mut x = how.classify(&block_at(b, at));
+    if named.numbers_split_first() {
+        x.na |= x.ctl;
+        x.p &= !x.ctl;
+    }
+    x
+}
+
 /// The carry of the 64 bytes before `at` (`at >= 64`) when the blocks before
 /// them were not classified: exact, except that line breaks filling the whole
 /// block may be eaten by punctuation before it, which is marked unsure (hard
 /// positions follow).
 #[inline(always)]
 fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
-    let x = how.classify(&block_at(b, at - 64));
+    let x = classify_at(named, b, at - 64, how);
     let mut carry = carry_of(named, &Carry::default(), &x);
     if x.c == !0 {
         carry.eaten &= !(1 << 63);
@@ -363,17 +394,17 @@ fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, 
             let (prev, x) = match state {
                 Some(v) => v,
                 None if has_high(b, base) => break,
-                None if base == 0 => (Carry::default(), how.classify(&block_at(b, 0))),
+                None if base == 0 => (Carry::default(), classify_at(named, b, 0, how)),
                 None if base >= 64 => (
                     resume_carry(named, b, base, how),
-                    how.classify(&block_at(b, base)),
+                    classify_at(named, b, base, how),
                 ),
                 None => break,
             };
             if x.na != 0 {
                 break;
             }
-            let next = how.classify(&block_at(b, base + 64));
+            let next = classify_at(named, b, base + 64, how);
             let (starts, hard) = derive(named, &prev, &x, &next);
             let mut ev = starts | hard;
             if cur >= base {

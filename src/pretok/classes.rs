@@ -28,6 +28,9 @@ pub(crate) struct Classes {
     pub(super) up: u64,
     /// `/` (in o200k's `[\r\n/]*`).
     pub(super) sl: u64,
+    /// ASCII controls other than whitespace (`\0-\x08`, `\x0E-\x1F`,
+    /// `\x7F`), among `p`: DeepSeek's classes put them outside `[\p{P}\p{S}]`.
+    pub(super) ctl: u64,
 }
 
 #[cfg(test)]
@@ -80,11 +83,12 @@ pub(super) const CLASS: [u8; 256] = {
 /// on any platform in tests.
 #[cfg(test)]
 pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
-    let mut m = [0u64; 10];
+    let mut m = [0u64; 11];
     for (k, &c) in b.iter().enumerate() {
         let f = CLASS[c as usize] as u16
             | (c.is_ascii_uppercase() as u16) << 8
-            | ((c == b'/') as u16) << 9;
+            | ((c == b'/') as u16) << 9
+            | (is_control(c) as u16) << 10;
         for (j, slot) in m.iter_mut().enumerate() {
             *slot |= (((f >> j) & 1) as u64) << k;
         }
@@ -100,7 +104,14 @@ pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
         ap: m[7],
         up: m[8],
         sl: m[9],
+        ctl: m[10],
     }
+}
+
+/// An ASCII control that is not whitespace (the `ctl` class).
+#[cfg(test)]
+pub(super) fn is_control(c: u8) -> bool {
+    (c < 0x20 && !(0x09..=0x0D).contains(&c)) || c == 0x7F
 }
 
 /// AVX2 classifier (two 32-byte halves, one compare and movemask per class).
@@ -150,10 +161,12 @@ unsafe fn classify_avx2(b: &[u8; 64]) -> Classes {
         m.ap |= eq!(v, b'\'') << at;
         m.up |= range!(v, b'A', 26) << at;
         m.sl |= eq!(v, b'/') << at;
+        m.ctl |= (range!(v, 0u8, 32) | eq!(v, 0x7Fu8)) << at;
         m.na |= na;
     }
     m.t = ws & !m.c;
     m.p = !(m.l | m.d | m.sp | ws | m.na);
+    m.ctl &= !ws;
     m
 }
 
@@ -203,6 +216,7 @@ unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
         ap: eq!(b'\''),
         up: range!(v, b'A', 26),
         sl: eq!(b'/'),
+        ctl: (range!(v, 0u8, 32) & !ws) | eq!(0x7Fu8),
     }
 }
 

@@ -120,7 +120,7 @@ pub enum Named {
     Qwen35,
     /// [`NEMO_PATTERN`]: [`Named::O200k`] without contractions, single numbers.
     Nemo,
-    /// [`DEEPSEEK_V3_CHAIN`]: the three stages in one pass (scalar only).
+    /// [`DEEPSEEK_V3_CHAIN`]: the three stages in one pass.
     DeepSeekV3,
     /// [`SUPERWORD_PATTERN`]: spans across spaces (scalar only).
     Superword,
@@ -172,10 +172,16 @@ impl Named {
     }
 
     /// Runs on the block path where the CPU has one (every family but the
-    /// DeepSeek chain, whose classes differ, and the superword spans, whose
-    /// pieces are lines rather than words).
+    /// superword spans, whose pieces are lines rather than words).
     pub fn has_block_path(self) -> bool {
-        !matches!(self, Named::DeepSeekV3 | Named::Superword)
+        self != Named::Superword
+    }
+
+    /// Numbers are cut out by a `Split` stage of their own before the main
+    /// pattern runs, which then sees the text around them as ending there
+    /// (the DeepSeek chain).
+    pub fn numbers_split_first(self) -> bool {
+        self == Named::DeepSeekV3
     }
 
     /// Pieces run across spaces: the only safe cuts are after runs of

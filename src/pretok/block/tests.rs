@@ -72,9 +72,14 @@ fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize
     match how {
         None => sc.for_each_span_scalar(text, |a, b| out.push((a, b))),
         Some(how) => {
+            let t = if named == Named::DeepSeekV3 {
+                super::super::unicode::deepseek_tables()
+            } else {
+                super::super::unicode::tables()
+            };
             let s = Scan {
                 b: text.as_bytes(),
-                t: super::super::unicode::tables(),
+                t,
             };
             super::spans(named, &s, text, how, &mut |a, b| out.push((a, b)));
         }
@@ -84,7 +89,7 @@ fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize
 
 /// The block path with every classifier available equals the scalar scanner.
 /// The patterns with a block path.
-const BLOCKED: [Named; 7] = [
+const BLOCKED: [Named; 8] = [
     Named::Gpt2,
     Named::Cl100k,
     Named::O200k,
@@ -92,6 +97,7 @@ const BLOCKED: [Named; 7] = [
     Named::Qwen2,
     Named::Qwen35,
     Named::Nemo,
+    Named::DeepSeekV3,
 ];
 
 fn check(text: &str) {
@@ -157,7 +163,8 @@ const EDGE: &[&str] = &[
     "v", "e", "r", "R", "d", "m", "a", "Z", "0", "1", "9", ".", ",", "!", "(", "-", "/", "\n/",
     ".\n/", "aB", "Ab", "I'M", "\u{0}", "\u{7f}", "é", "한", "\u{a0}", "\u{3000}", "\u{2028}",
     "\u{85}", "\u{17f}", "\u{212a}", "\u{301}", "\u{663}", "—", "😀", "’", "\r\n", "  ", "\n\n",
-    "'s", "'LL", "ab", "123",
+    "'s", "'LL", "ab", "123", "\u{1}", "\u{1c}", "\u{1f}", "一", "ア", "_", ".com", "\r\n\r\n",
+    " 5", "  ", "\u{b2}",
 ];
 
 struct Rng(u64);
@@ -201,7 +208,7 @@ fn random_edge_text_equals_scalar() {
 fn ascii_runs_at_every_block_offset() {
     for unit in [
         " ", "\n", "\r\n", " \n", "\n ", "\t", "7", "'s", ".", ".\n", "a'", ".\n/", "\n/a", "/\n",
-        "aB", "é", "\u{a0}",
+        "aB", "é", "\u{a0}", " 5", "\n 5", "\r\n  ", ".a", "a.", "\u{1}", "一", "x一",
     ] {
         for before in 0..70 {
             for reps in [1, 2, 3, 4, 5, 70] {
