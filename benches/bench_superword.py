@@ -11,6 +11,7 @@ Latin: en; "mixed" when none has 60% of the letters).
     python benches/bench_superword.py compression [--vocab 32768,65536,131072] [--transitions 0.8,0.9,0.95]
     python benches/bench_superword.py train [--vocab 65536] [--threads 2] [--copies N]
     python benches/bench_superword.py encode [--vocab 65536]
+    python benches/bench_superword.py stages [--vocab 65536] [--threads 2] [--copies N]
 
 ``compression``: held-out tokens of plain BPE and of the superword tokenizer
 of the same size trained on the same text, per corpus / language (negative:
@@ -22,7 +23,10 @@ training, each in a fresh process. ``--copies N`` trains on N copies of the
 English text instead, every copy after the first with one word in ten
 replaced by a word drawn from the text (seeded), so that its lines are new
 lines, as in a larger corpus, while the phrases stay English (a synthetic
-stand-in: the registries hold no larger English text). ``encode``: MB/s of bytepair and of
+stand-in: the registries hold no larger English text). ``stages``: one
+superword training at t = 90% (with ``--copies``, on the varied copies), in a
+fresh process, its stages run one by one as ``bytepair.superword`` runs
+them: wall and CPU seconds of each, and the peak RSS so far. ``encode``: MB/s of bytepair and of
 Hugging Face ``tokenizers`` (one thread each, ``RAYON_NUM_THREADS=1``) on the
 exported ``tokenizer.json``, per corpus, batches of documents, ids checked
 equal. The machine, versions and command are printed first.
@@ -173,6 +177,51 @@ def cmd_train(args, tmp: Path) -> None:
               f"| {r['peak_rss'] / 1e6:,.0f} |", flush=True)
 
 
+def _child_stages(path: str, vocab: int, threads: int) -> None:
+    from bytepair import _core, patterns
+    from bytepair.counts import count_chunks
+    from bytepair.superword import DEFAULT_MAX_WORDS, transition_size
+
+    def stage(name, f):
+        w0, c0 = time.perf_counter(), _cpu()
+        out = f()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(f"| {name} | {time.perf_counter() - w0:.1f} | {_cpu() - c0:.1f} | {peak / 1e6:,.0f} |", flush=True)
+        return out
+
+    w0, c0 = time.perf_counter(), _cpu()
+    words = stage("stage 1: counting words", lambda: count_chunks(Path(path), num_threads=threads))
+    t = transition_size(0.9, vocab)
+    base = stage("stage 1: merges", lambda: quiet_train(counts=words, vocab_size=t, num_threads=threads))
+    spans = stage("stage 2: counting spans", lambda: count_chunks(Path(path), pattern=patterns.SUPERWORD,
+                                                                  num_threads=threads))
+    first = 256 + len(base.merges)
+    stage("stage 2: encoding the spans, pair state, merges", lambda: _core.extend_merges(
+        base._core, spans.table, first, vocab - first, 1, None, None, max_words=DEFAULT_MAX_WORDS,
+        num_threads=threads))
+    print(f"| all | {time.perf_counter() - w0:.1f} | {_cpu() - c0:.1f} | |")
+    print(f"{len(spans.table):,} distinct spans, {spans.table.arena_len / 1e6:,.0f} MB")
+
+
+def _cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
+
+
+def cmd_stages(args, tmp: Path) -> None:
+    path, _ = training_file(ENGLISH, tmp)
+    if args.copies > 1:
+        path = varied_copies(path, args.copies, tmp)
+    print(f"training text: {path.name}, {path.stat().st_size / 1e6:.1f} MB, vocab {args.vocab:,}, t = 90%, "
+          f"{args.threads} threads; load average {os.getloadavg()[0]:.1f}")
+    print("| stage | seconds | CPU seconds | peak RSS so far (MB) |")
+    print("|---|---|---|---|", flush=True)
+    env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
+    subprocess.run([sys.executable, __file__, "_child_stages", str(path), str(args.vocab), str(args.threads)],
+                   env=env, check=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def cmd_encode(args, tmp: Path) -> None:
     from tokenizers import Tokenizer as HF
 
@@ -203,13 +252,16 @@ def main() -> None:
     if sys.argv[1:2] == ["_child_train"]:
         _child_train(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
         return
+    if sys.argv[1:2] == ["_child_stages"]:
+        _child_stages(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=["compression", "train", "encode"])
+    p.add_argument("what", choices=["compression", "train", "encode", "stages"])
     p.add_argument("--vocab", default="65536")
     p.add_argument("--transitions", default="0.8,0.9,0.95")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=2)
-    p.add_argument("--copies", type=int, default=1, help="train: varied copies of the English text (see above)")
+    p.add_argument("--copies", type=int, default=1, help="train, stages: varied copies of the English text (see above)")
     args = p.parse_args()
     import tokenizers
 
@@ -221,6 +273,9 @@ def main() -> None:
     if args.what == "train":
         args.vocab = int(args.vocab)
         cmd_train(args, tmp)
+    elif args.what == "stages":
+        args.vocab = int(args.vocab)
+        cmd_stages(args, tmp)
     elif args.what == "encode":
         args.vocab = int(args.vocab)
         cmd_encode(args, tmp)

@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 
 use crate::encode::cache::{self, CacheStats, PieceCache, Spans};
 use crate::error::{Error, Result};
-use crate::pretok::Pretokenizer;
+use crate::pretok::{Named, Pretokenizer};
 use crate::vocab::Vocab;
 use crate::Rank;
 
@@ -127,11 +127,15 @@ impl CoreBpe {
     /// Builds an encoder around an existing vocabulary (e.g. from
     /// [`Vocab::from_tiktoken`]).
     pub fn from_vocab(
-        vocab: Vocab,
+        mut vocab: Vocab,
         specials: Vec<(String, Rank)>,
         pattern: Option<&str>,
     ) -> Result<Self> {
         let pretok = Pretokenizer::new(pattern)?;
+        if pretok.named() == Some(Named::Superword) {
+            // spans of words: long pieces merge in two stages (encode::staged)
+            vocab.set_staged();
+        }
         let mut map = FxHashMap::default();
         let mut special_decoder = FxHashMap::default();
         for (s, r) in &specials {

@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::linked::{initial_pairs, merge_linked, PairQueue};
+use super::linked::{initial_pairs, merge_linked, merge_tokens_linked, PairQueue};
 use super::pair_key::{key, unkey};
 use crate::vocab::Vocab;
 use crate::Rank;
@@ -24,6 +24,14 @@ use crate::Rank;
 /// entry (at most n initial + 2 per merge).
 pub fn encode_piece_heap(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
     merge_linked(piece, vocab, out, |parts, _| {
+        BinaryHeap::from_iter(initial_pairs(parts).map(|(r, l)| Reverse(key(r, l))))
+    });
+}
+
+/// The heap path from a sequence of tokens: the merges that follow `tokens`
+/// (see [`merge_tokens_linked`]), O(m log m) for m tokens.
+pub fn merge_tokens_heap(tokens: &[Rank], vocab: &Vocab, out: &mut Vec<Rank>) {
+    merge_tokens_linked(tokens, vocab, out, |parts, _| {
         BinaryHeap::from_iter(initial_pairs(parts).map(|(r, l)| Reverse(key(r, l))))
     });
 }

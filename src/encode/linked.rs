@@ -73,6 +73,50 @@ pub(super) fn merge_linked<Q: PairQueue>(
         });
     }
     parts[0].prev = NONE;
+    run_linked(parts, pairs, vocab, out, make);
+}
+
+/// [`merge_linked`] from a sequence of tokens instead of bytes: the merges
+/// that follow, in the same order, are those of a piece whose merging has
+/// reached `tokens` (the staged path's second stage, [`super::staged`]).
+/// One [`Part`] per token.
+pub(super) fn merge_tokens_linked<Q: PairQueue>(
+    tokens: &[Rank],
+    vocab: &Vocab,
+    out: &mut Vec<Rank>,
+    make: impl FnOnce(&[Part], usize) -> Q,
+) {
+    let n = tokens.len();
+    let mut parts: Vec<Part> = Vec::with_capacity(n);
+    let mut pairs = 0;
+    for (i, &t) in tokens.iter().enumerate() {
+        let pair = tokens
+            .get(i + 1)
+            .map_or(NONE, |&u| vocab.pair_rank(t, u).unwrap_or(NONE));
+        pairs += (pair != NONE) as usize;
+        parts.push(Part {
+            next: i as u32 + 1,
+            prev: (i as u32).wrapping_sub(1),
+            tok: t,
+            pair,
+        });
+    }
+    if let Some(first) = parts.first_mut() {
+        first.prev = NONE;
+    }
+    run_linked(parts, pairs, vocab, out, make);
+}
+
+/// The loop of [`merge_linked`] on its parts (one per initial token; `n` =
+/// `parts.len()` ends the list) with `pairs` initial candidate pairs.
+fn run_linked<Q: PairQueue>(
+    mut parts: Vec<Part>,
+    pairs: usize,
+    vocab: &Vocab,
+    out: &mut Vec<Rank>,
+    make: impl FnOnce(&[Part], usize) -> Q,
+) {
+    let n = parts.len();
     let mut pending = make(&parts, pairs);
     while let Some((r, l)) = pending.pop() {
         let li = l as usize;

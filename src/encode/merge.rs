@@ -13,6 +13,7 @@
 //! | path | file | runs for | cost |
 //! | --- | --- | --- | --- |
 //! | whole-token lookup | here | a piece that is a token | one hash probe |
+//! | staged | [`super::staged`] | a superword tokenizer's pieces of more than [`STAGED_MIN`] bytes: word-sized parts merged by the ranks below the first token bridging words, then their tokens by the whole vocabulary | linear when word cuts are frequent |
 //! | short scan | [`super::scan`] | pieces of at most [`SHORT_PIECE_MAX`](super::SHORT_PIECE_MAX) bytes | O(n·m), in cache |
 //! | runs | [`super::runs`] | long pieces of at most 64 runs of one byte (`'x' * N`), while each round's sweep is the greedy order | O(rounds × runs) |
 //! | flat, then runs | [`super::flat_runs`] | long repetitive pieces of [`super::flat_runs::FLAT_MIN`] bytes or more that collapse into runs in a few rounds (`'aA' * N`) | linear |
@@ -44,8 +45,13 @@
 
 use super::shape::merge_by_shape;
 use super::split::encode_piece_split;
+use super::staged::encode_piece_staged;
 use crate::vocab::Vocab;
 use crate::Rank;
+
+/// Pieces longer than this take the staged path ([`super::staged`]) when
+/// the vocabulary has one ([`Vocab::stage1`]); shorter ones are merged whole.
+pub const STAGED_MIN: usize = 16;
 
 /// Encodes one piece and appends its ranks to `out`: the whole-token lookup,
 /// else the merge path by shape (see the module table).
@@ -67,6 +73,11 @@ pub fn encode_piece(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
 /// merge path by length and shape ([`super::shape`]), else the split.
 #[inline]
 pub fn encode_piece_parts(piece: &[u8], vocab: &Vocab, out: &mut Vec<Rank>) {
+    if piece.len() > STAGED_MIN {
+        if let Some(stage1) = vocab.stage1() {
+            return encode_piece_staged(piece, vocab, stage1, out);
+        }
+    }
     if !merge_by_shape(piece, vocab, out) {
         encode_piece_split(piece, vocab, out);
     }

@@ -18,6 +18,7 @@ mod runs;
 mod scan;
 mod shape;
 mod split;
+mod staged;
 
 #[cfg(test)]
 mod tests;
@@ -29,3 +30,4 @@ pub use queue::encode_piece_queue;
 pub use runs::encode_piece_runs;
 pub use scan::{encode_piece_scan, encode_short_by_bytes, SHORT_PIECE_MAX};
 pub use split::encode_piece_split;
+pub use staged::encode_piece_staged;

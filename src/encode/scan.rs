@@ -134,7 +134,7 @@ fn scan_merge(
 /// of a single one (with one minimum this loop takes 75% of `scan_merge`'s
 /// time on English; it is the merge loop's inner loop, run once per merge).
 #[inline(always)]
-fn min_pair(parts: &[(Rank, Rank)]) -> (Rank, usize) {
+pub(super) fn min_pair(parts: &[(Rank, Rank)]) -> (Rank, usize) {
     let mut m = [u64::MAX; 4];
     let mut chunks = parts.chunks_exact(4);
     for (c, ch) in chunks.by_ref().enumerate() {

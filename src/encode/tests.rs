@@ -384,3 +384,27 @@ fn long_run_is_fast_and_exact() {
     encode_piece_queue(&piece, &v, &mut got);
     assert_eq!(got, want);
 }
+
+/// The staged path at every split rank `t` over random vocabularies of
+/// words and spaces (in merge order, and shuffled so that tokens bridging
+/// spaces come early and late): the oracle's ids for any `t`, on short
+/// pieces and on pieces long enough for stage 2 to take the heap.
+#[test]
+fn staged_matches_oracle_at_every_split_rank() {
+    use crate::vocab::stage1::{prefix, FirstStage};
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for round in 0..40 {
+        let v = rng.vocab_of_merges(b"ab ", 40, 7, round % 2 == 1);
+        for t in 256..v.len() as Rank {
+            let Some(first) = prefix(&v, t).map(FirstStage::new) else {
+                continue;
+            };
+            for len in [1usize, 2, 9, 40, 300] {
+                let piece = rng.piece(len, b"ab  ");
+                let mut got = Vec::new();
+                encode_piece_staged(&piece, &v, &first, &mut got);
+                assert_eq!(got, oracle(&piece, &v), "t = {t}, piece {piece:?}");
+            }
+        }
+    }
+}

@@ -238,8 +238,8 @@ fn encode_shards<'py>(
     }
     // the collected vectors themselves, viewed by numpy without a copy
     Ok((
-        array::owned(py, collected.ids),
-        array::owned(py, collected.offsets),
+        array::owned(py, collected.ids)?,
+        array::owned(py, collected.offsets)?,
     ))
 }
 

@@ -184,7 +184,7 @@ impl PyCoreBpe {
             .detach(|| self.inner.encode_threads(&text, &policy, num_threads))
             .map_err(to_py)?;
         // the encoder's own buffer, handed over without a copy
-        Ok(array::owned(py, ids))
+        array::owned(py, ids)
     }
 
     #[pyo3(name = "count", signature = (text, allowed_special=None, disallowed_special=None))]
@@ -278,7 +278,7 @@ impl PyCoreBpe {
                 Ok((flat.into_ids(num_threads)?, offsets))
             })
             .map_err(to_py)?;
-        Ok((array::owned(py, ids), array::owned(py, offsets)))
+        Ok((array::owned(py, ids)?, array::owned(py, offsets)?))
     }
 
     #[pyo3(name = "count_batch", signature = (texts, allowed_special=None, disallowed_special=None, num_threads=None))]

@@ -331,7 +331,7 @@ impl PyPipeline {
         let ids = py
             .detach(|| self.inner.encode(text, add_special_tokens, split_special))
             .map_err(to_py)?;
-        Ok(array::owned(py, ids))
+        array::owned(py, ids)
     }
 
     /// `encode_batch` as one `numpy.uint32` array of every id and the
@@ -357,7 +357,7 @@ impl PyPipeline {
                 Ok::<_, Error>((crate::parallel::concat_par(&lists, num_threads)?, offsets))
             })
             .map_err(to_py)?;
-        Ok((array::owned(py, flat), array::owned(py, offsets)))
+        Ok((array::owned(py, flat)?, array::owned(py, offsets)?))
     }
 
     /// `encode` of every text, on `num_threads` threads (`None`: one per core).

@@ -22,9 +22,15 @@ use crate::parallel;
 use crate::vocab::Vocab;
 use crate::Rank;
 
-/// Chunks per task: small enough to spread a table over the threads, large
-/// enough for each task's part cache to pay off.
+/// Chunks per task: at least this many, so that each task's part cache pays
+/// off, and at most [`TASK_CHUNKS_MAX`]; in between, four tasks per thread.
+/// Every task merges its distinct parts anew, so on a large table fewer,
+/// larger tasks merge far fewer parts (the chunks of superword training are
+/// lines made of the same few thousand words).
 const TASK_CHUNKS: usize = 16_384;
+
+/// See [`TASK_CHUNKS`].
+const TASK_CHUNKS_MAX: usize = 1 << 18;
 
 /// Longest part kept in a task's cache (longer ones are rare and merged
 /// each time).
@@ -44,6 +50,17 @@ impl Encoded {
     /// Number of ids over all chunks.
     pub fn ids(&self) -> usize {
         self.tasks.iter().map(|t| t.0.len()).sum()
+    }
+
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.tasks.iter().map(|t| t.1.len()).sum()
+    }
+
+    /// The tasks: each one's ids back to back, and per chunk its number of
+    /// ids and its count (tasks in table order).
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
     }
 
     /// `(ids, count)` of every chunk, in table order.
@@ -67,10 +84,12 @@ pub(super) fn encode_table(
     threads: Option<usize>,
     ctl: &Control,
 ) -> Result<Encoded> {
-    let starts: Vec<usize> = (0..table.len()).step_by(TASK_CHUNKS).collect();
+    let k = parallel::resolve_threads(threads)?;
+    let per_task = (table.len() / (4 * k)).clamp(TASK_CHUNKS, TASK_CHUNKS_MAX);
+    let starts: Vec<usize> = (0..table.len()).step_by(per_task).collect();
     let tasks = parallel::map_par(&starts, threads, |&from| {
         ctl.check()?;
-        let to = (from + TASK_CHUNKS).min(table.len());
+        let to = (from + per_task).min(table.len());
         Ok(encode_range(base, table, from, to))
     })?;
     Ok(Encoded { tasks })

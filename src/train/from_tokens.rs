@@ -3,14 +3,8 @@
 //! languages ([`parity_merges`]). Both equal their readable versions in
 //! `bytepair.reference` (`extend_from_counts`, `train_parity_from_counts`).
 //!
-//! [`Seqs`] is the incremental state of one corpus: every initial token is a
-//! node, nodes of a chunk form a doubly linked list, and the node index orders
-//! occurrences exactly as the tie-break rule reads them (chunks in first-seen
-//! order, left to right). It is the byte-position state of [`super::positions`]
-//! with nodes for whole tokens, so the same invariants hold: a pair occurrence
-//! that disappears never comes back, occurrence lists stay sorted (every pair
-//! holding a new id is created in the one step that makes the id), and a heap
-//! entry never ranks a pair below its true rank.
+//! Each corpus is a [`Seqs`] (in [`super::seqs`]): its tokens as linked
+//! nodes, the pairs with their counts and occurrences, and a lazy heap.
 //!
 //! Pairs passed over (never chosen): those whose joined token would exceed
 //! `max_token_length` bytes, and those whose joined bytes already are a token
@@ -19,201 +13,18 @@
 //! with a word bound (superword training) also passes over pairs whose joined
 //! token holds more than `max_words` words; those never enter the heap.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 
 use rustc_hash::FxHashSet;
 
 use super::encoded::encode_table;
 use super::options::MergeOptions;
-use super::pairs::{merge_pair, Node, Pairs, NONE};
+use super::pairs::NONE;
+use super::seqs::Seqs;
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 use crate::Rank;
-
-/// The merge state of one corpus (see the module docs).
-struct Seqs {
-    nodes: Vec<Node>,
-    freqs: Vec<i64>,
-    pairs: Pairs,
-    /// Pairs passed over for good.
-    banned: Vec<bool>,
-    heap: BinaryHeap<(i64, Reverse<u32>, u32)>,
-    /// Weighted number of tokens (sum over chunks of length x frequency).
-    tokens: i64,
-    /// Whether this corpus chooses merges (a dev set only follows them).
-    chooses: bool,
-}
-
-fn overflow() -> Error {
-    Error::training("chunk counts add up to more than 2^61")
-}
-
-impl Seqs {
-    /// Builds the state from chunks given as id sequences with their counts.
-    /// Pairs that `eligible` rejects never enter the heap.
-    fn new<'a>(
-        chunks: impl Iterator<Item = (&'a [Rank], u64)>,
-        size_hint: usize,
-        chooses: bool,
-        eligible: &mut impl FnMut(u32, u32) -> bool,
-    ) -> Result<Self> {
-        let mut st = Seqs {
-            nodes: Vec::with_capacity(size_hint),
-            freqs: Vec::new(),
-            pairs: Pairs::with_byte_pairs(),
-            banned: vec![false; 65536],
-            heap: BinaryHeap::new(),
-            tokens: 0,
-            chooses,
-        };
-        let mut total: i64 = 0;
-        for (ci, (ids, c)) in chunks.enumerate() {
-            let w = i64::try_from(c)
-                .ok()
-                .filter(|w| total.checked_add(*w).is_some_and(|t| t < i64::MAX / 4))
-                .ok_or_else(overflow)?;
-            total += w;
-            let len = ids.len() as u64;
-            st.tokens = (len as i64)
-                .checked_mul(w)
-                .and_then(|x| st.tokens.checked_add(x))
-                .filter(|t| *t < i64::MAX / 4)
-                .ok_or_else(overflow)?;
-            st.freqs.push(w);
-            let pos = st.nodes.len() as u64;
-            if pos + len >= u64::from(NONE - 1) {
-                return Err(Error::training(
-                    "the corpus holds more than 4 G tokens; use a pre-tokenization pattern",
-                ));
-            }
-            let pos = pos as u32;
-            let len = len as u32;
-            for (j, &id) in ids.iter().enumerate() {
-                let j = j as u32;
-                st.nodes.push(Node {
-                    tok: id,
-                    next: if j + 1 < len { pos + j + 1 } else { NONE },
-                    prev: if j > 0 { pos + j - 1 } else { NONE },
-                    chunk: ci as u32,
-                });
-            }
-        }
-        let mut scratch = Vec::new();
-        for p in 0..st.nodes.len() {
-            let node = st.nodes[p];
-            if node.next != NONE {
-                let b = st.nodes[node.next as usize].tok;
-                st.inc(
-                    node.tok,
-                    b,
-                    st.freqs[node.chunk as usize],
-                    p as u32,
-                    &mut scratch,
-                );
-            }
-        }
-        if chooses {
-            for i in 0..st.pairs.pair_ab.len() {
-                let (a, b) = st.pairs.pair_ab[i];
-                if st.pairs.counts[i] > 0 && eligible(a, b) {
-                    st.heap
-                        .push((st.pairs.counts[i], Reverse(st.pairs.occ[i][0]), i as u32));
-                }
-            }
-        }
-        Ok(st)
-    }
-
-    #[inline]
-    fn inc(&mut self, a: u32, b: u32, w: i64, pos: u32, touched: &mut Vec<u32>) {
-        let (i, new, before) = self.pairs.add(a, b, w, pos);
-        if new {
-            self.banned.push(false);
-        }
-        if before == 0 {
-            touched.push(i);
-        }
-    }
-
-    /// The best pair (highest count, then earliest occurrence) that `skip`
-    /// does not reject; rejected pairs are banned for good. `(index, count)`.
-    fn best(&mut self, mut skip: impl FnMut(u32, u32) -> bool) -> Option<(u32, i64)> {
-        loop {
-            let (c, Reverse(key), i) = self.heap.pop()?;
-            if self.banned[i as usize] {
-                continue;
-            }
-            let cur = self.pairs.counts[i as usize];
-            if cur <= 0 {
-                continue;
-            }
-            let Some(first) = self.pairs.first_valid(&self.nodes, i) else {
-                continue;
-            };
-            if cur == c && first == key {
-                let (a, b) = self.pairs.pair_ab[i as usize];
-                if skip(a, b) {
-                    self.banned[i as usize] = true;
-                    continue;
-                }
-                return Some((i, cur));
-            }
-            self.heap.push((cur, Reverse(first), i));
-        }
-    }
-
-    /// Puts a pair popped by [`Self::best`] back (it was not used).
-    fn unpop(&mut self, i: u32, count: i64) {
-        if let Some(first) = self.pairs.first_valid(&self.nodes, i) {
-            self.heap.push((count, Reverse(first), i));
-        }
-    }
-
-    /// Merges every occurrence of `(a, b)` into `new_id`, left to right; the
-    /// pairs it creates enter the heap when `eligible` accepts them.
-    fn apply(
-        &mut self,
-        (a, b): (u32, u32),
-        new_id: u32,
-        touched: &mut Vec<u32>,
-        eligible: &mut impl FnMut(u32, u32) -> bool,
-    ) {
-        let Some(best) = self.pairs.lookup(a, b) else {
-            return;
-        };
-        touched.clear();
-        let banned = &mut self.banned;
-        self.tokens -= merge_pair(
-            &mut self.nodes,
-            &self.freqs,
-            &mut self.pairs,
-            best,
-            new_id,
-            |i, new, before| {
-                if new {
-                    banned.push(false);
-                }
-                if before == 0 {
-                    touched.push(i);
-                }
-            },
-        );
-        if self.chooses {
-            for &t in touched.iter() {
-                let (x, y) = self.pairs.pair_ab[t as usize];
-                if self.pairs.counts[t as usize] > 0 && !self.banned[t as usize] && eligible(x, y) {
-                    if let Some(first) = self.pairs.first_valid(&self.nodes, t) {
-                        self.heap
-                            .push((self.pairs.counts[t as usize], Reverse(first), t));
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// Bytes of every token: the base's and the new ones, with a set to test
 /// whether joined bytes already are a token.
@@ -315,7 +126,9 @@ static BYTES: [u8; 256] = {
 /// token gets id `first_id + k`. Returns the merged pairs as ids. With
 /// `max_words`, a pair whose joined token holds more words ([`word_count`])
 /// is never chosen (see `bytepair.reference.extend_from_counts`). The chunks
-/// are encoded on `threads` threads ([`super::encoded`]); the merges do not
+/// are encoded ([`super::encoded`]), the loop's state is built
+/// ([`Seqs::from_encoded`]) and the merges of pairs with many occurrences are
+/// applied ([`super::merge_par`]) on `threads` threads; the merges do not
 /// depend on the thread count.
 ///
 /// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
@@ -340,7 +153,7 @@ pub fn extend_merges(
     }
     let encoded = encode_table(base, table, threads, ctl)?;
     let mut toks = Tokens::new(Some(base), first_id);
-    let mut st = Seqs::new(encoded.chunks(), encoded.ids(), true, &mut |a, b| {
+    let mut st = Seqs::from_encoded(&encoded, threads, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
     })?;
     drop(encoded);
@@ -361,7 +174,7 @@ pub fn extend_merges(
         toks.push(a, b);
         st.apply((a, b), new_id, &mut touched, &mut |x, y| {
             !toks.too_many_words(x, y, max_words)
-        });
+        })?;
         merges.push((a, b));
         ctl.merges_done
             .store(merges.len() as u64, Ordering::Relaxed);
@@ -516,7 +329,7 @@ pub fn parity_merges(
             .chain(devs.iter_mut())
             .chain(pooled.iter_mut())
         {
-            st.apply((a, b), new_id, &mut touched, &mut |_, _| true);
+            st.apply((a, b), new_id, &mut touched, &mut |_, _| true)?;
         }
         observe(merges.len(), l);
         merges.push((a, b));

@@ -21,6 +21,7 @@ use crate::Rank;
 pub mod cuts;
 pub mod flat;
 mod merges;
+pub mod stage1;
 
 pub use cuts::Cuts;
 pub use merges::{derive_merges, spell_merges};
@@ -67,6 +68,8 @@ pub struct Vocab {
     /// `multilingual.tiktoken` lists `= 50256`, and tiktoken keeps it). No
     /// text encodes to it: the lookup tables hold no empty token.
     empty: Box<[Rank]>,
+    /// The staged merge path's first stage ([`stage1`]): off unless set.
+    stage1: stage1::Stage1,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -611,6 +614,7 @@ impl Builder {
             mid: HashTable::new(),
             cuts: OnceLock::new(),
             empty: empty.into_boxed_slice(),
+            stage1: stage1::Stage1::default(),
         };
         v.short = v.build_short();
         v.mid = v.build_mid();

@@ -8,8 +8,10 @@ One Ray is started for the whole module (``ray.init`` takes 5-20 s on a busy
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -242,3 +244,85 @@ def test_ray_tasks_reserve_the_memory_limit(engine, tmp_path, monkeypatch):
     for reduce in ("driver", "tree"):
         count_chunks(paths, special_tokens=SPECIALS, engine=engine, reduce=reduce, memory_limit="64MB")
     assert seen == [64_000_000, 64_000_000]
+
+
+def slow_unless_first(shared, i):
+    """A task body: task 0 returns at once; the others run for up to a minute,
+    noting in folder ``shared`` that they started and that they unwound."""
+    if i == 0:
+        return i
+    folder = Path(shared)
+    (folder / f"started-{i}").touch()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+        return i
+    finally:
+        (folder / f"unwound-{i}").touch()
+
+
+@pytest.mark.parametrize("method", ["run", "tree_reduce"])
+def test_ray_abandoned_tasks_unwind_without_ray_cancel(engine, tmp_path, monkeypatch, method):
+    """Tasks the driver abandons (here: the consumer stops early, or a map task
+    fails) stop through their run's stop flag, not `ray.cancel` (Ray's task
+    submitter can abort the driver when a cancel meets a finishing task): each
+    unwinds (its `finally` runs) within a second or so, a task that had not
+    started yet stops at once, and the flag is removed from Ray's store."""
+    from ray.experimental import internal_kv
+
+    from bytepair.distributed.engines import RayEngine
+    from bytepair.distributed.engines import ray as ray_engine
+
+    cancels = []
+    monkeypatch.setattr(ray, "cancel", lambda ref, **kw: cancels.append(kw))
+    eng = RayEngine()
+    arglist = [(i,) for i in range(5)]  # 2 CPUs: some tasks wait for a free one
+    t0 = []
+
+    def give_up():  # once a slow task runs
+        while not list(tmp_path.glob("started-*")):
+            time.sleep(0.05)
+        t0.append(time.monotonic())
+        raise RuntimeError("the consumer gives up")
+
+    if method == "run":
+        results = eng.run(slow_unless_first, arglist, shared=str(tmp_path))
+        with pytest.raises(RuntimeError, match="gives up"), contextlib.closing(results):
+            for _ in results:
+                give_up()
+    else:
+        with pytest.raises(RuntimeError, match="gives up"):
+            eng.tree_reduce(slow_unless_first, arglist, listed, shared=str(tmp_path), on_done=give_up)
+    secs = time.monotonic() - t0[0]
+    assert cancels == []
+    assert secs < ray_engine.CANCEL_GRACE / 2, f"took {secs:.1f} s"
+    started = sorted(x.name.split("-")[1] for x in tmp_path.glob("started-*"))
+    assert started and sorted(x.name.split("-")[1] for x in tmp_path.glob("unwound-*")) == started
+    assert internal_kv._internal_kv_list("stop-", namespace=ray_engine.STOP_NAMESPACE) == []
+
+
+def deaf_unless_first(shared, i):
+    """A task body: task 0 returns at once; the others ignore interrupts for 3 s."""
+    deadline = time.monotonic() + (0 if i == 0 else 3)
+    while time.monotonic() < deadline:
+        try:
+            time.sleep(0.01)
+        except KeyboardInterrupt:
+            continue
+    return i
+
+
+def test_ray_tasks_deaf_to_the_stop_flag_are_force_cancelled_after_the_grace(engine, monkeypatch):
+    """On a cluster this program did not start, a task still running when the
+    grace ends is force-cancelled (the last resort); the others were not."""
+    from bytepair.distributed.engines import RayEngine
+    from bytepair.distributed.engines import ray as ray_engine
+
+    cancels = []
+    monkeypatch.setattr(ray, "cancel", lambda ref, **kw: cancels.append(kw))
+    monkeypatch.setattr(ray_engine, "CANCEL_GRACE", 0.5)
+    results = RayEngine().run(deaf_unless_first, [(0,), (1,)])
+    with contextlib.closing(results):
+        assert next(results)[0] == 0
+    assert cancels == [{"force": True}]

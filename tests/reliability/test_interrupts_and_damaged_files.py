@@ -4,6 +4,8 @@
   KeyboardInterrupt (raised by the iterator, or delivered as a signal while the
   merge loop runs) propagates, writes nothing, and the next training in the same
   process gives the same result as an uninterrupted one;
+* an interrupt pending when a process makes its first numpy array (numpy's C
+  API not loaded yet) is a KeyboardInterrupt, not a Rust panic;
 * a save that fails (disk full, failing rename, missing folder) raises OSError
   and leaves the previous file byte for byte and no temporary file behind;
 * truncated, bit-flipped or structurally wrong tokenizer files raise a clear
@@ -20,6 +22,7 @@ import os
 import pkgutil
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -32,7 +35,7 @@ from hypothesis import strategies as st
 import bytepair
 from bytepair import CharTokenizer, formats
 from bytepair.errors import BytepairError
-from conftest import CORPORA, corpus, no_panic
+from conftest import CORPORA, corpus, no_panic, optional
 from conftest import HYPOTHESIS_SCALE as SCALE
 
 SETTINGS = {
@@ -147,6 +150,30 @@ def test_training_interrupted_by_signal(clean):
     assert interrupted, "five trainings of 1.4 MB under SIGINT every 10 ms all ended without KeyboardInterrupt"
     again = _clean_train()
     assert again == clean
+
+
+FIRST_ARRAY = """
+import _thread, threading, bytepair
+core = bytepair.get_encoding("gpt2")._core
+text = "hello world, " * 3_000_000  # 39 MB: the core encodes for longer than the timer below
+threading.Timer(0.1, _thread.interrupt_main).start()  # Ctrl-C while the core runs without checking signals
+try:
+    core.encode_to_array(text, None, None, 1)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+except BaseException as e:
+    print(type(e).__name__)
+"""
+
+
+def test_interrupt_while_the_first_numpy_array_is_made():
+    """The interrupt is raised when the core hands its ids to numpy, the first
+    numpy array of the process: numpy's Python code for loading its C API runs
+    then, and the interrupt comes out as KeyboardInterrupt, not a panic."""
+    optional("numpy")
+    got = subprocess.run([sys.executable, "-c", FIRST_ARRAY], capture_output=True, text=True, timeout=120)
+    assert got.stdout.strip() == "KeyboardInterrupt", got.stdout + got.stderr
+    assert "panicked" not in got.stderr, got.stderr
 
 
 # ---------------------------------------------------------------- writes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import os
 import secrets
 import signal
@@ -15,12 +16,18 @@ from . import reaper
 from .base import Engine, Outcome, TaskFn, call_task, check_retries
 
 #: Seconds that tasks abandoned by the driver (an error, Ctrl-C, SIGTERM) get
-#: to unwind, removing their temporary files, before Ray kills their workers.
+#: to unwind, removing their temporary files, before the driver stops waiting
+#: for them (see :meth:`RayEngine._abandon`).
 CANCEL_GRACE = 10.0
 #: Seconds of one wait on Ray before the driver looks at signals again.
 WAIT_STEP = 0.25
+#: Seconds between two looks of a running task at its run's stop flag.
+STOP_POLL = 0.2
+#: The namespace of the stop flags in Ray's key-value store (kept in the GCS).
+STOP_NAMESPACE = "bytepair"
 
 _reaper_pipes: List[int] = []  # write ends of the reapers' stdin, open for the life of the program
+_started_here: Optional[str] = None  # the GCS address of the local Ray this process started (its reaper stops it)
 
 
 def import_ray() -> Any:
@@ -77,11 +84,12 @@ class RayEngine(Engine):
         ray = self.ray
         if not arglist:
             return
-        task = ray.remote(call_task).options(
+        task = ray.remote(_task).options(
             num_cpus=1, max_retries=self.max_retries, retry_exceptions=False, **self._reserve(memory)
         )
         shared_ref = ray.put(shared)
-        refs = [task.remote(fn, shared_ref, tuple(args), 1) for args in arglist]
+        stop = _stop_key()
+        refs = [task.remote(stop, fn, shared_ref, tuple(args)) for args in arglist]
         index = {ref: i for i, ref in enumerate(refs)}
         pending = list(refs)
         finished: set = set()
@@ -102,7 +110,7 @@ class RayEngine(Engine):
                 yield i, self._fetch(refs[i])
                 refs[i] = None  # let Ray free the result
         finally:
-            self._abandon(pending)
+            self._abandon(pending, stop)
 
     def tree_reduce(
         self,
@@ -134,7 +142,8 @@ class RayEngine(Engine):
         )
         join = ray.remote(_join_task).options(num_cpus=1, max_retries=self.max_retries)
         shared_ref = ray.put(shared)
-        pairs = [leaf.remote(fn, shared_ref, tuple(args)) for args in arglist]
+        stop = _stop_key()
+        pairs = [leaf.remote(stop, fn, shared_ref, tuple(args)) for args in arglist]
         index = {st: i for i, (st, _) in enumerate(pairs)}
         pending = [st for st, _ in pairs]
         failures: Dict[int, str] = {}
@@ -148,7 +157,7 @@ class RayEngine(Engine):
                     if on_done is not None:
                         on_done()
         finally:
-            self._abandon(pending)
+            self._abandon(pending, stop)
         if failures:
             return None, failures
         level = [value for _, value in pairs]
@@ -165,19 +174,33 @@ class RayEngine(Engine):
         except ray.exceptions.RayError as e:  # a merge task failed for good
             raise EngineError(f"merging the results on Ray failed: {type(e).__name__}: {e}") from e
 
-    def _abandon(self, pending: List[Any]) -> None:
+    def _abandon(self, pending: List[Any], stop: str) -> None:
         """Stops the tasks the driver no longer waits for (an error, Ctrl-C,
-        SIGTERM): first by raising KeyboardInterrupt in each, so it unwinds and
-        removes its temporary files (spill directories, half-written outputs);
-        only tasks still running after :data:`CANCEL_GRACE` seconds are killed."""
+        SIGTERM) by setting their run's stop flag ``stop`` in Ray's key-value
+        store: each task watches it (:class:`_StopWatch`) and raises
+        KeyboardInterrupt in itself, so it unwinds and removes its temporary
+        files (spill directories, half-written outputs); a task that starts
+        later stops at once. The driver waits up to :data:`CANCEL_GRACE`
+        seconds for them to end.
+
+        Tasks still running then (they do not check for interrupts) are left
+        to end on their own, at the latest with the cluster, when this program
+        started it (``ray.shutdown`` at exit, then the reaper); on any other
+        cluster they are force-cancelled. ``ray.cancel`` is the last resort
+        because Ray's task submitter can abort the driver when a cancel meets
+        a task that is just finishing."""
         if not pending:
             return
         ray = self.ray
-        for ref in pending:
-            ray.cancel(ref, force=False)
-        _, left = self._wait(pending, len(pending), timeout=CANCEL_GRACE, signals=False)
-        for ref in left:
-            ray.cancel(ref, force=True)
+        flagged = _set_flag(stop, True)
+        try:
+            _, left = self._wait(pending, len(pending), timeout=CANCEL_GRACE if flagged else 0, signals=False)
+        finally:
+            if flagged:
+                _set_flag(stop, False)
+        if _started_here is None or _started_here != _gcs_address(ray):
+            for ref in left:
+                ray.cancel(ref, force=True)
 
     def _wait(
         self, refs: List[Any], num_returns: int = 1, *, timeout: Optional[float] = None, signals: bool = True
@@ -237,6 +260,7 @@ def _init(ray: Any, address: Optional[str], init_kwargs: Dict[str, Any]) -> None
     own, which exits with status 15 and a fatal-signal dump), and marking the
     processes of a local Ray this starts with a token a reaper process
     (:mod:`.reaper`) stops them by when this program ends, however it ends."""
+    global _started_here
     main = threading.current_thread() is threading.main_thread()
     on_term = signal.getsignal(signal.SIGTERM) if main else None
     token = _start_reaper()
@@ -244,6 +268,8 @@ def _init(ray: Any, address: Optional[str], init_kwargs: Dict[str, Any]) -> None
         os.environ[reaper.OWNER_ENV] = token
     try:
         ray.init(address=address, **init_kwargs)
+        # the cluster's processes carry the token only when this init started them
+        _started_here = _gcs_address(ray) if token is not None and reaper.owned(token) else None
     finally:
         if token is not None:
             del os.environ[reaper.OWNER_ENV]
@@ -274,10 +300,100 @@ def _start_reaper() -> Optional[str]:
     return token
 
 
-def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any]:
+def _gcs_address(ray: Any) -> Optional[str]:
+    """The address of the cluster this process is connected to (None if unknown)."""
+    try:
+        return str(ray.get_runtime_context().gcs_address)
+    except Exception:  # noqa: BLE001 - not connected, or a Ray without the attribute
+        return None
+
+
+def _stop_key() -> str:
+    """A stop flag's key, unique to one run (several drivers may share a cluster)."""
+    return f"stop-{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def _set_flag(key: str, on: bool) -> bool:
+    """Sets (or removes) the stop flag ``key`` in Ray's key-value store;
+    False when the store cannot be reached."""
+    from ray.experimental import internal_kv
+
+    try:
+        if on:
+            internal_kv._internal_kv_put(key, b"1", namespace=STOP_NAMESPACE)
+        else:
+            internal_kv._internal_kv_del(key, namespace=STOP_NAMESPACE)
+    except Exception:  # noqa: BLE001 - the cluster is gone, or unreachable
+        return False
+    return True
+
+
+class _StopWatch:
+    """Watches the run's stop flag from a thread while a task runs on the Ray
+    worker's main thread, and interrupts the task (KeyboardInterrupt, as
+    Ctrl-C would: the core checks for it in its loops) when the driver sets
+    it. The lock makes "interrupt" and :meth:`close` exclusive: no interrupt
+    starts once the task has finished."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.fired = False
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        threading.Thread(target=self._watch, name="bytepair-stop-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        from ray.experimental import internal_kv
+
+        while True:
+            try:
+                stop = internal_kv._internal_kv_exists(self.key, namespace=STOP_NAMESPACE)
+            except Exception:  # noqa: BLE001 - the store is unreachable for now: look again
+                stop = False
+            if stop:
+                with self.lock:
+                    if not self.done.is_set():
+                        self.fired = True
+                        _thread.interrupt_main()
+                return
+            if self.done.wait(STOP_POLL):
+                return
+
+    def close(self) -> None:
+        with self.lock:
+            self.done.set()
+
+
+def _delivered() -> None:
+    """A Python call: an interrupt raised just before :meth:`_StopWatch.close`
+    took its lock reaches the main thread here, inside the task's handler."""
+
+
+def _task(stop: str, fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Outcome:
+    """A task of :meth:`RayEngine.run`: :func:`call_task` on one core thread,
+    ended early by the run's stop flag (see :class:`_StopWatch`): the task
+    unwinds and returns a failed Outcome, which the driver that set the flag
+    ignores."""
+    if threading.current_thread() is not threading.main_thread():  # interrupts reach the main thread only
+        return call_task(fn, shared, args, 1)
+    watch = _StopWatch(stop)
+    try:
+        try:
+            out = call_task(fn, shared, args, 1)
+        finally:
+            watch.close()
+        _delivered()
+    except KeyboardInterrupt:
+        if not watch.fired:
+            raise
+        return Outcome(False, error="stopped: the driver abandoned the run")
+    return out
+
+
+def _leaf_task(stop: str, fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any]:
     """A map task of :meth:`RayEngine.tree_reduce`: ``(Outcome, value)``, the
     Outcome (small, fetched by the driver) without the value (left in Ray)."""
-    out = call_task(fn, shared, args, 1)
+    out = _task(stop, fn, shared, args)
     if not out.ok:
         return out, None
     return Outcome(True), out.value
@@ -285,4 +401,3 @@ def _leaf_task(fn: TaskFn, shared: Any, args: Tuple[Any, ...]) -> Tuple[Any, Any
 
 def _join_task(combine: Callable[..., Any], *values: Any) -> Any:
     return combine(*values)
-

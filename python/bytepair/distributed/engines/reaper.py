@@ -12,9 +12,10 @@ rewrite their environment's memory with their title, so they are found as the
 raylet's children). When its standard input closes (the driver exited, or
 died), it sends SIGTERM to each noted process still running (a Ray worker
 unwinds its task, so its temporary files go), and SIGKILL to any left after
-:data:`GRACE` seconds, removing the counting spill directories of those
-(they did not unwind). A process is known by its pid and start time, so a
-reused pid is never signalled.
+:data:`GRACE` seconds, then removes the counting spill directories of every
+noted process (one that unwound has none left; one killed did not unwind). A
+process is known by its pid and start time, so a reused pid is never
+signalled, nor its directories removed.
 
 Linux only (it reads ``/proc``); elsewhere the engine starts no reaper.
 """
@@ -107,13 +108,12 @@ def alive(procs: Iterable[Proc]) -> Set[Proc]:
 
 
 def reap(procs: Set[Proc], grace: float = GRACE) -> None:
-    """SIGTERM to ``procs``, SIGKILL to those left after ``grace`` seconds
-    (and the counting spill directories of those removed: they did not unwind)."""
-    killed: Set[Proc] = set()
+    """SIGTERM to ``procs``, SIGKILL to those left after ``grace`` seconds;
+    then the counting spill directories of every one of ``procs`` that is gone
+    are removed (one that unwound has none left; one killed, by this or by Ray
+    when its raylet ended first, did not unwind)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         left = alive(procs)
-        if sig == signal.SIGKILL:
-            killed = left
         for pid, _ in left:
             try:
                 os.kill(pid, sig)
@@ -125,8 +125,17 @@ def reap(procs: Set[Proc], grace: float = GRACE) -> None:
             left = alive(left)
         if not left:
             break
-    for pid, _ in killed:
-        remove_spills(pid)
+    for pid, start in procs:
+        if not _reused(pid, start):
+            remove_spills(pid)
+
+
+def _reused(pid: int, start: str) -> bool:
+    """Whether ``pid`` now names another process than the one that started at ``start``."""
+    try:
+        return _stat(pid)[2] != start
+    except OSError:
+        return False
 
 
 def remove_spills(pid: int) -> None:
