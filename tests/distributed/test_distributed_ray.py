@@ -248,12 +248,14 @@ def test_ray_tasks_reserve_the_memory_limit(engine, tmp_path, monkeypatch):
 
 def slow_unless_first(shared, i):
     """A task body: task 0 returns at once; the others run for up to a minute,
-    noting in folder ``shared`` that they started and that they unwound."""
+    noting in folder ``shared`` that they started and that they unwound. The
+    note of the start is inside the ``try``: the stop flag's interrupt can land
+    on any line, and one landing right after the note must still unwind."""
     if i == 0:
         return i
     folder = Path(shared)
-    (folder / f"started-{i}").touch()
     try:
+        (folder / f"started-{i}").touch()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             time.sleep(0.01)
