@@ -24,6 +24,7 @@ __all__ = [
     "ChunkCounter",
     "ChunkTable",
     "CoreBPE",
+    "FolderWalk",
     "Pipeline",
     "Spans",
     "TokenizerModel",
@@ -346,6 +347,15 @@ class ChunkTable:
     def from_body(body: bytes, entries: int) -> ChunkTable: ...
 
 # Counts chunks of documents and files in parallel into a ChunkTable.
+# The regular files under a folder in sorted path order: (path, inode).
+@final
+class FolderWalk:
+    def __new__(cls, top: Union[str, os.PathLike[str]]) -> FolderWalk: ...
+    def __iter__(self) -> FolderWalk: ...
+    def __next__(self) -> Tuple[str, int]: ...
+    @property
+    def found(self) -> int: ...  # the files given so far
+
 @final
 class ChunkCounter:
     # num_threads None = all cores; block_size default 1 << 20 (train::DEFAULT_BLOCK).
@@ -368,6 +378,11 @@ class ChunkCounter:
     def feed_text_files(
         self, paths: Sequence[Union[str, os.PathLike[str]]], progress: Optional[_Progress] = None
     ) -> int: ...
+    # the plain text files the walk gives next, at most limit, as feed_text_files:
+    # (bytes counted, the shard that stopped the walk or None, whether the walk is over)
+    def feed_walk(
+        self, walk: FolderWalk, limit: int, progress: Optional[_Progress] = None
+    ) -> Tuple[int, Optional[str], bool]: ...
     # False when this counter already read the file (by device and inode)
     def claim_file(self, path: Union[str, os.PathLike[str]]) -> bool: ...
     # format "text" | "jsonl" | "parquet"; column: the JSONL key / Parquet column

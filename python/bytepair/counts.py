@@ -30,7 +30,7 @@ from .atomic import atomic_write_bytes
 from .checks import check_threads, fix_surrogates, validate_specials
 from .documents import Data, Inputs
 from .errors import CorruptCountsError, FormatError, ReadError, TrainingError
-from .shards.paths import expand, file_key, iter_entries, shard_kind
+from .shards.paths import empty_folder_error, expand, file_key, iter_entries, shard_kind
 from .shards.pipeline import parquet_columns
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -331,6 +331,10 @@ def count_chunks(
             plain.flush(counter, setup)
             _feed_texts(counter, item, setup)
             continue
+        if os.path.isdir(item):
+            plain.flush(counter, setup)
+            _feed_folder(counter, os.fspath(item), setup)
+            continue
         for path, _ in iter_entries(item):
             if plain.take(path):
                 if len(plain.paths) >= FILES_PER_CALL:
@@ -473,6 +477,29 @@ class _PlainFiles:
             raise
         if setup.progress is not None:
             setup.progress.counted(n)
+
+
+def _feed_folder(counter: "_core.ChunkCounter", top: str, setup: _Setup) -> None:
+    """Counts every file under the folder ``top`` in the order of
+    :func:`~bytepair.shards.paths.iter_entries`: the core walks it and reads
+    the plain text files as it finds them (no path comes back here), and
+    hands back each shard (JSONL, Parquet, gzip) to be read here, in its
+    place."""
+    walk = _core.FolderWalk(top)
+    over = False
+    while not over:
+        try:
+            n, shard, over = counter.feed_walk(walk, FILES_PER_CALL, setup.callback())
+        except ReadError as e:
+            _raise_os_error(e)
+            raise
+        if setup.progress is not None:
+            setup.progress.counted(n)
+        if shard is not None and counter.claim_file(shard):  # a file named twice is read once
+            _feed_file(counter, shard, setup)
+            _progress_file(setup.progress, shard)
+    if not walk.found:
+        raise empty_folder_error(top)
 
 
 def _raise_os_error(e: ReadError) -> None:

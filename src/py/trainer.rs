@@ -4,6 +4,7 @@
 //! (KeyboardInterrupt then cancels the job within one wake-up) and to report
 //! progress.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
@@ -21,6 +22,7 @@ use crate::dataset::{ColumnLoader, Input};
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
+use crate::train::walk::Walk;
 use crate::train::{
     compact, learn_merges_owned_with, learn_merges_with, ChunkCounter, ChunkTable, Control,
     MergeLoop, MergeOptions,
@@ -268,6 +270,29 @@ impl PyChunkCounter {
         })
     }
 
+    /// Counts the plain text files the folder walk gives next, at most
+    /// `limit`, as `feed_text_files` does: `(bytes counted, the path of the
+    /// file that stopped the walk when it is a shard (the caller reads it),
+    /// whether the walk is over)`.
+    #[pyo3(signature = (walk, limit, progress=None))]
+    fn feed_walk(
+        &mut self,
+        py: Python<'_>,
+        walk: &Bound<'_, PyFolderWalk>,
+        limit: usize,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<(u64, Option<OsString>, bool)> {
+        let (pool, counter) = self.live()?;
+        let ctl = Control::default();
+        let mut walk = walk.borrow_mut();
+        let walk = &mut walk.inner;
+        let (n, shard, over) = run_interruptible(py, &ctl, progress.as_ref(), || {
+            pool.install(|| counter.feed_walk(walk, limit, &ctl))
+        })?;
+        // a str, as the paths of `bytepair.shards.paths` are
+        Ok((n, shard.map(PathBuf::into_os_string), over))
+    }
+
     /// Records that the file at `path` is read: false when this counter
     /// has already read it (by device and inode) and it must be skipped.
     fn claim_file(&mut self, path: PathBuf) -> PyResult<bool> {
@@ -417,8 +442,43 @@ fn loop_name(which: MergeLoop) -> &'static str {
     }
 }
 
+/// The regular files under a folder, in sorted path order (see
+/// `src/train/walk.rs`): an iterator of `(path, inode)`, or fed to
+/// `ChunkCounter.feed_walk`.
+#[pyclass(name = "FolderWalk", module = "bytepair._core")]
+pub(crate) struct PyFolderWalk {
+    inner: Walk,
+}
+
+#[pymethods]
+impl PyFolderWalk {
+    #[new]
+    fn new(py: Python<'_>, top: PathBuf) -> Self {
+        let inner = py.detach(|| Walk::new(&top));
+        Self { inner }
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self) -> Option<(OsString, u64)> {
+        // a str, as the paths of `bytepair.shards.paths` are
+        self.inner
+            .next_file()
+            .map(|f| (f.path().into_os_string(), f.inode))
+    }
+
+    /// The files given so far.
+    #[getter]
+    fn found(&self) -> u64 {
+        self.inner.found()
+    }
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunkTable>()?;
+    m.add_class::<PyFolderWalk>()?;
     m.add_class::<PyChunkCounter>()?;
     m.add_function(wrap_pyfunction!(learn_merges_py, m)?)?;
     Ok(())

@@ -161,3 +161,50 @@ def test_training_on_a_folder_gives_the_merges_of_its_documents(tmp_path, corpor
         assert c.feed_text_files(paths) == len(text.encode("utf-8"))
         assert c.spilled_runs > 0
         assert c.finish().items() == want_items, threads
+
+
+def test_names_that_are_not_utf8_keep_the_sorted_order(tmp_path):
+    top = tmp_path / "odd"
+    top.mkdir()
+    for name in (b"a\xff.txt", b"a\xc3\xa9.txt", "a\ud7ff.txt".encode("utf-8", "surrogatepass"), b"a.txt",
+                 b"a\xee\x80\x80.txt", b"a\xff"):
+        (top / os.fsdecode(name)).write_text("text", encoding="utf-8")
+    (top / os.fsdecode(b"a\xfe")).mkdir()
+    (top / os.fsdecode(b"a\xfe") / "in.txt").write_text("text", encoding="utf-8")
+    assert expand(top) == _walk_sorted(str(top))
+    assert len(expand(top)) == 7
+
+
+class _Progress:
+    """A progress line whose report deletes a file the walk has listed but not yet read."""
+
+    def __init__(self, victim: Path) -> None:
+        self.victim = victim
+
+    def counting(self):
+        return None
+
+    def counted(self, n: int) -> None:
+        if self.victim.exists():
+            self.victim.unlink()
+
+
+def test_a_file_gone_between_the_walk_and_its_reading_is_named(tmp_path, monkeypatch):
+    top = tmp_path / "docs"
+    top.mkdir()
+    for i in range(5):
+        (top / f"{i}.txt").write_text(f"doc {i}", encoding="utf-8")
+    monkeypatch.setattr(counts_module, "FILES_PER_CALL", 2)  # the walk stops after 0.txt and 1.txt
+    with pytest.raises(FileNotFoundError, match=r"2\.txt"):
+        count_chunks([top], pattern="gpt2", progress=_Progress(top / "2.txt"))
+
+
+def test_a_shard_inside_a_folder_is_read_in_its_place(tmp_path):
+    top = tmp_path / "docs"
+    (top / "b").mkdir(parents=True)
+    (top / "a.txt").write_text("first words", encoding="utf-8")
+    (top / "b" / "c.jsonl").write_text('{"text": "middle words"}\n', encoding="utf-8")
+    (top / "b" / "d.txt").write_text("last words", encoding="utf-8")
+    (top / "e.txt").write_text("first words", encoding="utf-8")
+    want = count_chunks(["first words", "middle words", "last words", "first words"], pattern="gpt2")
+    assert list(count_chunks([top], pattern="gpt2").items()) == list(want.items())

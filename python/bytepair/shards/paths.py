@@ -33,6 +33,7 @@ import glob
 import os
 from typing import Hashable, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
+from .. import _core
 from ..errors import ReadError
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -75,31 +76,14 @@ def _walk(top: str) -> Iterator[Tuple[str, int]]:
     are not entered, as ``os.walk`` does not); no file is opened or looked
     up one by one. The inode is the listing's (that of the file a link names
     for a link). A folder that cannot be listed is skipped, as ``os.walk``
-    skips it."""
-    try:
-        listing = os.scandir(top)
-    except OSError:
-        return
-    entries: List[Tuple[str, str, int]] = []  # (sort key, path, inode; -1 for a folder)
-    with listing:
-        for e in listing:
-            name = e.name
-            if name.startswith("."):
-                continue
-            try:
-                if e.is_dir():
-                    if not e.is_symlink():
-                        entries.append((name + "/", e.path, -1))
-                elif e.is_file():
-                    entries.append((name, e.path, e.stat().st_ino if e.is_symlink() else e.inode()))
-            except OSError:  # vanished while listed, or a link to nothing readable
-                continue
-    entries.sort()
-    for _, path, inode in entries:
-        if inode < 0:
-            yield from _walk(path)
-        else:
-            yield path, inode
+    skips it. The core walks (``bytepair._core.FolderWalk``: the counter
+    reads the files it finds without handing each back)."""
+    return _core.FolderWalk(top)
+
+
+def empty_folder_error(top: str) -> ReadError:
+    """The error of a folder that holds no file to read."""
+    return _error(top, "the folder holds no files to read (names starting with . are skipped)")
 
 
 def iter_entries(path: PathLike) -> Iterator[Tuple[str, Optional[int]]]:
@@ -117,7 +101,7 @@ def iter_entries(path: PathLike) -> Iterator[Tuple[str, Optional[int]]]:
         found = True
         yield entry
     if not found:
-        raise _error(p, "the folder holds no files to read (names starting with . are skipped)")
+        raise empty_folder_error(p)
 
 
 def expand_entries(path: PathLike) -> List[Tuple[str, Optional[int]]]:
