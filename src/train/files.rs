@@ -16,6 +16,11 @@
 //! refused: a pipe is opened without blocking and never read) and the
 //! `(device, inode)` that makes a file named twice (a hard link, a folder and
 //! a glob over it) counted once ([`ChunkCounter::claim_file`] shares the set).
+//!
+//! A folder's files ([`ChunkCounter::feed_walk`]) cost less: the walk's
+//! listing gave their type and `(device, inode)`, each is opened relative to
+//! its folder, and a file shorter than [`FIRST_READ`] is read with one `read`
+//! that stops short at its end: open, read, close, no `fstat`.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -155,7 +160,7 @@ fn read_one<F: FileName>(name: &F, buf: &mut Vec<u8>, scratch: &mut [u8]) -> Rea
         // a regular file by its listing: one read, and a read that stops
         // short of what was asked is the file's end (a regular file's read
         // stops short only there), so no fstat
-        first = match read_full(&mut file, scratch) {
+        first = match read_once(&mut file, scratch) {
             Ok(n) => n,
             Err(e) => return Read1::Failed(io_err(&name.path(), e)),
         };
@@ -185,6 +190,16 @@ fn read_one<F: FileName>(name: &F, buf: &mut Vec<u8>, scratch: &mut [u8]) -> Rea
         Err(e) => return fail(buf, start, io_err(&name.path(), e)),
     }
     Read1::Small(key, start, buf.len())
+}
+
+/// One read into `out` (again when a signal interrupts it): the bytes read.
+fn read_once(file: &mut File, out: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(out) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
 }
 
 /// Reads into `out` until it is full or the file ends: the bytes read.
