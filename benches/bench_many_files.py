@@ -8,7 +8,9 @@ document), ``--per-folder`` files to a folder, in a temporary directory that
 the benchmark creates and deletes; the same bytes are joined into one file.
 Each case runs in a fresh process, ``--repeats`` times (alternating many /
 one); the median wall time is reported with the peak RSS of that process,
-the ratio many / one and the overhead per file.
+the ratio many / one and the overhead per file, and for ``count`` the same
+of the CPU time (user and system, every thread), which other jobs on the
+machine move less than the wall time.
 
 Stages:
 
@@ -56,9 +58,11 @@ def peak_rss_mb() -> float:
 def child(path: str, pattern: str) -> None:
     from bytepair.counts import count_chunks
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), os.times()
     counts = count_chunks([Path(path)], pattern=pattern)
-    print(f"{time.perf_counter() - t:.6f} {len(counts)} {peak_rss_mb():.1f}")
+    wall, c2 = time.perf_counter() - t, os.times()
+    cpu = c2.user - c.user + c2.system - c.system
+    print(f"{wall:.6f} {len(counts)} {peak_rss_mb():.1f} {cpu:.3f}")
 
 
 def child_train(argv: list[str]) -> None:
@@ -86,16 +90,18 @@ def _run(cmd: list[str], cwd: Path, pythonpath: str | None) -> tuple[str, float]
     return p.stdout, wall
 
 
-def run(stage: str, path: Path, args: argparse.Namespace, work: Path, build: str | None) -> tuple[float, float, str]:
-    """One case in a fresh process (``build``: its PYTHONPATH): (seconds, peak RSS MB, what it found)."""
+def run(stage: str, path: Path, args: argparse.Namespace, work: Path,
+        build: str | None) -> tuple[float, float, str, float]:
+    """One case in a fresh process (``build``: its PYTHONPATH): (seconds, peak RSS MB, what it found,
+    CPU seconds of the counting: user and system, every thread; NaN for ``train``)."""
     if stage == "count":
         out, _ = _run([sys.executable, str(Path(__file__).resolve()), "--child", str(path),
                        "--pattern", args.pattern], work, build)
-        seconds, chunks, rss = out.split()
-        return float(seconds), float(rss), f"{int(chunks):,} distinct chunks"
+        seconds, chunks, rss, cpu = out.split()
+        return float(seconds), float(rss), f"{int(chunks):,} distinct chunks", float(cpu)
     out, wall = _run([sys.executable, str(Path(__file__).resolve()), "--child-train", str(path), "--vocab-size",
                       str(args.vocab_size), "--pattern", args.pattern, "-o", str(work / "tok.json")], work, build)
-    return wall, float(out.split()[-1]), f"vocab {args.vocab_size}"
+    return wall, float(out.split()[-1]), f"vocab {args.vocab_size}", float("nan")
 
 
 def make_files(text: bytes, n: int, size: int, per_folder: int, folder: Path) -> bytes:
@@ -144,6 +150,12 @@ def case(n: int, text: bytes, args: argparse.Namespace) -> None:
                   f"ratio {many / single:.2f}x, overhead {(many - single) / n * 1e6:.1f} us per file")
             print(f"    all runs (s): many {', '.join(f'{r[0]:.3f}' for r in many_r)}; "
                   f"one {', '.join(f'{r[0]:.3f}' for r in one_r)}   ({many_r[0][2]} / {one_r[0][2]})", flush=True)
+            if args.stage == "count":  # CPU time moves less than wall time when other jobs share the cores
+                many_cpu = statistics.median(r[3] for r in many_r)
+                one_cpu = statistics.median(r[3] for r in one_r)
+                print(f"    CPU (user + system, s): many {', '.join(f'{r[3]:.2f}' for r in many_r)}; "
+                      f"one {', '.join(f'{r[3]:.2f}' for r in one_r)}; ratio of medians {many_cpu / one_cpu:.2f}x, "
+                      f"{(many_cpu - one_cpu) / n * 1e6:.1f} us per file", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
