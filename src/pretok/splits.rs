@@ -492,8 +492,17 @@ fn one(
 /// `P?S+` (`prefix` 0: `S+`), leftmost-first: a match starts at the first
 /// character of `S`, or of `P` followed by one of `S`; it ends where the run
 /// of `S` does (with `P` and `S` overlapping, both readings end there).
+/// The gap's summary is read as it is scanned too.
 fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, usize, Option<Sum>)) {
     let (mut i, mut gap) = (0, 0);
+    // the summary of b[gap..i] (when not empty)
+    let mut g = Sum {
+        first: 0,
+        last: 0,
+        any: 0,
+        rest: 0xFF,
+        single: true,
+    };
     while i < b.len() {
         let (f0, l0) = at(t, b, i);
         if f0 & set != 0 || (f0 & prefix != 0 && at(t, b, i + l0).0 & set != 0) {
@@ -505,14 +514,23 @@ fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, us
                 rest,
                 single: e == i + l0,
             };
-            gap = matched(gap, i, e, Some(sum), sub);
-            i = e;
+            if gap < i {
+                sub(gap, i, Some(g));
+            }
+            sub(i, e, Some(sum));
+            (gap, i) = (e, e);
         } else {
+            if i == gap {
+                (g.first, g.any, g.rest, g.single) = (f0, f0, 0xFF, true);
+            } else {
+                (g.any, g.rest, g.single) = (g.any | f0, g.rest & f0, false);
+            }
+            g.last = f0;
             i += l0;
         }
     }
     if gap < b.len() {
-        sub(gap, b.len(), None);
+        sub(gap, b.len(), Some(g));
     }
 }
 
