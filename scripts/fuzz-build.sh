@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in fuzz/ on the STABLE toolchain, without
 # cargo-fuzz: the same coverage instrumentation cargo-fuzz uses (LLVM's
-# SanitizerCoverage), no AddressSanitizer (the core's only `unsafe` is two in-bounds
-# vector loads in src/pretok/block.rs; Rust's own checks and debug assertions are
-# on). Prints the directory holding the target binaries.
+# SanitizerCoverage), no AddressSanitizer (it needs a nightly toolchain; the core's
+# `unsafe` blocks are few and each carries its SAFETY note: vector intrinsics, the
+# piece cache's probe, buffers filled before use, CPython string data and system
+# calls; Rust's own checks and debug assertions are on). Prints the directory holding the target
+# binaries.
 #   scripts/fuzz-build.sh            # all targets
 #   scripts/fuzz-build.sh pretok     # some targets
 set -euo pipefail

@@ -29,7 +29,9 @@
 //!
 //! A chain whose stages, restricted to ASCII, are DeepSeek's (`[\r\n]`, two
 //! runs with a whitespace prefix, maybe trailing whitespace, digits one by
-//! one) splits each all-ASCII line in one flat pass instead ([`ascii`]).
+//! one) splits each stretch of all-ASCII lines in one flat pass instead,
+//! 64 bytes at a time ([`ascii`]); only the lines with a byte >= 0x80 run the
+//! nested stages.
 //!
 //! Complexity: a stage reads each character of a piece it splits at most
 //! three times (its own scan with one character of look-ahead, then the
@@ -39,6 +41,7 @@
 use super::unicode::Tables;
 use crate::SpanSink;
 use ascii::Flat;
+use masks::Way;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::sync::OnceLock;
 
@@ -287,8 +290,31 @@ impl SplitChain {
     /// Calls `f(start, end)` for every piece of `text`, left to right: the
     /// pieces of the stages run one after another.
     pub fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) {
-        if !text.is_empty() {
-            self.walk(0, text.as_bytes(), 0, text.len(), None, &mut f);
+        match &self.flat {
+            Some(flat) => self.lines(flat, text.as_bytes(), &mut f),
+            None if !text.is_empty() => self.walk(0, text.as_bytes(), 0, text.len(), None, &mut f),
+            None => {}
+        }
+    }
+
+    /// The chain with a flat pass: each stretch of all-ASCII lines goes to
+    /// [`Flat::region`], each line with a byte >= 0x80 to the nested stages
+    /// (the first stage's pieces are the lines and the line breaks).
+    fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
+        let way = Way::detect();
+        let mut p = 0;
+        while p < b.len() {
+            let Some(q) = first_high(b, p) else {
+                return flat.region(b, p, b.len(), way, f);
+            };
+            let ls = memchr::memrchr2(b'\r', b'\n', &b[p..q]).map_or(p, |i| p + i + 1);
+            if p < ls {
+                flat.region(b, p, ls, way, f);
+            }
+            let le = memchr::memchr2(b'\r', b'\n', &b[q..]).map_or(b.len(), |i| q + i);
+            let sum = (le - ls <= SUMMARY_MAX).then(|| summary(&self.tables, &b[ls..le]));
+            self.walk(1, b, ls, le, sum, f);
+            p = le;
         }
     }
 
@@ -306,11 +332,6 @@ impl SplitChain {
             return;
         };
         let piece = &b[s..e];
-        if k == 1 {
-            if let Some(flat) = self.flat.as_ref().filter(|_| piece.is_ascii()) {
-                return flat.line(piece, s, f);
-            }
-        }
         if sum.is_some_and(|m| keeps_whole(step, m, piece)) {
             return self.walk(k + 1, b, s, e, sum, f);
         }
@@ -332,6 +353,16 @@ impl SplitChain {
             Step::Trailing { set, multiline } => trailing(t, piece, set, multiline, &mut sub),
         }
     }
+}
+
+/// The first byte >= 0x80 at or after `p`.
+fn first_high(b: &[u8], p: usize) -> Option<usize> {
+    let rest = &b[p..];
+    let ascii = rest.chunks_exact(32).take_while(|c| c.is_ascii()).count() * 32;
+    rest[ascii..]
+        .iter()
+        .position(|&c| c >= 0x80)
+        .map(|k| p + ascii + k)
 }
 
 /// Whether `step` gives `piece` back whole, read from its summary alone.
@@ -461,8 +492,17 @@ fn one(
 /// `P?S+` (`prefix` 0: `S+`), leftmost-first: a match starts at the first
 /// character of `S`, or of `P` followed by one of `S`; it ends where the run
 /// of `S` does (with `P` and `S` overlapping, both readings end there).
+/// The gap's summary is read as it is scanned too.
 fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, usize, Option<Sum>)) {
     let (mut i, mut gap) = (0, 0);
+    // the summary of b[gap..i] (when not empty)
+    let mut g = Sum {
+        first: 0,
+        last: 0,
+        any: 0,
+        rest: 0xFF,
+        single: true,
+    };
     while i < b.len() {
         let (f0, l0) = at(t, b, i);
         if f0 & set != 0 || (f0 & prefix != 0 && at(t, b, i + l0).0 & set != 0) {
@@ -474,14 +514,23 @@ fn run(t: &Tables, b: &[u8], prefix: u8, set: u8, sub: &mut impl FnMut(usize, us
                 rest,
                 single: e == i + l0,
             };
-            gap = matched(gap, i, e, Some(sum), sub);
-            i = e;
+            if gap < i {
+                sub(gap, i, Some(g));
+            }
+            sub(i, e, Some(sum));
+            (gap, i) = (e, e);
         } else {
+            if i == gap {
+                (g.first, g.any, g.rest, g.single) = (f0, f0, 0xFF, true);
+            } else {
+                (g.any, g.rest, g.single) = (g.any | f0, g.rest & f0, false);
+            }
+            g.last = f0;
             i += l0;
         }
     }
     if gap < b.len() {
-        sub(gap, b.len(), None);
+        sub(gap, b.len(), Some(g));
     }
 }
 
@@ -531,5 +580,6 @@ fn trailing(
 }
 
 mod ascii;
+mod masks;
 #[cfg(test)]
 mod tests;

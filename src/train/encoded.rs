@@ -95,11 +95,27 @@ pub(super) fn encode_table(
     Ok(Encoded { tasks })
 }
 
-/// One task: chunks `from..to` of `table`.
+/// A part of at most 15 bytes as one number (its bytes, then its length in
+/// the last byte): most parts are words, and a number hashes and compares
+/// faster than a slice.
+#[inline]
+fn short_key(part: &[u8]) -> Option<u128> {
+    if part.len() > 15 {
+        return None;
+    }
+    let mut b = [0u8; 16];
+    b[..part.len()].copy_from_slice(part);
+    b[15] = part.len() as u8;
+    Some(u128::from_le_bytes(b))
+}
+
+/// One task: chunks `from..to` of `table`; each distinct part merged once
+/// (cached by [`short_key`] when short).
 fn encode_range(base: &Vocab, table: &ChunkTable, from: usize, to: usize) -> Task {
     let mut ids = Vec::new();
     let mut lens = Vec::with_capacity(to - from);
     let mut cache: FxHashMap<&[u8], (u32, u32)> = FxHashMap::default();
+    let mut short: FxHashMap<u128, (u32, u32)> = FxHashMap::default();
     let mut merged: Vec<Rank> = Vec::new();
     let cuts = base.cuts();
     for (chunk, count) in (from..to).filter_map(|i| table.get(i)) {
@@ -118,11 +134,15 @@ fn encode_range(base: &Vocab, table: &ChunkTable, from: usize, to: usize) -> Tas
                     encode_piece_parts(part, base, &mut ids);
                     continue;
                 }
-                let (s, n) = *cache.entry(part).or_insert_with(|| {
+                let fill = |merged: &mut Vec<Rank>| {
                     let s = merged.len();
-                    encode_piece_parts(part, base, &mut merged);
+                    encode_piece_parts(part, base, merged);
                     (s as u32, (merged.len() - s) as u32)
-                });
+                };
+                let (s, n) = match short_key(part) {
+                    Some(k) => *short.entry(k).or_insert_with(|| fill(&mut merged)),
+                    None => *cache.entry(part).or_insert_with(|| fill(&mut merged)),
+                };
                 ids.extend_from_slice(&merged[s as usize..(s + n) as usize]);
             }
         }

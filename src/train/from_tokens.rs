@@ -153,10 +153,9 @@ pub fn extend_merges(
     }
     let encoded = encode_table(base, table, threads, ctl)?;
     let mut toks = Tokens::new(Some(base), first_id);
-    let mut st = Seqs::from_encoded(&encoded, threads, &mut |a, b| {
+    let mut st = Seqs::from_encoded(encoded, threads, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
     })?;
-    drop(encoded);
     let min_freq = i64::try_from(opts.min_frequency).unwrap_or(i64::MAX);
     let mut merges = Vec::new();
     let mut touched = Vec::new();

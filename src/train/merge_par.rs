@@ -15,8 +15,9 @@
 
 use std::sync::Mutex;
 
-use super::pairs::{Node, Pairs, DEAD, NONE};
+use super::pairs::{Node, Pairs, DEAD, NONE, PREFETCH_AHEAD};
 use crate::error::Result;
+use crate::hint::prefetch;
 use crate::parallel;
 
 /// Occurrences below this many are merged on the calling thread: waking
@@ -138,7 +139,16 @@ fn merge_part(
     }
     kept.truncate(n);
     let mut notes = Vec::with_capacity(kept.len());
-    for &p in &kept {
+    for (k, &p) in kept.iter().enumerate() {
+        if let Some(&far) = kept.get(k + PREFETCH_AHEAD) {
+            prefetch(part.as_ptr().wrapping_add(at(far)));
+        }
+        if let Some(n) = kept
+            .get(k + PREFETCH_AHEAD / 2)
+            .and_then(|&p| part.get(at(p)))
+        {
+            prefetch(freqs.as_ptr().wrapping_add(n.chunk as usize));
+        }
         let node = part[at(p)];
         if node.tok != a || node.next == NONE || part[at(node.next)].tok != b {
             continue;

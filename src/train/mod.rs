@@ -35,6 +35,7 @@ pub mod merge_loop;
 mod merge_par;
 mod occ;
 pub mod options;
+mod pair_build;
 mod pairs;
 pub mod positions;
 pub mod ranges;

@@ -11,6 +11,11 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::hint::prefetch;
+
+/// How many occurrences ahead a merge step asks for the node it will visit.
+pub(super) const PREFETCH_AHEAD: usize = 16;
+
 /// No neighbour.
 pub(super) const NONE: u32 = u32::MAX;
 /// A position whose token was merged into the one on its left.
@@ -124,6 +129,23 @@ impl Pairs {
     }
 }
 
+/// Asks for what a merge step visits a few occurrences ahead of `list[k]`:
+/// a node, and the weight of the node's chunk once that node is in (the
+/// first pass's loads are out of the cache on a long list, and the weights,
+/// one per chunk, are spread over a large array).
+#[inline(always)]
+pub(super) fn prefetch_ahead(nodes: &[Node], freqs: &[i64], list: &[u32], k: usize) {
+    if let Some(&far) = list.get(k + PREFETCH_AHEAD) {
+        prefetch(nodes.as_ptr().wrapping_add(far as usize));
+    }
+    if let Some(n) = list
+        .get(k + PREFETCH_AHEAD / 2)
+        .and_then(|&p| nodes.get(p as usize))
+    {
+        prefetch(freqs.as_ptr().wrapping_add(n.chunk as usize));
+    }
+}
+
 /// Merges every still-valid occurrence of pair `best` = (a, b) into `new_id`,
 /// left to right: the left node takes `new_id`, the right one dies, and the
 /// counts of the neighbouring pairs move from the old tokens to the new one.
@@ -153,7 +175,8 @@ pub(super) fn merge_pair(
     }
     list.truncate(kept);
     let mut merged = 0i64;
-    for &p in &list {
+    for (k, &p) in list.iter().enumerate() {
+        prefetch_ahead(nodes, freqs, &list, k);
         if !valid(nodes, p, a, b) {
             continue;
         }

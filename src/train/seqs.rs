@@ -9,19 +9,18 @@
 //! entry never ranks a pair below its true rank.
 //!
 //! Built from encoded chunks ([`Seqs::from_encoded`]), the state is made on
-//! several threads: the nodes task by task, the pairs range by range (each
-//! range's pairs counted in its own table, then the tables joined in range
-//! order, which interns the pairs in first-seen order and keeps every
-//! occurrence list sorted): the same state as the serial build.
+//! several threads: the nodes task by task (each thread takes the page
+//! faults of the nodes it writes), the pairs by hash partition
+//! ([`super::pair_build`], which gives the pairs the indices of the serial
+//! build): the same state as the serial build.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::mem::MaybeUninit;
 
-use rustc_hash::FxHashMap;
-
 use super::encoded::Encoded;
 use super::merge_par::{merge_pair_par, PAR_MIN};
+use super::pair_build::build_pairs;
 use super::pairs::{merge_pair, Node, Pairs, NONE};
 use crate::error::{Error, Result};
 use crate::hint::advise_huge;
@@ -123,17 +122,21 @@ impl Seqs {
     }
 
     /// Every counted pair that `eligible` accepts, into the heap.
+    /// The heap is made in one pass (heapify) from the entries: entries are
+    /// distinct, so the pops come in the same order however it is made.
     fn fill_heap(&mut self, eligible: &mut impl FnMut(u32, u32) -> bool) {
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
         for i in 0..self.pairs.pair_ab.len() {
             let (a, b) = self.pairs.pair_ab[i];
             if self.pairs.counts[i] > 0 && eligible(a, b) {
-                self.heap.push((
+                entries.push((
                     self.pairs.counts[i],
                     Reverse(self.pairs.occ[i][0]),
                     i as u32,
                 ));
             }
         }
+        self.heap = BinaryHeap::from(entries);
     }
 
     #[inline]
@@ -242,21 +245,12 @@ impl Seqs {
     }
 }
 
-/// One range's pairs ([`Seqs::from_encoded`]): in the order first met there,
-/// with their counts and occurrences (node positions, ascending).
-#[derive(Default)]
-struct RangePairs {
-    keys: Vec<(u32, u32)>,
-    counts: Vec<i64>,
-    occ: Vec<Vec<u32>>,
-}
-
 impl Seqs {
     /// [`Seqs::new`] over chunks encoded by [`super::encoded`], built on
     /// `threads` threads (see the module docs): the same state, pair indices
     /// included, on any thread count.
     pub fn from_encoded(
-        enc: &Encoded,
+        enc: Encoded,
         threads: Option<usize>,
         eligible: &mut impl FnMut(u32, u32) -> bool,
     ) -> Result<Self> {
@@ -266,48 +260,24 @@ impl Seqs {
                 "the corpus holds more than 4 G tokens; use a pre-tokenization pattern",
             ));
         }
-        let (freqs, tokens, starts) = chunk_weights(enc)?;
-        let nodes = build_nodes(enc, n, threads)?;
+        let (freqs, tokens, starts) = chunk_weights(&enc)?;
+        let nodes = build_nodes(&enc, n, threads)?;
+        drop(enc); // the ids live on in the nodes
         let k = parallel::resolve_threads(threads)?;
-        let ranges: Vec<(usize, usize)> = (0..2 * k)
-            .map(|r| (n * r / (2 * k), n * (r + 1) / (2 * k)))
-            .collect();
-        let tables = parallel::map_par(&ranges, threads, |&(from, to)| {
-            Ok(range_pairs(&nodes, &freqs, from, to))
-        })?;
+        let pairs = build_pairs(&nodes, &freqs, threads)?;
         let mut st = Seqs {
             nodes,
             freqs,
-            pairs: Pairs::with_byte_pairs(),
-            banned: vec![false; 65536],
+            banned: vec![false; pairs.pair_ab.len()],
+            pairs,
             heap: BinaryHeap::new(),
             tokens,
             chooses: true,
             threads: k,
             starts,
         };
-        for t in tables {
-            st.join(t);
-        }
         st.fill_heap(eligible);
         Ok(st)
-    }
-
-    /// Adds one range's pairs (ranges joined in order).
-    fn join(&mut self, t: RangePairs) {
-        for (((a, b), c), occ) in t.keys.into_iter().zip(t.counts).zip(t.occ) {
-            let (i, new) = self.pairs.intern(a, b);
-            if new {
-                self.banned.push(false);
-            }
-            let i = i as usize;
-            self.pairs.counts[i] += c;
-            if self.pairs.occ[i].is_empty() {
-                self.pairs.occ[i] = occ;
-            } else {
-                self.pairs.occ[i].extend_from_slice(&occ);
-            }
-        }
     }
 }
 
@@ -402,44 +372,4 @@ fn fill_nodes(
         }
         from += len;
     }
-}
-
-/// The pairs starting at nodes `from..to`. Each occurrence list is sized
-/// exactly before it is filled (growing millions of lists by pushing costs
-/// reallocations and copies, and leaves slack).
-fn range_pairs(nodes: &[Node], freqs: &[i64], from: usize, to: usize) -> RangePairs {
-    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut t = RangePairs::default();
-    let mut sizes: Vec<u32> = Vec::new();
-    // the pair starting at each node (NONE: the chunk's last node)
-    let mut which: Vec<u32> = Vec::with_capacity(to - from);
-    for node in &nodes[from..to] {
-        if node.next == NONE {
-            which.push(NONE);
-            continue;
-        }
-        let (a, b) = (node.tok, nodes[node.next as usize].tok);
-        let i = *index
-            .entry(u64::from(a) << 32 | u64::from(b))
-            .or_insert_with(|| {
-                t.keys.push((a, b));
-                t.counts.push(0);
-                sizes.push(0);
-                (t.keys.len() - 1) as u32
-            });
-        t.counts[i as usize] += freqs[node.chunk as usize];
-        sizes[i as usize] += 1;
-        which.push(i);
-    }
-    drop(index);
-    t.occ = sizes
-        .iter()
-        .map(|&n| Vec::with_capacity(n as usize))
-        .collect();
-    for (p, &i) in (from..to).zip(&which) {
-        if i != NONE {
-            t.occ[i as usize].push(p as u32);
-        }
-    }
-    t
 }

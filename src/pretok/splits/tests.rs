@@ -4,6 +4,7 @@
 
 use super::super::{compile, Pretokenizer};
 use super::*;
+use masks::Way;
 
 /// DeepSeek LLM's letters (the cased letters of its file, ASCII to Adlam).
 const LLM_LETTERS: &str = "\\s?[A-Za-z\u{b5}\u{c0}-\u{d6}\u{d8}-\u{f6}\u{f8}-\u{1ba}\u{1bc}-\u{1bf}\u{1c4}-\u{293}\u{295}-\u{2af}\u{370}-\u{373}\u{376}\u{377}\u{37b}-\u{37d}\u{37f}\u{386}\u{388}-\u{38a}\u{38c}\u{38e}-\u{3a1}\u{3a3}-\u{3f5}\u{3f7}-\u{481}\u{48a}-\u{52f}\u{531}-\u{556}\u{10a0}-\u{10c5}\u{13a0}-\u{13f5}\u{13f8}-\u{13fd}\u{1c90}-\u{1cba}\u{1cbd}-\u{1cbf}\u{1d00}-\u{1d2b}\u{1d6b}-\u{1d77}\u{1d79}-\u{1d9a}\u{1e00}-\u{1f15}\u{1f18}-\u{1f1d}\u{1f20}-\u{1f45}\u{1f48}-\u{1f4d}\u{1f50}-\u{1f57}\u{1f59}\u{1f5b}\u{1f5d}\u{1f5f}-\u{1f7d}\u{1f80}-\u{1fb4}\u{1fb6}-\u{1fbc}\u{1fbe}\u{1fc2}-\u{1fc4}\u{1fc6}-\u{1fcc}\u{1fd0}-\u{1fd3}\u{1fd6}-\u{1fdb}\u{1fe0}-\u{1fec}\u{1ff2}-\u{1ff4}\u{1ff6}-\u{1ffc}\u{2102}\u{2107}\u{210a}-\u{2113}\u{2115}\u{2119}-\u{211d}\u{2124}\u{2126}\u{2128}\u{212a}-\u{212d}\u{212f}-\u{2134}\u{2139}\u{213c}-\u{213f}\u{2145}-\u{2149}\u{214e}\u{2183}\u{2184}\u{2c00}-\u{2c7b}\u{2c7e}-\u{2ce4}\u{2ceb}-\u{2cee}\u{2cf2}\u{2cf3}\u{a640}-\u{a66d}\u{a680}-\u{a69b}\u{a722}-\u{a76f}\u{a771}-\u{a787}\u{a78b}-\u{a78e}\u{ab70}-\u{abbf}\u{fb00}-\u{fb06}\u{fb13}-\u{fb17}\u{ff21}-\u{ff3a}\u{ff41}-\u{ff5a}\u{10400}-\u{1044f}\u{104b0}-\u{104d3}\u{104d8}-\u{104fb}\u{10c80}-\u{10cb2}\u{10cc0}-\u{10cf2}\u{118a0}-\u{118df}\u{1e900}-\u{1e943}]+";
@@ -441,4 +442,100 @@ fn the_flat_pass_splits_the_corpora_as_the_nested_stages() {
         }
     }
     assert!(files >= 6, "tests/data has six fixtures");
+}
+
+/// The pieces of the ASCII text `b[p..]` (`p` at a line start) by the
+/// byte-by-byte pass, line by line: the oracle of the block pass.
+fn by_lines(flat: &Flat, b: &[u8], p: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut s = p;
+    for i in p..=b.len() {
+        if i == b.len() || b[i] == b'\r' || b[i] == b'\n' {
+            if s < i {
+                flat.line(&b[s..i], s, &mut |x: usize, y: usize| out.push((x, y)));
+            }
+            if i < b.len() {
+                out.push((i, i + 1));
+            }
+            s = i + 1;
+        }
+    }
+    out
+}
+
+/// Random ASCII text of up to `max` bytes: the flat pass's classes, any
+/// ASCII byte, and whitespace runs long enough to cross a block.
+fn ascii_text(next: &mut impl FnMut(usize) -> usize, max: usize) -> String {
+    let len = next(max);
+    let mut text = String::new();
+    while text.len() < len {
+        match next(30) {
+            0 => text.extend(std::iter::repeat_n(' ', 1 + next(100))),
+            1 => text.extend(std::iter::repeat_n(
+                ['\t', ' ', '\n'][next(3)],
+                1 + next(70),
+            )),
+            2..=6 => text.push(char::from(next(128) as u8)),
+            _ => text.push(ASCII[next(ASCII.len())]),
+        }
+    }
+    text
+}
+
+fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut x = seed;
+    move |n: usize| {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
+    }
+}
+
+/// The block pass gives the byte-by-byte pass's pieces with every
+/// classifier, the region starting at every offset of a block (after a
+/// line of filler), on random ASCII text crossing several blocks.
+#[test]
+fn the_block_pass_matches_the_line_pass_at_every_offset() {
+    let mut next = xorshift(0x51ab_77c3);
+    for st in [llm(), coder()] {
+        let chain = SplitChain::new(&st).expect("chain");
+        let flat = chain.flat.as_ref().expect("flat pass");
+        for _ in 0..300 {
+            let text = ascii_text(&mut next, 400);
+            for k in 0..64 {
+                let mut b = vec![b'x'; k];
+                if let Some(last) = b.last_mut() {
+                    *last = b'\n';
+                }
+                b.extend_from_slice(text.as_bytes());
+                let want = by_lines(flat, &b, k);
+                for way in Way::available() {
+                    let mut got = Vec::new();
+                    flat.region(&b, k, b.len(), way, &mut |x: usize, y: usize| {
+                        got.push((x, y))
+                    });
+                    assert_eq!(got, want, "{way:?} at {k} on {text:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Texts of several blocks, ASCII lines with a line outside ASCII here and
+/// there, split as the stages do.
+#[test]
+fn long_strings_match_the_stages() {
+    let all = ascii_chains();
+    let mut next = xorshift(0x0dd_ba11);
+    let outside = ['é', '中', '\u{a0}', '\u{3000}', '’', '１'];
+    for round in 0..600 {
+        let mut text = ascii_text(&mut next, 300);
+        if round % 3 == 0 {
+            let at = next(text.len() + 1);
+            text.insert(at, outside[next(outside.len())]);
+        }
+        text.push_str(&ascii_text(&mut next, 200));
+        check(&all, &text);
+    }
 }
