@@ -13,6 +13,7 @@ pub mod pretok;
 pub mod train;
 pub mod utf8;
 pub mod vocab;
+pub mod walk;
 
 #[cfg(feature = "python")]
 mod py;

@@ -22,11 +22,11 @@ use crate::dataset::{ColumnLoader, Input};
 use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
-use crate::train::walk::Walk;
 use crate::train::{
     compact, learn_merges_owned_with, learn_merges_with, ChunkCounter, ChunkTable, Control,
     MergeLoop, MergeOptions,
 };
+use crate::walk::Walk;
 
 /// Runs `job` on a scoped worker thread; meanwhile the calling thread checks
 /// signals and calls `progress(bytes_done, merges_done)` every 100 ms.
@@ -443,7 +443,7 @@ fn loop_name(which: MergeLoop) -> &'static str {
 }
 
 /// The regular files under a folder, in sorted path order (see
-/// `src/train/walk.rs`): an iterator of `(path, inode)`, or fed to
+/// `src/walk.rs`): an iterator of `(path, inode)`, or fed to
 /// `ChunkCounter.feed_walk`.
 #[pyclass(name = "FolderWalk", module = "bytepair._core")]
 pub(crate) struct PyFolderWalk {

@@ -29,9 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::walk::{open, Found, Walk};
 use super::{ChunkCounter, Control};
 use crate::error::{Error, Result};
+use crate::walk::{open, Found, Walk};
 
 /// Files read by one task.
 pub const TASK_FILES: usize = 64;

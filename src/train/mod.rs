@@ -44,7 +44,6 @@ pub mod shards;
 pub mod spill;
 pub mod stream;
 pub mod tally;
-pub mod walk;
 
 pub use chunks::ChunkTable;
 pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK, RANGE, STREAM_BLOCK};

@@ -1,4 +1,4 @@
-//! Walking a training folder: every regular file under it, in the order
+//! Walking a data folder: every regular file under it, in the order
 //! Python's `sorted()` of the full paths gives (the order
 //! `bytepair.shards.paths` documents), one folder's listing held at a time.
 //!
