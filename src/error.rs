@@ -51,6 +51,10 @@ pub enum Error {
     /// table beyond the trainer's 32-bit limits, ...).
     #[error("invalid training arguments: {reason}")]
     InvalidTraining { reason: String },
+    /// The state a merge loop would build is estimated above the caller's
+    /// memory limit (`what`: the loop and what it holds; bytes).
+    #[error("{what} needs about {} MB, more than memory_limit ({} MB)", grouped(*need / 1_000_000), grouped(*limit / 1_000_000))]
+    MemoryLimit { what: String, need: u64, limit: u64 },
     /// A tokenizer file that is not what its format says (not UTF-8, not
     /// JSON, a key listed twice, a value of the wrong type); `location` is the
     /// JSON path of the part at fault (`$` for the file as a whole, empty when
@@ -87,5 +91,38 @@ impl Error {
     }
 }
 
+/// `n` with a comma between groups of three digits (`15,789`).
+pub(crate) fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Result alias used across the core.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_puts_a_comma_between_thousands() {
+        let got: Vec<String> = [0, 999, 1_000, 15_789, 1_234_567].map(grouped).to_vec();
+        assert_eq!(got, ["0", "999", "1,000", "15,789", "1,234,567"]);
+        let e = Error::MemoryLimit {
+            what: "the loop".into(),
+            need: 15_789_000_000,
+            limit: 12_638_000_000,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the loop needs about 15,789 MB, more than memory_limit (12,638 MB)"
+        );
+    }
+}

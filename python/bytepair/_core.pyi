@@ -424,6 +424,7 @@ def extend_merges(
     progress: Optional[_Progress] = None,
     max_words: Optional[int] = None,
     num_threads: Optional[int] = None,
+    memory_limit: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

@@ -94,9 +94,14 @@ class UnknownEncodingError(BytepairError, ValueError, KeyError):
 
 
 class TrainingError(BytepairError, ValueError):
-    """Training arguments or training data cannot work (empty corpus, vocab too small, ...)."""
+    """Training arguments or training data cannot work (empty corpus, vocab too small, ...).
+    When what training would build passes ``memory_limit``, ``argument`` is
+    ``"memory_limit"`` and, where the core estimated it, ``need`` and ``limit``
+    are the bytes needed and allowed."""
 
     reason: Optional[str] = None
+    need: Optional[int] = None
+    limit: Optional[int] = None
 
 
 class ReadError(TrainingError):

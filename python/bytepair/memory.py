@@ -119,6 +119,21 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool =
     return max(table + symbols, symbols + 4 * occurrences + 60 * pairs)
 
 
+def encoded_spans_bytes(chunks: int, chunk_bytes: int) -> int:
+    """At most what encoding a table of ``chunks`` distinct chunks holding
+    ``chunk_bytes`` bytes by an existing vocabulary needs, the table included
+    (extending, superword stage 2): the table (``chunk_bytes`` + 48 per chunk)
+    and a 4-byte id per byte at most. The merge loop after it is checked
+    once the ids are counted: per id a 16-byte node, its 4-byte occurrence
+    and about 8 bytes of pairs, per chunk 12 bytes (``_core.extend_merges``'s
+    ``memory_limit``).
+
+    >>> encoded_spans_bytes(9_273_128, 610_000_000) // 10**6
+    3495
+    """
+    return chunk_bytes + 48 * chunks + 4 * chunk_bytes
+
+
 def current_rss() -> Optional[int]:
     """This process's resident memory now, in bytes: the second field of
     ``/proc/self/statm`` (pages) on Linux; None elsewhere."""

@@ -179,17 +179,19 @@ def stage2_merges(
             table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials,
                                  num_threads=num_threads, progress=status,
                                  inputs=replace(inputs, memory_limit=limit)).table
-        need = _memory.merge_loop_bytes(len(table), table.arena_len, num_merges, compact=False)
+        need = _memory.encoded_spans_bytes(len(table), table.arena_len)
         if need > limit:
             raise TrainingError(
-                f"the superword merge loop needs about {need / 1e6:,.0f} MB for {len(table):,} distinct spans "
-                f"({table.arena_len / 1e6:,.0f} MB), more than memory_limit ({limit / 1e6:,.0f} MB)",
+                f"encoding the {len(table):,} distinct spans ({table.arena_len / 1e6:,.0f} MB) for the superword "
+                f"merge loop needs up to {need / 1e6:,.0f} MB, more than memory_limit ({limit / 1e6:,.0f} MB)",
                 argument="memory_limit",
             )
         first_id = 256 + len(base.merges)
+        # the loop's own state is checked against the limit once the spans are encoded (its size
+        # follows the number of stage-1 tokens, known only then)
         merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,
                                      max_token_length, status.merging(num_merges), max_words=max_words,
-                                     num_threads=num_threads)
+                                     num_threads=num_threads, memory_limit=limit)
         status.merged(len(merges))
     finally:
         status.close()

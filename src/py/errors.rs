@@ -16,6 +16,7 @@
 //! | `NotUtf8`           | `ReadError`              | `path`, `offset`        |
 //! | `CorruptCounts`     | `CorruptCountsError`     | `what`                  |
 //! | `InvalidTraining`   | `TrainingError`          | `reason`                |
+//! | `MemoryLimit`       | `TrainingError`          | `argument`, `need`, `limit` |
 //! | `InvalidFile`       | `FormatError`            | `where`, `reason`       |
 //! | `Interrupted`       | `KeyboardInterrupt`      |                         |
 
@@ -108,6 +109,14 @@ pub(crate) fn to_py(e: Error) -> PyErr {
             Error::InvalidTraining { reason } => {
                 ("TrainingError", vec![attr(py, "reason", reason)])
             }
+            Error::MemoryLimit { need, limit, .. } => (
+                "TrainingError",
+                vec![
+                    attr(py, "argument", "memory_limit"),
+                    attr(py, "need", need),
+                    attr(py, "limit", limit),
+                ],
+            ),
             Error::InvalidFile { location, reason } => (
                 "FormatError",
                 vec![attr(py, "where", location), attr(py, "reason", reason)],

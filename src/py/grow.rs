@@ -6,12 +6,14 @@ use pyo3::prelude::*;
 use super::encoding::PyCoreBpe;
 use super::trainer::{run_interruptible, PyChunkTable};
 use crate::train::from_tokens::{extend_merges, parity_merges};
-use crate::train::{Control, MergeOptions};
+use crate::train::{Control, ExtendBounds, MergeOptions};
 
 /// Merges learned on top of `base` from `table` (see
 /// `bytepair.reference.extend_from_counts`); new ids start at `first_id`.
+/// With `memory_limit` (bytes), a `TrainingError` naming it when the loop's
+/// state, estimated once the chunks are encoded, would pass it.
 #[pyfunction]
-#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None))]
+#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None, memory_limit=None))]
 #[allow(clippy::too_many_arguments)]
 fn extend_merges_py(
     py: Python<'_>,
@@ -24,8 +26,13 @@ fn extend_merges_py(
     progress: Option<Bound<'_, PyAny>>,
     max_words: Option<usize>,
     num_threads: Option<usize>,
+    memory_limit: Option<u64>,
 ) -> PyResult<Vec<(u32, u32)>> {
     let (v, t) = (base.inner.vocab(), &table.inner);
+    let bounds = ExtendBounds {
+        max_words,
+        memory_limit,
+    };
     let opts = MergeOptions {
         num_merges,
         min_frequency,
@@ -33,7 +40,7 @@ fn extend_merges_py(
     };
     let ctl = Control::default();
     run_interruptible(py, &ctl, progress.as_ref(), || {
-        extend_merges(v, t, first_id, &opts, max_words, num_threads, &ctl)
+        extend_merges(v, t, first_id, &opts, bounds, num_threads, &ctl)
     })
 }
 

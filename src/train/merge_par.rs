@@ -177,7 +177,7 @@ fn merge_part(
 #[cfg(test)]
 mod tests {
     use crate::train::from_tokens::extend_merges;
-    use crate::train::{ChunkTable, Control, MergeOptions};
+    use crate::train::{ChunkTable, Control, ExtendBounds, MergeOptions};
     use crate::vocab::Vocab;
 
     /// Chunks of few symbols (long overlapping runs, many ties), some
@@ -219,10 +219,15 @@ mod tests {
         let ctl = Control::default();
         for (r, t) in tables().iter().enumerate() {
             let words = if r % 2 == 0 { Some(2) } else { None };
-            let one = extend_merges(&base, t, 258, &opts, words, Some(1), &ctl).unwrap();
+            let bounds = ExtendBounds {
+                max_words: words,
+                memory_limit: None,
+            };
+            let one = extend_merges(&base, t, 258, &opts, bounds, Some(1), &ctl).unwrap();
             assert!(!one.is_empty());
             for threads in [2, 3] {
-                let many = extend_merges(&base, t, 258, &opts, words, Some(threads), &ctl).unwrap();
+                let many =
+                    extend_merges(&base, t, 258, &opts, bounds, Some(threads), &ctl).unwrap();
                 assert_eq!(one, many, "table {r}, {threads} threads");
             }
         }

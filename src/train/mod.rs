@@ -50,7 +50,7 @@ pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK, RANGE, STREAM_BLOC
 pub use merge_loop::{
     learn_merges, learn_merges_owned, learn_merges_owned_with, learn_merges_with, MergeLoop,
 };
-pub use options::MergeOptions;
+pub use options::{ExtendBounds, MergeOptions};
 
 /// Hands the allocator's free memory back to the system. Counting frees its
 /// per-thread tallies in the threads that filled them, and glibc keeps such

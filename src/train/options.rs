@@ -11,6 +11,19 @@ pub struct MergeOptions {
     pub max_token_length: Option<usize>,
 }
 
+/// What bounds an extension ([`super::from_tokens::extend_merges`]) beyond
+/// [`MergeOptions`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExtendBounds {
+    /// Pass over pairs whose joined token holds more words than this
+    /// (superword training).
+    pub max_words: Option<usize>,
+    /// Stop with [`crate::error::Error::MemoryLimit`] before the loop's
+    /// state is built when its estimate, with the chunk table's, passes this
+    /// many bytes.
+    pub memory_limit: Option<u64>,
+}
+
 /// Whether the token joining `a` and `b` would pass `max_token_length`.
 pub(crate) fn too_long(opts: &MergeOptions, tok_len: &[u32], a: u32, b: u32) -> bool {
     opts.max_token_length

@@ -216,9 +216,30 @@ def test_spilled_span_counting_gives_the_same_merges(tmp_path):
     assert len(want) == 500
 
 
-def test_memory_limit_too_small_for_the_merge_loop_is_a_clear_error():
-    with pytest.raises(TrainingError, match="superword merge loop needs"):
-        _core_train("".join(corpus(n) for n in CORPORA), 22_000, 800, memory_limit="20MB")
+def test_memory_limit_too_small_for_encoding_the_spans_is_a_clear_error():
+    # 250,000 distinct lines of 25 bytes: the table and its ids (5 bytes a byte, 48 a span) pass 20 MB
+    rng = random.Random(7)
+    words = ["".join(rng.choice("abcdefghijklmnop") for _ in range(5)) for _ in range(3000)]
+    text = "\n".join(f"{rng.choice(words)} {rng.choice(words)} {rng.choice(words)} of the" for _ in range(250_000))
+    with pytest.raises(TrainingError, match="encoding the .* distinct spans .* for the superword merge loop") as e:
+        _core_train(text, 2_000, 800, memory_limit="20MB")
+    assert e.value.argument == "memory_limit"
+
+
+def test_the_merge_loop_is_checked_against_the_limit_once_the_spans_are_encoded():
+    text = "".join(corpus(n)[:400_000] for n in CORPORA)
+    base = _core_train(text, 900, 900)
+    table = count_chunks(text, pattern=patterns.SUPERWORD).table
+    table_bytes = table.arena_len + 48 * len(table)
+    with pytest.raises(TrainingError, match=r"the merge loop over [\d,]+ tokens in [\d,]+ distinct chunks needs about") as e:
+        _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=table_bytes)
+    err = e.value
+    assert err.argument == "memory_limit" and err.limit == table_bytes
+    # the estimate follows the stage-1 tokens (28 bytes each, 12 per chunk), not the span bytes
+    tokens, rest = divmod(err.need - table_bytes - 12 * len(table), 28)
+    assert rest == 0 and len(table) <= tokens < table.arena_len / 2
+    want = _core.extend_merges(base._core, table, 900, 300, max_words=4)
+    assert _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=err.need) == want
 
 
 # ---------------------------------------------------------------- arguments
