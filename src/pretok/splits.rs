@@ -30,8 +30,11 @@
 //! A chain whose stages, restricted to ASCII, are DeepSeek's (`[\r\n]`, two
 //! runs with a whitespace prefix, maybe trailing whitespace, digits one by
 //! one) splits each stretch of all-ASCII lines in one flat pass instead,
-//! 64 bytes at a time ([`ascii`]); only the lines with a byte >= 0x80 run the
-//! nested stages.
+//! 64 bytes at a time ([`ascii`]); each line with a byte >= 0x80 is decoded
+//! once into masks of the chain's classes over its characters, and each stage
+//! after the first adds its piece starts to a mask by bit algebra ([`fused`]:
+//! the stages' semantics one by one, whatever the classes). Such chains must
+//! begin with exactly `[\r\n]`; the others run the nested stages.
 //!
 //! Complexity: a stage reads each character of a piece it splits at most
 //! three times (its own scan with one character of look-ahead, then the
@@ -225,6 +228,9 @@ impl SplitChain {
         let mut classes = Classes::default();
         let mut steps = Vec::with_capacity(stages.len());
         let (mut splits, mut digits) = (0, 0);
+        // whether the first stage is exactly `[\r\n]`: the flat pass and
+        // the fused one split the text into lines first
+        let mut by_lines = false;
         for st in stages {
             let sh = match *st {
                 ChainStage::Split(p) => {
@@ -241,6 +247,9 @@ impl SplitChain {
                     }
                 }
             };
+            if steps.is_empty() {
+                by_lines = matches!(&sh, Shape::One(r) if *r == [(10, 10), (13, 13)]);
+            }
             steps.push(match sh {
                 Shape::One(r) => {
                     let bytes = ascii_bytes(&r);
@@ -275,7 +284,7 @@ impl SplitChain {
         }
         let tables = Tables::from_ranges(&table);
         Some(SplitChain {
-            flat: Flat::new(&steps, &tables),
+            flat: by_lines.then(|| Flat::new(&steps, &tables)).flatten(),
             steps,
             tables,
             label,
@@ -302,6 +311,7 @@ impl SplitChain {
     /// (the first stage's pieces are the lines and the line breaks).
     fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
         let way = Way::detect();
+        let mut scratch = fused::Scratch::default();
         let mut p = 0;
         while p < b.len() {
             let Some(q) = first_high(b, p) else {
@@ -312,8 +322,11 @@ impl SplitChain {
                 flat.region(b, p, ls, way, f);
             }
             let le = memchr::memchr2(b'\r', b'\n', &b[q..]).map_or(b.len(), |i| q + i);
-            let sum = (le - ls <= SUMMARY_MAX).then(|| summary(&self.tables, &b[ls..le]));
-            self.walk(1, b, ls, le, sum, f);
+            if le - ls <= fused::LINE_MAX {
+                fused::line(&self.steps[1..], &self.tables, b, (ls, le), &mut scratch, f);
+            } else {
+                self.walk(1, b, ls, le, None, f);
+            }
             p = le;
         }
     }
@@ -580,6 +593,7 @@ fn trailing(
 }
 
 mod ascii;
+mod fused;
 mod masks;
 #[cfg(test)]
 mod tests;
