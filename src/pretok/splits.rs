@@ -106,6 +106,9 @@ pub struct SplitChain {
     label: String,
     /// The flat pass for all-ASCII lines, when the chain has one.
     flat: Option<Flat>,
+    /// With a flat pass: the flags of every code point below U+10000, one
+    /// load per character for the lines outside ASCII ([`fused`]).
+    bmp: Vec<u8>,
 }
 
 fn class_of(h: &Hir) -> Option<Ranges> {
@@ -283,8 +286,14 @@ impl SplitChain {
             label.push_str(&format!(" + Digits x{digits}"));
         }
         let tables = Tables::from_ranges(&table);
+        let flat = by_lines.then(|| Flat::new(&steps, &tables)).flatten();
+        let bmp = match flat {
+            Some(_) => (0..0x10000).map(|cp| tables.of(cp)).collect(),
+            None => Vec::new(),
+        };
         Some(SplitChain {
-            flat: by_lines.then(|| Flat::new(&steps, &tables)).flatten(),
+            flat,
+            bmp,
             steps,
             tables,
             label,
@@ -307,7 +316,7 @@ impl SplitChain {
     }
 
     /// The chain with a flat pass: each stretch of all-ASCII lines goes to
-    /// [`Flat::region`], each line with a byte >= 0x80 to the nested stages
+    /// [`Flat::region`], each line with a byte >= 0x80 to [`fused::line`]
     /// (the first stage's pieces are the lines and the line breaks).
     fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
         let way = Way::detect();
@@ -318,12 +327,16 @@ impl SplitChain {
                 return flat.region(b, p, b.len(), way, f);
             };
             let ls = memchr::memrchr2(b'\r', b'\n', &b[p..q]).map_or(p, |i| p + i + 1);
-            if p < ls {
+            if b[p..ls].iter().all(|&c| c == b'\r' || c == b'\n') {
+                // line breaks alone between lines outside ASCII: a piece each
+                (p..ls).for_each(|i| f.span(i, i + 1));
+            } else {
                 flat.region(b, p, ls, way, f);
             }
             let le = memchr::memchr2(b'\r', b'\n', &b[q..]).map_or(b.len(), |i| q + i);
             if le - ls <= fused::LINE_MAX {
-                fused::line(&self.steps[1..], &self.tables, b, (ls, le), &mut scratch, f);
+                let classes = (&self.tables, &self.bmp[..]);
+                fused::line(&self.steps[1..], classes, b, (ls, le), &mut scratch, f);
             } else {
                 self.walk(1, b, ls, le, None, f);
             }

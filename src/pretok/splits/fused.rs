@@ -32,9 +32,11 @@ use crate::SpanSink;
 /// Buffers reused across the lines of one text.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
-    /// Flags per character, padded with zeros to whole words.
+    /// Flags per character, padded with zeros to whole words (slots past
+    /// that hold a longer line's).
     flags: Vec<u8>,
-    /// Byte offset of each character in the line, then the line's length.
+    /// Byte offset of each character in the line, then the line's length
+    /// (slots past that hold a longer line's).
     offs: Vec<u32>,
     /// Eight masks per word (one per flag bit): `masks[w * 8 + k]`.
     masks: Vec<u64>,
@@ -46,15 +48,19 @@ pub(super) struct Scratch {
 /// The longest line the pass takes (offsets are `u32`).
 pub(super) const LINE_MAX: usize = u32::MAX as usize;
 
+/// The code point bits of a lead byte, by the character's length.
+const LEAD_MASK: [u8; 5] = [0, 0x7F, 0x1F, 0x0F, 0x07];
+
 const LSB: u64 = 0x0101_0101_0101_0101;
 /// Gathers the low bit of each byte into the top byte (byte `j` to bit `j`).
 const GATHER: u64 = 0x0102_0408_1020_4080;
 
 /// The pieces of the line `b[s..e]` (no `\r`, no `\n`, at most [`LINE_MAX`]
-/// bytes, not empty) under `steps`, the chain's stages after the first.
+/// bytes, not empty) under `steps`, the chain's stages after the first;
+/// `t`: the chain's tables, and its flags of the code points below U+10000.
 pub(super) fn line<F: SpanSink>(
     steps: &[Step],
-    t: &Tables,
+    t: (&Tables, &[u8]),
     b: &[u8],
     (s, e): (usize, usize),
     x: &mut Scratch,
@@ -79,24 +85,51 @@ pub(super) fn line<F: SpanSink>(
 
 impl Scratch {
     /// Decodes `b` into flags and offsets; returns the number of characters.
-    fn decode(&mut self, t: &Tables, b: &[u8]) -> usize {
-        self.flags.clear();
-        self.offs.clear();
-        self.flags.reserve(b.len() + 64);
-        self.offs.reserve(b.len() + 1);
-        let mut i = 0;
+    /// Four bytes are read at each character (the tail byte by byte): its
+    /// length from the lead byte by comparisons, its code point by shifts, so
+    /// a line mixing spaces and syllables costs no branch per character, and
+    /// the next character's position waits on one load and a few additions.
+    /// The buffers only grow (no clearing per line): each slot up to the
+    /// line's end is written before it is read.
+    fn decode(&mut self, (t, bmp): (&Tables, &[u8]), b: &[u8]) -> usize {
+        let words = b.len() / 64 + 1;
+        if self.flags.len() < words * 64 {
+            self.flags.resize(words * 64, 0);
+        }
+        if self.offs.len() <= b.len() {
+            self.offs.resize(b.len() + 1, 0);
+        }
+        let (flags, offs) = (&mut self.flags[..], &mut self.offs[..]);
+        let (mut i, mut n) = (0, 0);
+        while let Some(&[b0, b1, b2, b3]) = b.get(i..i + 4) {
+            let len =
+                1 + usize::from(b0 >= 0xC0) + usize::from(b0 >= 0xE0) + usize::from(b0 >= 0xF0);
+            let lead = u32::from(b0 & LEAD_MASK[len]);
+            let x = lead << 18
+                | u32::from(b1 & 0x3F) << 12
+                | u32::from(b2 & 0x3F) << 6
+                | u32::from(b3 & 0x3F);
+            let cp = x >> (6 * (4 - len));
+            flags[n] = match bmp.get(cp as usize) {
+                Some(&fl) => fl,
+                None => t.of(cp),
+            };
+            offs[n] = i as u32;
+            (i, n) = (i + len, n + 1);
+        }
         while let Some(&c) = b.get(i) {
             let (fl, len) = if c < 0x80 {
                 (t.ascii[c as usize], 1)
             } else {
                 t.decode_at(b, i)
             };
-            self.flags.push(fl);
-            self.offs.push(i as u32);
-            i += len;
+            flags[n] = fl;
+            offs[n] = i as u32;
+            (i, n) = (i + len, n + 1);
         }
-        self.offs.push(b.len() as u32);
-        self.flags.len()
+        offs[n] = b.len() as u32;
+        flags[n..(n / 64 + 1) * 64].fill(0);
+        n
     }
 
     /// One mask per flag bit over `words` words of characters.
