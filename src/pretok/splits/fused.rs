@@ -192,9 +192,10 @@ impl Scratch {
             let st_n = self.st.get(w + 1).copied().unwrap_or(!0);
             let same = !st;
             let after_s = s << 1 | sp >> 63;
-            // run starts, and those that continue the piece before them
-            let sr = s & !(after_s & same);
-            let srn = sn & !((sn << 1 | s >> 63) & !st_n) & !st_n;
+            // run starts; a run cut by a piece start needs no start of its
+            // own there (every use below is masked by `same`, or is a start)
+            let sr = s & !after_s;
+            let srn = sn & !(sn << 1 | s >> 63) & !st_n;
             let pre = self.mask(prefix, w) & (((sr & same) >> 1) | srn << 63);
             let after_pre = pre << 1 | pre_carry;
             pre_carry = pre >> 63;
