@@ -30,8 +30,11 @@
 //! A chain whose stages, restricted to ASCII, are DeepSeek's (`[\r\n]`, two
 //! runs with a whitespace prefix, maybe trailing whitespace, digits one by
 //! one) splits each stretch of all-ASCII lines in one flat pass instead,
-//! 64 bytes at a time ([`ascii`]); only the lines with a byte >= 0x80 run the
-//! nested stages.
+//! 64 bytes at a time ([`ascii`]); each line with a byte >= 0x80 is decoded
+//! once into masks of the chain's classes over its characters, and each stage
+//! after the first adds its piece starts to a mask by bit algebra ([`fused`]:
+//! the stages' semantics one by one, whatever the classes). Such chains must
+//! begin with exactly `[\r\n]`; the others run the nested stages.
 //!
 //! Complexity: a stage reads each character of a piece it splits at most
 //! three times (its own scan with one character of look-ahead, then the
@@ -103,6 +106,9 @@ pub struct SplitChain {
     label: String,
     /// The flat pass for all-ASCII lines, when the chain has one.
     flat: Option<Flat>,
+    /// With a flat pass: the flags of every code point below U+10000, one
+    /// load per character for the lines outside ASCII ([`fused`]).
+    bmp: Vec<u8>,
 }
 
 fn class_of(h: &Hir) -> Option<Ranges> {
@@ -225,6 +231,9 @@ impl SplitChain {
         let mut classes = Classes::default();
         let mut steps = Vec::with_capacity(stages.len());
         let (mut splits, mut digits) = (0, 0);
+        // whether the first stage is exactly `[\r\n]`: the flat pass and
+        // the fused one split the text into lines first
+        let mut by_lines = false;
         for st in stages {
             let sh = match *st {
                 ChainStage::Split(p) => {
@@ -241,6 +250,9 @@ impl SplitChain {
                     }
                 }
             };
+            if steps.is_empty() {
+                by_lines = matches!(&sh, Shape::One(r) if *r == [(10, 10), (13, 13)]);
+            }
             steps.push(match sh {
                 Shape::One(r) => {
                     let bytes = ascii_bytes(&r);
@@ -274,8 +286,14 @@ impl SplitChain {
             label.push_str(&format!(" + Digits x{digits}"));
         }
         let tables = Tables::from_ranges(&table);
+        let flat = by_lines.then(|| Flat::new(&steps, &tables)).flatten();
+        let bmp = match flat {
+            Some(_) => (0..0x10000).map(|cp| tables.of(cp)).collect(),
+            None => Vec::new(),
+        };
         Some(SplitChain {
-            flat: Flat::new(&steps, &tables),
+            flat,
+            bmp,
             steps,
             tables,
             label,
@@ -298,22 +316,30 @@ impl SplitChain {
     }
 
     /// The chain with a flat pass: each stretch of all-ASCII lines goes to
-    /// [`Flat::region`], each line with a byte >= 0x80 to the nested stages
+    /// [`Flat::region`], each line with a byte >= 0x80 to [`fused::line`]
     /// (the first stage's pieces are the lines and the line breaks).
     fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
         let way = Way::detect();
+        let mut scratch = fused::Scratch::default();
         let mut p = 0;
         while p < b.len() {
             let Some(q) = first_high(b, p) else {
                 return flat.region(b, p, b.len(), way, f);
             };
             let ls = memchr::memrchr2(b'\r', b'\n', &b[p..q]).map_or(p, |i| p + i + 1);
-            if p < ls {
+            if b[p..ls].iter().all(|&c| c == b'\r' || c == b'\n') {
+                // line breaks alone between lines outside ASCII: a piece each
+                (p..ls).for_each(|i| f.span(i, i + 1));
+            } else {
                 flat.region(b, p, ls, way, f);
             }
             let le = memchr::memchr2(b'\r', b'\n', &b[q..]).map_or(b.len(), |i| q + i);
-            let sum = (le - ls <= SUMMARY_MAX).then(|| summary(&self.tables, &b[ls..le]));
-            self.walk(1, b, ls, le, sum, f);
+            if le - ls <= fused::LINE_MAX {
+                let classes = (&self.tables, &self.bmp[..]);
+                fused::line(&self.steps[1..], classes, b, (ls, le), &mut scratch, f);
+            } else {
+                self.walk(1, b, ls, le, None, f);
+            }
             p = le;
         }
     }
@@ -580,6 +606,7 @@ fn trailing(
 }
 
 mod ascii;
+mod fused;
 mod masks;
 #[cfg(test)]
 mod tests;

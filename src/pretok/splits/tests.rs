@@ -310,6 +310,12 @@ fn hostile_inputs_split_as_the_oracle_says() {
         // each, then "."
         let spaces = format!("{}.", " \u{3000}".repeat(BIG / 4));
         assert_eq!(count(&c, &spaces), BIG / 2 + 1);
+        // lines outside ASCII (the fused pass): one class for a megabyte
+        assert_eq!(count(&c, &"한".repeat(BIG / 3)), 1);
+        assert_eq!(count(&c, &"\u{3000}".repeat(BIG / 3)), 1);
+        assert_eq!(count(&c, &"１".repeat(BIG / 3)), BIG / 3);
+        assert_eq!(count(&c, &format!("é{}", " ".repeat(BIG))), 2);
+        assert_eq!(count(&c, &format!("{}é", " ".repeat(BIG))), 2);
     }
     let trailing = SplitChain::new(&variants()[1]).expect("chain");
     // `(?m)\s+$` on spaces and line feeds: one match up to the last line feed
@@ -350,12 +356,15 @@ fn flat_misfits() -> Vec<Vec<ChainStage<'static>>> {
     tab_trailing[3] = ChainStage::Split("[ \\t]+$");
     let mut lf_only = coder();
     lf_only[0] = ChainStage::Split("\n");
+    let mut wider_lines = llm();
+    wider_lines[0] = ChainStage::Split("[\r\n\u{2028}]");
     vec![
         runs("\\s?[!-/:-m]+"),
         runs("[!-/:-~]+"),
         digits_first,
         tab_trailing,
         lf_only,
+        wider_lines,
     ]
 }
 
@@ -536,6 +545,41 @@ fn long_strings_match_the_stages() {
             text.insert(at, outside[next(outside.len())]);
         }
         text.push_str(&ascii_text(&mut next, 200));
+        check(&all, &text);
+    }
+}
+
+/// Characters of every class the chains tell apart outside ASCII, with
+/// ASCII ones: Hangul, CJK, kana, U+3000 (whitespace, punctuation of DeepSeek
+/// LLM, in its CJK ranges), other Unicode whitespace, numerics outside ASCII,
+/// punctuation, combining marks, emoji, cased letters.
+const MIXED: &[char] = &[
+    'a', 'Q', '5', ' ', '\t', '.', ',', '(', '_', '\'', '한', '국', '\u{1100}', '中', '一', '龥',
+    '\u{9fa6}', 'の', 'カ', '\u{800}', '\u{3000}', '\u{3001}', '。', '\u{a0}', '\u{2028}',
+    '\u{85}', '\u{2003}', '\u{200b}', '\u{663}', '１', 'Ⅻ', '½', '“', '’', '—', '！', '、',
+    '\u{301}', '\u{903}', '😀', '🎉', 'é', 'Ω', 'Я', 'ǅ', 'ʰ', 'ก', 'अ', 'Ａ', '𐐀', '\u{e000}',
+];
+
+/// Lines with characters outside ASCII (the fused pass), long enough to
+/// cross several 64-character words, with runs of one character, split as
+/// the stages do; near-miss chains (the nested stages) too.
+#[test]
+fn mixed_lines_match_the_stages() {
+    let all = ascii_chains();
+    let mut next = xorshift(0x6b6f_7265);
+    for round in 0..3_000 {
+        let len = next(if round % 4 == 0 { 300 } else { 40 });
+        let k = 2 + next(8);
+        let pool: Vec<char> = (0..k).map(|_| MIXED[next(MIXED.len())]).collect();
+        let mut text = String::new();
+        while text.chars().count() < len {
+            let c = pool[next(pool.len())];
+            let reps = if next(8) == 0 { 1 + next(90) } else { 1 };
+            text.extend(std::iter::repeat_n(c, reps));
+            if next(30) == 0 {
+                text.push(['\n', '\r'][next(2)]);
+            }
+        }
         check(&all, &text);
     }
 }
