@@ -393,20 +393,16 @@ mod tests {
     #[test]
     fn extend_bytes_only_equals_training() {
         let t = table(&[(b"banana bandana", 1), (b"low lower lowest", 2)]);
-        let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        let v = Vocab::new(bytes).unwrap();
-        let ext = extend_merges(
-            &v,
-            &t,
-            256,
-            &opts(8),
-            ExtendBounds::default(),
-            Some(1),
-            &Control::default(),
-        )
-        .unwrap();
+        let ext = extend_bytes(&t, ExtendBounds::default()).unwrap();
         let trained = learn_merges(&t, &opts(8), &Control::default()).unwrap();
         assert_eq!(ext, trained);
+    }
+
+    /// Eight merges on top of the 256 bytes, on one thread.
+    fn extend_bytes(t: &ChunkTable, bounds: ExtendBounds) -> Result<Vec<(Rank, Rank)>> {
+        let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        let v = Vocab::new(bytes).unwrap();
+        extend_merges(&v, t, 256, &opts(8), bounds, Some(1), &Control::default())
     }
 
     #[test]
@@ -441,16 +437,13 @@ mod tests {
     #[test]
     fn extend_refuses_a_state_above_the_memory_limit() {
         let t = table(&[(b"banana bandana", 3), (b"low lower lowest", 2)]);
-        let bytes: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        let v = Vocab::new(bytes).unwrap();
         let (ids, chunks) = (30, 2); // every byte an id
         let need = state_bytes(ids, chunks) + table_bytes(&t);
         let tight = ExtendBounds {
             max_words: None,
             memory_limit: Some(need - 1),
         };
-        let ctl = Control::default();
-        match extend_merges(&v, &t, 256, &opts(8), tight, Some(1), &ctl) {
+        match extend_bytes(&t, tight) {
             Err(Error::MemoryLimit { need: n, limit, .. }) => {
                 assert_eq!((n, limit), (need, need - 1))
             }
@@ -460,19 +453,8 @@ mod tests {
             memory_limit: Some(need),
             ..tight
         };
-        let free = extend_merges(
-            &v,
-            &t,
-            256,
-            &opts(8),
-            ExtendBounds::default(),
-            Some(1),
-            &ctl,
-        );
-        assert_eq!(
-            extend_merges(&v, &t, 256, &opts(8), enough, Some(1), &ctl).unwrap(),
-            free.unwrap()
-        );
+        let free = extend_bytes(&t, ExtendBounds::default()).unwrap();
+        assert_eq!(extend_bytes(&t, enough).unwrap(), free);
     }
 
     #[test]
