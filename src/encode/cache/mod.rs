@@ -182,6 +182,10 @@ pub struct PieceCache {
     budget: usize,
     epoch: u64,
     wipes: u64,
+    /// The batch of [`probe::Collect`], kept between calls: a text cut
+    /// into many segments (by added tokens) sets up one batch per segment,
+    /// and filling a new one each time cost more than the segment's pieces.
+    batch: Vec<Pending>,
 }
 
 /// What a cache holds and how often it was wiped (see [`PieceCache::stats`]).
@@ -220,6 +224,7 @@ impl PieceCache {
             budget: budget(),
             epoch: EPOCH.load(Ordering::Relaxed),
             wipes: 0,
+            batch: Vec::new(),
         }
     }
 
@@ -343,9 +348,11 @@ impl PieceCache {
         mut flushed: impl FnMut(&mut Vec<Rank>),
     ) -> Result<()> {
         self.refresh(seed);
-        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut flushed);
+        let batch = std::mem::take(&mut self.batch);
+        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut flushed, batch);
         let r = spans.for_each_span(text, &mut sink);
         sink.flush();
+        self.batch = sink.into_batch();
         r
     }
 

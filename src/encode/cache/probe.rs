@@ -235,9 +235,14 @@ pub(super) struct Collect<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> {
     out: &'c mut Vec<Rank>,
     flushed: &'c mut G,
     len: usize,
-    /// [`BATCH`] pieces, plus room for one block's run past it.
-    batch: [Pending; BATCH + 64],
+    /// [`BATCH`] pieces, plus room for one block's run past it
+    /// ([`BATCH_SLOTS`]).
+    batch: Vec<Pending>,
 }
+
+/// The slots of a batch: [`BATCH`] pieces, plus room for one block's run
+/// past it.
+pub(super) const BATCH_SLOTS: usize = BATCH + 64;
 
 impl<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, M, G> {
     pub(super) fn new(
@@ -247,7 +252,13 @@ impl<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, M, G> {
         text: &'a [u8],
         out: &'c mut Vec<Rank>,
         flushed: &'c mut G,
+        mut batch: Vec<Pending>,
     ) -> Self {
+        // a kept batch is reused as it is: every slot is written before it
+        // is read (`len` counts the written ones)
+        if batch.len() != BATCH_SLOTS {
+            batch = vec![Pending::default(); BATCH_SLOTS];
+        }
         Collect {
             cache,
             seed,
@@ -256,14 +267,19 @@ impl<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, M, G> {
             out,
             flushed,
             len: 0,
-            batch: [Pending::default(); BATCH + 64],
+            batch,
         }
+    }
+
+    /// The batch, for the next call to keep.
+    pub(super) fn into_batch(self) -> Vec<Pending> {
+        self.batch
     }
 
     /// Probes and emits the pending pieces, then re-reads the table.
     #[inline(never)]
     pub(super) fn flush(&mut self) {
-        let batch = &mut self.batch[..self.len.min(BATCH + 64)];
+        let batch = &mut self.batch[..self.len.min(BATCH_SLOTS)];
         self.cache
             .flush(self.seed, self.model, self.text, batch, self.out);
         self.len = 0;
