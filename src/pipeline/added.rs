@@ -4,7 +4,7 @@
 //! the raw text, the others on the normalized text (their own content
 //! normalized first); special or not, both split the text the same way.
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, Anchored, Input, Match, MatchKind, StartKind};
 
 use crate::error::{Error, Result};
 use crate::Rank;
@@ -34,6 +34,12 @@ pub enum Segment {
 pub struct AddedSet {
     tokens: Vec<AddedToken>,
     ac: Option<AhoCorasick>,
+    /// The first bytes of the tokens, when there are at most three and none
+    /// is an ASCII letter, digit or space: the candidates are then found
+    /// with `memchr` and each tried by an anchored search. The automaton's own prefilter may pick "rare" bytes that are
+    /// UTF-8 continuation bytes (a token like `｜DSML｜`), which Korean or
+    /// Chinese text holds at every other byte.
+    firsts: Option<Vec<u8>>,
 }
 
 fn is_word(c: char) -> bool {
@@ -43,18 +49,70 @@ fn is_word(c: char) -> bool {
 impl AddedSet {
     /// Builds the automaton over `tokens` (matched by their `content`).
     pub fn new(tokens: Vec<AddedToken>) -> Result<Self> {
+        let firsts = Self::rare_firsts(&tokens);
         let ac = if tokens.is_empty() {
             None
         } else {
             let pats: Vec<&str> = tokens.iter().map(|t| t.content.as_str()).collect();
+            // anchored searches only for the first-byte candidates: the
+            // extra start states slow the automaton's own scan
+            let starts = if firsts.is_some() {
+                StartKind::Anchored
+            } else {
+                StartKind::Unanchored
+            };
             Some(
                 AhoCorasick::builder()
                     .match_kind(MatchKind::LeftmostLongest)
+                    .start_kind(starts)
                     .build(&pats)
                     .map_err(|e| Error::vocab(e.to_string()))?,
             )
         };
-        Ok(AddedSet { tokens, ac })
+        Ok(AddedSet { tokens, ac, firsts })
+    }
+
+    /// The tokens' first bytes when there are one to three, none of them an
+    /// ASCII letter, digit or space, and no token is empty. A common first
+    /// byte gives dense candidates, each a search of its own, where the
+    /// automaton's scan does better.
+    fn rare_firsts(tokens: &[AddedToken]) -> Option<Vec<u8>> {
+        let mut firsts = Vec::with_capacity(tokens.len());
+        for t in tokens {
+            let b = *t.content.as_bytes().first()?;
+            if b.is_ascii_alphanumeric() || b.is_ascii_whitespace() {
+                return None;
+            }
+            firsts.push(b);
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        (!firsts.is_empty() && firsts.len() <= 3).then_some(firsts)
+    }
+
+    /// The next leftmost-longest match in `s` at or after `from`, from the
+    /// candidates at `firsts`.
+    fn next_match(ac: &AhoCorasick, firsts: &[u8], s: &str, from: usize) -> Option<Match> {
+        let b = s.as_bytes();
+        let mut at = from;
+        while at < b.len() {
+            let rest = &b[at..];
+            let c = at
+                + match firsts[..] {
+                    [] => None,
+                    [x] => memchr::memchr(x, rest),
+                    [x, y] => memchr::memchr2(x, y, rest),
+                    [x, y, z, ..] => memchr::memchr3(x, y, z, rest),
+                }?;
+            // every match starts at a first byte: the first candidate with
+            // an anchored match is the leftmost match (its longest)
+            let m = ac.find(Input::new(s).range(c..).anchored(Anchored::Yes));
+            if m.is_some() {
+                return m;
+            }
+            at = c + 1;
+        }
+        None
     }
 
     /// Cuts `s` at the added tokens it holds; `f` gets each segment in order
@@ -73,8 +131,20 @@ impl AddedSet {
             }
             return Ok(());
         };
+        // the automaton's own scan, or the candidates at the first bytes
+        let mut auto = self.firsts.is_none().then(|| ac.find_iter(s));
+        let mut from = 0;
+        let mut next = || match (&mut auto, &self.firsts) {
+            (Some(it), _) => it.next(),
+            (None, Some(firsts)) => {
+                let m = Self::next_match(ac, firsts, s, from);
+                from = m.map_or(s.len(), |m| m.end().max(m.start() + 1));
+                m
+            }
+            (None, None) => None,
+        };
         let mut at = 0;
-        for m in ac.find_iter(s) {
+        while let Some(m) = next() {
             let t = &self.tokens[m.pattern().as_usize()];
             let (mut start, mut stop) = (m.start(), m.end());
             if t.special && !specials {
@@ -151,5 +221,65 @@ mod tests {
             segments(&set, "x  ab"),
             vec![Segment::Text(0, 1), Segment::Token(9)]
         );
+    }
+
+    /// The first-byte candidates give the matches of the automaton's own
+    /// unanchored search: random text of token fragments, Hangul and
+    /// spaces, for sets of one, two and three first bytes (and more: the
+    /// automaton alone).
+    #[test]
+    fn first_byte_candidates_match_the_automaton() {
+        let sets: Vec<Vec<&str>> = vec![
+            vec!["<a>", "<a>b", "<ab"],
+            vec!["<s>", "｜DSML｜", "<｜x｜>"],
+            vec!["<|", "<|e|>", "|||E|||", "|x"],
+            vec!["<a>", "｜b", "  ", "x"],
+        ];
+        let alphabet = [
+            "<", "a", ">", "b", "s", "｜", "DSML", "x", "|", " ", "  ", "한", "E", "e",
+        ];
+        let next = |x: &mut u64| {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            *x
+        };
+        // a space or a letter first: the automaton's own scan
+        for common in ["  ", "x|"] {
+            assert!(AddedSet::new(vec![tok(common, 1)])
+                .unwrap()
+                .firsts
+                .is_none());
+        }
+        let mut x: u64 = 0x2545_f491;
+        for (k, pats) in sets.iter().enumerate() {
+            let toks = pats.iter().zip(1..).map(|(p, id)| tok(p, id)).collect();
+            let set = AddedSet::new(toks).unwrap();
+            assert_eq!(set.firsts.is_some(), k < 3, "set {k}");
+            let plain = AddedSet {
+                firsts: None,
+                ac: Some(
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostLongest)
+                        .build(pats)
+                        .unwrap(),
+                ),
+                ..set.clone()
+            };
+            let mut hits = 0;
+            for _ in 0..2_000 {
+                let mut text = String::new();
+                for _ in 0..next(&mut x) % 40 {
+                    text.push_str(alphabet[next(&mut x) as usize % alphabet.len()]);
+                }
+                let got = segments(&set, &text);
+                hits += got
+                    .iter()
+                    .filter(|g| matches!(g, Segment::Token(_)))
+                    .count();
+                assert_eq!(got, segments(&plain, &text), "{text:?}");
+            }
+            assert!(hits >= 10, "set {k}: {hits} tokens in all");
+        }
     }
 }
