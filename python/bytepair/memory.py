@@ -110,7 +110,7 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool =
     >>> merge_loop_bytes(758_334, 6_872_375, 32_512, compact=False) // 10**6
     251
     """
-    table = chunk_bytes + 48 * chunks
+    table = _table_bytes(chunks, chunk_bytes)
     if not compact:
         return table + 24 * chunk_bytes + 8 * chunks + 64 * (65_536 + 16 * merges)
     symbols = (2 if merges <= 65_280 else 4) * chunk_bytes + 16 * chunks
@@ -131,7 +131,13 @@ def encoded_spans_bytes(chunks: int, chunk_bytes: int) -> int:
     >>> encoded_spans_bytes(9_273_128, 610_000_000) // 10**6
     3495
     """
-    return chunk_bytes + 48 * chunks + 4 * chunk_bytes
+    return _table_bytes(chunks, chunk_bytes) + 4 * chunk_bytes
+
+
+def _table_bytes(chunks: int, chunk_bytes: int) -> int:
+    """A chunk table's own bytes: its arena and about 48 bytes per chunk
+    (entry, index; the core's ``table_bytes`` in ``src/train/from_tokens.rs``)."""
+    return chunk_bytes + 48 * chunks
 
 
 def current_rss() -> Optional[int]:

@@ -132,16 +132,14 @@ impl AddedSet {
             return Ok(());
         };
         // the automaton's own scan, or the candidates at the first bytes
-        let mut auto = self.firsts.is_none().then(|| ac.find_iter(s));
-        let mut from = 0;
-        let mut next = || match (&mut auto, &self.firsts) {
-            (Some(it), _) => it.next(),
-            (None, Some(firsts)) => {
+        let (mut auto, mut from) = (None, 0);
+        let mut next = || match &self.firsts {
+            Some(firsts) => {
                 let m = Self::next_match(ac, firsts, s, from);
                 from = m.map_or(s.len(), |m| m.end().max(m.start() + 1));
                 m
             }
-            (None, None) => None,
+            None => auto.get_or_insert_with(|| ac.find_iter(s)).next(),
         };
         let mut at = 0;
         while let Some(m) = next() {
