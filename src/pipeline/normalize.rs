@@ -111,12 +111,14 @@ impl Form {
 /// it, so normalizing the text on each side of it separately gives the same
 /// characters as normalizing the whole.
 fn safe_starter(form: Form, c: char) -> bool {
-    if c.is_ascii() {
-        return true;
-    }
-    if (c as u32) < 0x10000 {
-        let bits = bmp_safe(form);
-        let i = c as usize;
+    c.is_ascii() || safe_in(bmp_safe(form), form, c)
+}
+
+/// [`safe_starter`] for a non-ASCII `c`, with the form's BMP table in hand.
+#[inline(always)]
+fn safe_in(bits: &[u64; 1024], form: Form, c: char) -> bool {
+    let i = c as usize;
+    if i < 0x10000 {
         return bits[i / 64] >> (i % 64) & 1 == 1;
     }
     safe_starter_lookup(form, c)
@@ -161,6 +163,50 @@ fn ascii_prefix(b: &[u8]) -> usize {
     n + b[n..].iter().take_while(|c| c.is_ascii()).count()
 }
 
+/// The character of valid UTF-8 `b` that starts at `i` (a non-ASCII lead
+/// byte), with the offset after it: decoded in place, as the quick-check
+/// loop of [`unicode_form`] does for every character of Korean or Chinese
+/// text.
+#[inline(always)]
+fn char_at(b: &[u8], i: usize) -> Option<(char, usize)> {
+    let lead = u32::from(*b.get(i)?);
+    let cont = |k: usize| b.get(i + k).map(|&x| u32::from(x) & 0x3F);
+    let (u, n) = if lead < 0xE0 {
+        ((lead & 0x1F) << 6 | cont(1)?, 2)
+    } else if lead < 0xF0 {
+        ((lead & 0x0F) << 12 | cont(1)? << 6 | cont(2)?, 3)
+    } else {
+        (
+            (lead & 0x07) << 18 | cont(1)? << 12 | cont(2)? << 6 | cont(3)?,
+            4,
+        )
+    };
+    Some((char::from_u32(u)?, i + n))
+}
+
+/// Moves `i` past the safe starters at `b[*i..]`, stopping at the first other
+/// character (or the end); returns the offset of the last one passed, if
+/// any. ASCII goes 8 bytes at a time; each other character is one decode
+/// and one bit test (Korean text is almost all safe starters). Not inlined:
+/// alone, the loop keeps its few values in registers.
+#[inline(never)]
+fn skip_safe(b: &[u8], bits: &[u64; 1024], form: Form, i: &mut usize) -> Option<usize> {
+    let (mut at, mut last) = (*i, None);
+    while let Some(&lead) = b.get(at) {
+        if lead.is_ascii() {
+            at += ascii_prefix(&b[at..]);
+            last = Some(at - 1);
+            continue;
+        }
+        match char_at(b, at) {
+            Some((c, next)) if safe_in(bits, form, c) => (last, at) = (Some(at), next),
+            _ => break,
+        }
+    }
+    *i = at;
+    last
+}
+
 /// `s` in `form`, or `None` when it already is.
 ///
 /// The text is scanned once with the per-character quick check; only the
@@ -176,23 +222,16 @@ fn unicode_form(s: &str, form: Form) -> Option<String> {
     let mut safe = 0; // the last safe starter (or the start)
     let mut last_cc = 0u8;
     let mut stretch = String::new();
+    let b = s.as_bytes();
+    let bits = bmp_safe(form);
     let mut i = 0;
-    while i < s.len() {
-        let ascii = ascii_prefix(&s.as_bytes()[i..]);
-        if ascii > 0 {
-            i += ascii;
-            safe = i - 1;
-            last_cc = 0;
-            continue;
+    while i < b.len() {
+        if let Some(s) = skip_safe(b, bits, form, &mut i) {
+            (safe, last_cc) = (s, 0);
         }
-        let Some(c) = s[i..].chars().next() else {
+        let Some((c, next)) = char_at(b, i) else {
             break;
         };
-        let next = i + c.len_utf8();
-        if safe_starter(form, c) {
-            (safe, last_cc, i) = (i, 0, next);
-            continue;
-        }
         let cc = canonical_combining_class(c);
         if cc != 0 && last_cc <= cc && form.quick(c) == IsNormalized::Yes {
             (last_cc, i) = (cc, next);
@@ -285,6 +324,19 @@ mod tests {
                 None => assert_eq!(whole, s, "{form:?} {s:?}"),
             }
         }
+    }
+
+    #[test]
+    fn char_at_decodes_every_character() {
+        let text: String = (0x80..=0x10FFFFu32).filter_map(char::from_u32).collect();
+        let b = text.as_bytes();
+        let mut at = 0;
+        for (i, c) in text.char_indices() {
+            assert_eq!(i, at);
+            assert_eq!(char_at(b, i), Some((c, i + c.len_utf8())));
+            at = i + c.len_utf8();
+        }
+        assert_eq!(at, b.len());
     }
 
     #[test]
