@@ -4,7 +4,8 @@
 //! the raw text, the others on the normalized text (their own content
 //! normalized first); special or not, both split the text the same way.
 
-use aho_corasick::{AhoCorasick, Anchored, Input, Match, MatchKind, StartKind};
+use aho_corasick::packed;
+use aho_corasick::{AhoCorasick, Anchored, Input, Match, MatchKind, Span, StartKind};
 
 use crate::error::{Error, Result};
 use crate::Rank;
@@ -29,17 +30,33 @@ pub enum Segment {
     Token(Rank),
 }
 
+/// How a set's candidate match starts are found before an anchored search.
+#[derive(Debug, Clone)]
+enum Starts {
+    /// The tokens' first bytes, when there are at most three and none is an
+    /// ASCII letter, digit or space: found with `memchr`. The automaton's own
+    /// prefilter may pick "rare" bytes that are UTF-8 continuation bytes (a
+    /// token like `｜DSML｜`), which Korean or Chinese text holds at every
+    /// other byte.
+    Firsts(Vec<u8>),
+    /// The tokens' distinct prefixes of one length (2 or 3 bytes, at most
+    /// [`MAX_PREFIXES`]), found by a vectorised multi-substring search: a
+    /// common first byte (GPT-NeoX's runs of two to 24 spaces start at every
+    /// space of the text) then costs a search only where its prefix is.
+    Prefixes(packed::Searcher),
+}
+
+/// Most distinct prefixes for [`Starts::Prefixes`].
+const MAX_PREFIXES: usize = 16;
+
 /// The tokens of one phase (raw or normalized) and their automaton.
 #[derive(Debug, Clone, Default)]
 pub struct AddedSet {
     tokens: Vec<AddedToken>,
     ac: Option<AhoCorasick>,
-    /// The first bytes of the tokens, when there are at most three and none
-    /// is an ASCII letter, digit or space: the candidates are then found
-    /// with `memchr` and each tried by an anchored search. The automaton's own prefilter may pick "rare" bytes that are
-    /// UTF-8 continuation bytes (a token like `｜DSML｜`), which Korean or
-    /// Chinese text holds at every other byte.
-    firsts: Option<Vec<u8>>,
+    /// Candidate starts for anchored searches; `None`: the automaton's own
+    /// unanchored scan.
+    starts: Option<Starts>,
 }
 
 fn is_word(c: char) -> bool {
@@ -49,14 +66,16 @@ fn is_word(c: char) -> bool {
 impl AddedSet {
     /// Builds the automaton over `tokens` (matched by their `content`).
     pub fn new(tokens: Vec<AddedToken>) -> Result<Self> {
-        let firsts = Self::rare_firsts(&tokens);
+        let starts = Self::rare_firsts(&tokens)
+            .map(Starts::Firsts)
+            .or_else(|| Self::prefixes(&tokens).map(Starts::Prefixes));
         let ac = if tokens.is_empty() {
             None
         } else {
             let pats: Vec<&str> = tokens.iter().map(|t| t.content.as_str()).collect();
-            // anchored searches only for the first-byte candidates: the
-            // extra start states slow the automaton's own scan
-            let starts = if firsts.is_some() {
+            // anchored searches only for the candidates: the extra start
+            // states slow the automaton's own scan
+            let kind = if starts.is_some() {
                 StartKind::Anchored
             } else {
                 StartKind::Unanchored
@@ -64,12 +83,12 @@ impl AddedSet {
             Some(
                 AhoCorasick::builder()
                     .match_kind(MatchKind::LeftmostLongest)
-                    .start_kind(starts)
+                    .start_kind(kind)
                     .build(&pats)
                     .map_err(|e| Error::vocab(e.to_string()))?,
             )
         };
-        Ok(AddedSet { tokens, ac, firsts })
+        Ok(AddedSet { tokens, ac, starts })
     }
 
     /// The tokens' first bytes when there are one to three, none of them an
@@ -90,22 +109,47 @@ impl AddedSet {
         (!firsts.is_empty() && firsts.len() <= 3).then_some(firsts)
     }
 
+    /// The tokens' distinct prefixes of their shortest length (capped at 3),
+    /// as a vectorised searcher, when that length is at least 2 and there
+    /// are at most [`MAX_PREFIXES`] of them (and the CPU has the search).
+    fn prefixes(tokens: &[AddedToken]) -> Option<packed::Searcher> {
+        let k = tokens.iter().map(|t| t.content.len()).min()?.min(3);
+        if k < 2 {
+            return None;
+        }
+        let mut pre: Vec<&[u8]> = tokens.iter().map(|t| &t.content.as_bytes()[..k]).collect();
+        pre.sort_unstable();
+        pre.dedup();
+        if pre.len() > MAX_PREFIXES {
+            return None;
+        }
+        packed::Config::new()
+            .only_teddy(true)
+            .builder()
+            .extend(pre)
+            .build()
+    }
+
     /// The next leftmost-longest match in `s` at or after `from`, from the
-    /// candidates at `firsts`.
-    fn next_match(ac: &AhoCorasick, firsts: &[u8], s: &str, from: usize) -> Option<Match> {
+    /// candidates `starts` finds.
+    fn next_match(ac: &AhoCorasick, starts: &Starts, s: &str, from: usize) -> Option<Match> {
         let b = s.as_bytes();
         let mut at = from;
         while at < b.len() {
-            let rest = &b[at..];
-            let c = at
-                + match firsts[..] {
-                    [] => None,
-                    [x] => memchr::memchr(x, rest),
-                    [x, y] => memchr::memchr2(x, y, rest),
-                    [x, y, z, ..] => memchr::memchr3(x, y, z, rest),
-                }?;
-            // every match starts at a first byte: the first candidate with
-            // an anchored match is the leftmost match (its longest)
+            let c = match starts {
+                Starts::Firsts(firsts) => {
+                    let rest = &b[at..];
+                    at + match firsts[..] {
+                        [] => None,
+                        [x] => memchr::memchr(x, rest),
+                        [x, y] => memchr::memchr2(x, y, rest),
+                        [x, y, z, ..] => memchr::memchr3(x, y, z, rest),
+                    }?
+                }
+                Starts::Prefixes(p) => p.find_in(b, Span::from(at..b.len()))?.start(),
+            };
+            // every match starts at a candidate: the first candidate with an
+            // anchored match is the leftmost match (its longest)
             let m = ac.find(Input::new(s).range(c..).anchored(Anchored::Yes));
             if m.is_some() {
                 return m;
@@ -131,11 +175,11 @@ impl AddedSet {
             }
             return Ok(());
         };
-        // the automaton's own scan, or the candidates at the first bytes
+        // the automaton's own scan, or anchored searches at the candidates
         let (mut auto, mut from) = (None, 0);
-        let mut next = || match &self.firsts {
-            Some(firsts) => {
-                let m = Self::next_match(ac, firsts, s, from);
+        let mut next = || match &self.starts {
+            Some(starts) => {
+                let m = Self::next_match(ac, starts, s, from);
                 from = m.map_or(s.len(), |m| m.end().max(m.start() + 1));
                 m
             }
@@ -221,17 +265,29 @@ mod tests {
         );
     }
 
-    /// The first-byte candidates give the matches of the automaton's own
-    /// unanchored search: random text of token fragments, Hangul and
-    /// spaces, for sets of one, two and three first bytes (and more: the
-    /// automaton alone).
+    /// Which candidates a set takes: 0 first bytes, 1 prefixes, 2 none.
+    fn kind(set: &AddedSet) -> usize {
+        match set.starts {
+            Some(Starts::Firsts(_)) => 0,
+            Some(Starts::Prefixes(_)) => 1,
+            None => 2,
+        }
+    }
+
+    /// The candidates (first bytes or prefixes) give the matches of the
+    /// automaton's own unanchored search: random text of token fragments,
+    /// Hangul and spaces, for sets of one, two and three first bytes, sets
+    /// of common prefixes, and a set with a one-byte token (the automaton
+    /// alone).
     #[test]
-    fn first_byte_candidates_match_the_automaton() {
-        let sets: Vec<Vec<&str>> = vec![
-            vec!["<a>", "<a>b", "<ab"],
-            vec!["<s>", "｜DSML｜", "<｜x｜>"],
-            vec!["<|", "<|e|>", "|||E|||", "|x"],
-            vec!["<a>", "｜b", "  ", "x"],
+    fn candidates_match_the_automaton() {
+        let sets: Vec<(Vec<&str>, usize)> = vec![
+            (vec!["<a>", "<a>b", "<ab"], 0),
+            (vec!["<s>", "｜DSML｜", "<｜x｜>"], 0),
+            (vec!["<|", "<|e|>", "|||E|||", "|x"], 0),
+            (vec!["  ", "   ", "    ", "|||E|||", "|||x"], 1),
+            (vec!["ab<", "x|", "xa", "  a"], 1),
+            (vec!["<a>", "｜b", "  ", "x"], 2),
         ];
         let alphabet = [
             "<", "a", ">", "b", "s", "｜", "DSML", "x", "|", " ", "  ", "한", "E", "e",
@@ -242,20 +298,18 @@ mod tests {
             *x ^= *x << 17;
             *x
         };
-        // a space or a letter first: the automaton's own scan
-        for common in ["  ", "x|"] {
-            assert!(AddedSet::new(vec![tok(common, 1)])
-                .unwrap()
-                .firsts
-                .is_none());
-        }
+        // more distinct prefixes than MAX_PREFIXES: the automaton's own scan
+        let many: Vec<AddedToken> = (0..=MAX_PREFIXES as u32)
+            .map(|i| tok(&format!("{i:02}x"), i))
+            .collect();
+        assert_eq!(kind(&AddedSet::new(many).unwrap()), 2);
         let mut x: u64 = 0x2545_f491;
-        for (k, pats) in sets.iter().enumerate() {
+        for (k, (pats, want)) in sets.iter().enumerate() {
             let toks = pats.iter().zip(1..).map(|(p, id)| tok(p, id)).collect();
             let set = AddedSet::new(toks).unwrap();
-            assert_eq!(set.firsts.is_some(), k < 3, "set {k}");
+            assert_eq!(kind(&set), *want, "set {k}");
             let plain = AddedSet {
-                firsts: None,
+                starts: None,
                 ac: Some(
                     AhoCorasick::builder()
                         .match_kind(MatchKind::LeftmostLongest)
@@ -265,9 +319,10 @@ mod tests {
                 ..set.clone()
             };
             let mut hits = 0;
-            for _ in 0..2_000 {
+            for i in 0..2_000 {
+                // short texts, and long ones for the vectorised search
                 let mut text = String::new();
-                for _ in 0..next(&mut x) % 40 {
+                for _ in 0..next(&mut x) % if i % 2 == 0 { 40 } else { 300 } {
                     text.push_str(alphabet[next(&mut x) as usize % alphabet.len()]);
                 }
                 let got = segments(&set, &text);
