@@ -23,11 +23,12 @@ pub struct AddedToken {
     pub special: bool,
 }
 
-/// A piece of text: plain text or an added token's id.
+/// A piece of text: plain text, or an added token's id with the bytes it
+/// takes (its content, and the spaces its `lstrip` / `rstrip` took).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Segment {
     Text(usize, usize),
-    Token(Rank),
+    Token(Rank, usize, usize),
 }
 
 /// How a set's candidate match starts are found before an anchored search.
@@ -212,7 +213,7 @@ impl AddedSet {
             if at < start {
                 f(Segment::Text(at, start))?;
             }
-            f(Segment::Token(t.id))?;
+            f(Segment::Token(t.id, start, stop))?;
             at = stop;
         }
         if at < s.len() {
@@ -252,7 +253,11 @@ mod tests {
         let set = AddedSet::new(vec![tok("<a>", 7), tok("<a>b", 8)]).unwrap();
         assert_eq!(
             segments(&set, "x<a>b<a>"),
-            vec![Segment::Text(0, 1), Segment::Token(8), Segment::Token(7)]
+            vec![
+                Segment::Text(0, 1),
+                Segment::Token(8, 1, 5),
+                Segment::Token(7, 5, 8)
+            ]
         );
         let mut w = tok("ab", 9);
         w.single_word = true;
@@ -261,7 +266,7 @@ mod tests {
         assert_eq!(segments(&set, "xab"), vec![Segment::Text(0, 3)]);
         assert_eq!(
             segments(&set, "x  ab"),
-            vec![Segment::Text(0, 1), Segment::Token(9)]
+            vec![Segment::Text(0, 1), Segment::Token(9, 1, 5)]
         );
     }
 
@@ -328,7 +333,7 @@ mod tests {
                 let got = segments(&set, &text);
                 hits += got
                     .iter()
-                    .filter(|g| matches!(g, Segment::Token(_)))
+                    .filter(|g| matches!(g, Segment::Token(..)))
                     .count();
                 assert_eq!(got, segments(&plain, &text), "{text:?}");
             }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::encode::cache::{with_thread_cache, PieceCache, SeedCell, Spans};
+use crate::encode::cache::{with_thread_cache, Part, PieceCache, SeedCell, Spans};
 use crate::error::{Error, Result};
 use crate::pretok::Pretokenizer;
 use crate::{Rank, SpanSink};
@@ -172,7 +172,7 @@ impl Pipeline {
         out: &mut Vec<Rank>,
     ) -> Result<()> {
         self.raw_added.split(text, specials, |seg| match seg {
-            Segment::Token(id) => {
+            Segment::Token(id, ..) => {
                 out.push(id);
                 Ok(())
             }
@@ -181,8 +181,18 @@ impl Pipeline {
                 for n in &self.normalizers {
                     t = n.apply(t)?;
                 }
+                if let Some(re) = self.span_stage.and_then(|i| self.stages[i].spans()) {
+                    // the stretches between added tokens and the tokens' ids
+                    // go through one batch of the piece cache
+                    return cache.encode_parts(seed, &self.model, &re, &t, out, |put| {
+                        self.normalized_added.split(&t, specials, |seg| match seg {
+                            Segment::Token(id, a, b) => put(Part::Id(a, b, id)),
+                            Segment::Text(a, b) => put(Part::Text(a, b)),
+                        })
+                    });
+                }
                 self.normalized_added.split(&t, specials, |seg| match seg {
-                    Segment::Token(id) => {
+                    Segment::Token(id, ..) => {
                         out.push(id);
                         Ok(())
                     }
@@ -192,6 +202,9 @@ impl Pipeline {
         })
     }
 
+    /// One stretch of text between added tokens, through the stages that
+    /// edit the text or re-split pieces (the span stage alone goes through
+    /// [`PieceCache::encode_parts`] instead).
     fn encode_segment(
         &self,
         seg: &str,
@@ -199,9 +212,6 @@ impl Pipeline {
         seed: &Arc<crate::encode::cache::Seed>,
         out: &mut Vec<Rank>,
     ) -> Result<()> {
-        if let Some(re) = self.span_stage.and_then(|i| self.stages[i].spans()) {
-            return cache.encode_text(seed, &self.model, &re, seg, out, |_| {});
-        }
         let mut buf = seg.to_string();
         let mut pieces = vec![(0, buf.len())];
         for st in &self.stages {

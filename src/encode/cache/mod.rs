@@ -53,10 +53,19 @@ use crate::vocab::{key16, Vocab};
 use crate::Rank;
 use crate::SpanSink;
 use pending::Pending;
-use probe::Collect;
+use probe::{Collect, Shifted};
 use table::{hash, Table, INLINE, IN_ARENA};
 
 pub use table::Seed;
+
+/// One part of the text of [`PieceCache::encode_parts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The stretch `text[a..b]`, to split into pieces.
+    Text(usize, usize),
+    /// The id of the token that stands for `text[a..b]` (`a < b`).
+    Id(usize, usize, Rank),
+}
 
 /// What splits a text into pieces for [`PieceCache::encode_text`]: calls
 /// `f(start, end)` for each piece in order, the pieces tiling the text (the
@@ -351,6 +360,48 @@ impl PieceCache {
         let batch = std::mem::take(&mut self.batch);
         let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut flushed, batch);
         let r = spans.for_each_span(text, &mut sink);
+        sink.flush();
+        self.batch = sink.into_batch();
+        r
+    }
+
+    /// Encodes stretches of `text` and ids between them, in the order `feed`
+    /// gives them ([`Part`]), appending to `out` through one batch: the
+    /// pieces of each stretch are `spans`' pieces of that stretch alone (as
+    /// [`Self::encode_text`] on it would give), and a stretch of a few pieces
+    /// between two added tokens does not cost a batch of its own.
+    pub fn encode_parts<S: Spans, M: PieceModel, F>(
+        &mut self,
+        seed: &Arc<Seed>,
+        model: &M,
+        spans: &S,
+        text: &str,
+        out: &mut Vec<Rank>,
+        feed: F,
+    ) -> Result<()>
+    where
+        F: FnOnce(&mut dyn FnMut(Part) -> Result<()>) -> Result<()>,
+    {
+        self.refresh(seed);
+        let batch = std::mem::take(&mut self.batch);
+        let mut none = |_: &mut Vec<Rank>| {};
+        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut none, batch);
+        let r = feed(&mut |part| match part {
+            Part::Text(a, b) => {
+                let by = a;
+                spans.for_each_span(
+                    &text[a..b],
+                    Shifted {
+                        sink: &mut sink,
+                        by,
+                    },
+                )
+            }
+            Part::Id(a, b, id) => {
+                sink.fixed(a, b, id);
+                Ok(())
+            }
+        });
         sink.flush();
         self.batch = sink.into_batch();
         r

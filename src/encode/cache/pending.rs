@@ -17,3 +17,10 @@ pub(super) struct Pending {
     /// it for the rest of the batch when a miss grows or shrinks the table.
     pub(super) at: u64,
 }
+
+/// Set in [`Pending::end`] for an entry that is not a piece but an id given
+/// by the caller (an added token between two stretches of text): its
+/// `start..end` (this bit cleared) is the token's own bytes, so the batch's
+/// one-id-per-byte room still holds, and its id is `key[0]`. The length it
+/// makes is never 1..=16, so the table never probes it.
+pub(super) const FIXED: usize = 1 << (usize::BITS - 1);

@@ -9,7 +9,7 @@
 //!
 //! Complexity: one probe per piece, O(1) expected; misses cost a merge.
 
-use super::pending::Pending;
+use super::pending::{Pending, FIXED};
 use super::table::{View, INLINE, IN_ARENA, LINE};
 use super::{PieceCache, PieceModel, Seed, BATCH};
 use crate::hint::prefetch;
@@ -55,7 +55,7 @@ impl PieceCache {
         let (Some(first), Some(last)) = (batch.first(), batch.last()) else {
             return;
         };
-        let (first_start, last_end) = (first.start, last.end);
+        let (first_start, last_end) = (first.start, last.end & !FIXED);
         // phase one and a half: pack, hash and prefetch every piece of the
         // batch in one tight loop, so its cache-line misses overlap. Pieces
         // come in order: when the last starts 16 bytes or more before the
@@ -88,6 +88,7 @@ impl PieceCache {
             // the piece the loop stopped at, by what it found
             let buckets = self.table.buckets.len();
             match cold {
+                Cold::Long if p.end & FIXED != 0 => out.push(p.key[0] as Rank),
                 Cold::Long => self.encode_long(seed, model, &text[p.start..p.end], out),
                 Cold::Miss => self.miss(seed, model, text, &p, out),
                 Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
@@ -284,6 +285,47 @@ impl<'c, 'a, M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'c, 'a, M, G> {
             .flush(self.seed, self.model, self.text, batch, self.out);
         self.len = 0;
         (self.flushed)(self.out);
+    }
+}
+
+impl<M: PieceModel, G: FnMut(&mut Vec<Rank>)> Collect<'_, '_, M, G> {
+    /// An id given by the caller, in order with the pieces: the token of
+    /// `text[start..end]` (at least one byte), emitted as `id`.
+    pub(super) fn fixed(&mut self, start: usize, end: usize, id: Rank) {
+        debug_assert!(start < end && end & FIXED == 0);
+        if let Some(slot) = self.batch.get_mut(self.len) {
+            slot.start = start;
+            slot.end = end | FIXED;
+            slot.key = [u64::from(id), 0];
+        }
+        self.len += 1;
+        if self.len >= BATCH {
+            Collect::flush(self);
+        }
+    }
+}
+
+/// A sink for the pieces of `text[by..]`: each piece is passed on shifted
+/// by `by`, into the coordinates of the whole text.
+pub(super) struct Shifted<T> {
+    pub(super) sink: T,
+    pub(super) by: usize,
+}
+
+impl<T: SpanSink> SpanSink for Shifted<T> {
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) {
+        self.sink.span(start + self.by, end + self.by);
+    }
+
+    #[inline(always)]
+    fn run(&mut self, start: usize, base: usize, ends: u64) -> usize {
+        self.sink.run(start + self.by, base + self.by, ends) - self.by
+    }
+
+    #[inline(always)]
+    fn stop(&mut self) -> bool {
+        self.sink.stop()
     }
 }
 

@@ -161,3 +161,51 @@ fn a_cache_follows_the_encoder_it_is_used_with() {
     assert_eq!(run(&mut c, &s1, &v1, "abcdab", 3), want(&v1, "abcdab", 3));
     assert_eq!(run(&mut c, &s2, &v2, "abcdab", 3), want(&v2, "abcdab", 3));
 }
+
+/// Stretches and given ids through one batch equal each stretch encoded by
+/// itself with the ids between: random cuts of random lengths (stretches of
+/// one piece to hundreds, long pieces, ids at every place of a batch,
+/// several ids in a row), after a wipe too.
+#[test]
+fn parts_equal_stretches_encoded_alone() {
+    let v = vocab();
+    let seed = Arc::new(Seed::new(&v));
+    let mut c = PieceCache::new(&seed);
+    let text = random_text(30_000, b"abcdxy0123456789ef", 0x9e37_79b9_7f4a_7c15);
+    let mut x: u64 = 0x2545_f491;
+    let mut next = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % m) as usize
+    };
+    for round in 0..40 {
+        let cut = [1, 2, 3, 5, 17, 40][round % 6];
+        let (mut parts, mut at) = (Vec::new(), 0);
+        while at < text.len() {
+            let n = (1 + next([4, 40, 700][round % 3])).min(text.len() - at);
+            parts.push(if next(3) == 0 {
+                Part::Id(at, at + n, 1000 + next(50) as Rank)
+            } else {
+                Part::Text(at, at + n)
+            });
+            at += n;
+        }
+        let mut want_ids = Vec::new();
+        for p in &parts {
+            match *p {
+                Part::Text(a, b) => want_ids.extend(want(&v, &text[a..b], cut)),
+                Part::Id(_, _, id) => want_ids.push(id),
+            }
+        }
+        let mut got = Vec::new();
+        c.encode_parts(&seed, &v, &Every(cut), &text, &mut got, |put| {
+            parts.iter().try_for_each(|&p| put(p))
+        })
+        .unwrap();
+        assert_eq!(got, want_ids, "round {round}");
+        if round == 20 {
+            c.wipe(&seed);
+        }
+    }
+}
