@@ -425,6 +425,7 @@ def extend_merges(
     max_words: Optional[int] = None,
     num_threads: Optional[int] = None,
     memory_limit: Optional[int] = None,
+    consume: bool = False,
 ) -> List[Tuple[int, int]]: ...
 def parity_merges(
     tables: Sequence[ChunkTable],

@@ -124,9 +124,10 @@ def encoded_spans_bytes(chunks: int, chunk_bytes: int) -> int:
     ``chunk_bytes`` bytes by an existing vocabulary needs, the table included
     (extending, superword stage 2): the table (``chunk_bytes`` + 48 per chunk)
     and a 4-byte id per byte at most. The merge loop after it is checked
-    once the ids are counted: per id a 16-byte node, its 4-byte occurrence
-    and about 8 bytes of pairs, per chunk 12 bytes (``_core.extend_merges``'s
-    ``memory_limit``).
+    once the ids are counted: per id a 16-byte node, its 4-byte occurrence,
+    its pairs and the lists of the pairs merges make (32 bytes in all, as
+    measured), per chunk 12 bytes (``_core.extend_merges``'s
+    ``memory_limit``). A table the loop owns is freed once encoded.
 
     >>> encoded_spans_bytes(9_273_128, 610_000_000) // 10**6
     3495

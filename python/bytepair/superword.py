@@ -188,10 +188,10 @@ def stage2_merges(
             )
         first_id = 256 + len(base.merges)
         # the loop's own state is checked against the limit once the spans are encoded (its size
-        # follows the number of stage-1 tokens, known only then)
+        # follows the number of stage-1 tokens, known only then); spans counted here are freed then
         merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,
                                      max_token_length, status.merging(num_merges), max_words=max_words,
-                                     num_threads=num_threads, memory_limit=limit)
+                                     num_threads=num_threads, memory_limit=limit, consume=not given)
         status.merged(len(merges))
     finally:
         status.close()

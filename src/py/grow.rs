@@ -5,20 +5,23 @@ use pyo3::prelude::*;
 
 use super::encoding::PyCoreBpe;
 use super::trainer::{run_interruptible, PyChunkTable};
+use crate::train::compact::TableRef;
 use crate::train::from_tokens::{extend_merges, parity_merges};
 use crate::train::{Control, ExtendBounds, MergeOptions};
 
 /// Merges learned on top of `base` from `table` (see
 /// `bytepair.reference.extend_from_counts`); new ids start at `first_id`.
 /// With `memory_limit` (bytes), a `TrainingError` naming it when the loop's
-/// state, estimated once the chunks are encoded, would pass it.
+/// state, estimated once the chunks are encoded, would pass it. With
+/// `consume`, the table is emptied and its memory freed once its chunks are
+/// encoded (the caller's own counts: never).
 #[pyfunction]
-#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None, memory_limit=None))]
+#[pyo3(name = "extend_merges", signature = (base, table, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None, memory_limit=None, consume=false))]
 #[allow(clippy::too_many_arguments)]
 fn extend_merges_py(
     py: Python<'_>,
     base: PyRef<'_, PyCoreBpe>,
-    table: PyRef<'_, PyChunkTable>,
+    mut table: PyRefMut<'_, PyChunkTable>,
     first_id: u32,
     num_merges: usize,
     min_frequency: u64,
@@ -27,8 +30,14 @@ fn extend_merges_py(
     max_words: Option<usize>,
     num_threads: Option<usize>,
     memory_limit: Option<u64>,
+    consume: bool,
 ) -> PyResult<Vec<(u32, u32)>> {
-    let (v, t) = (base.inner.vocab(), &table.inner);
+    let v = base.inner.vocab();
+    let t = if consume {
+        TableRef::Owned(std::mem::take(&mut table.inner))
+    } else {
+        TableRef::Borrowed(&table.inner)
+    };
     let bounds = ExtendBounds {
         max_words,
         memory_limit,

@@ -176,6 +176,7 @@ fn merge_part(
 
 #[cfg(test)]
 mod tests {
+    use crate::train::compact::TableRef;
     use crate::train::from_tokens::extend_merges;
     use crate::train::{ChunkTable, Control, ExtendBounds, MergeOptions};
     use crate::vocab::Vocab;
@@ -223,11 +224,21 @@ mod tests {
                 max_words: words,
                 memory_limit: None,
             };
-            let one = extend_merges(&base, t, 258, &opts, bounds, Some(1), &ctl).unwrap();
+            let one = extend_merges(
+                &base,
+                TableRef::Borrowed(t),
+                258,
+                &opts,
+                bounds,
+                Some(1),
+                &ctl,
+            )
+            .unwrap();
             assert!(!one.is_empty());
             for threads in [2, 3] {
+                let owned = TableRef::Owned(t.clone());
                 let many =
-                    extend_merges(&base, t, 258, &opts, bounds, Some(threads), &ctl).unwrap();
+                    extend_merges(&base, owned, 258, &opts, bounds, Some(threads), &ctl).unwrap();
                 assert_eq!(one, many, "table {r}, {threads} threads");
             }
         }

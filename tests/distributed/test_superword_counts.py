@@ -40,9 +40,13 @@ def test_local_engine_counts_train_like_the_documents(tmp_path):
     words = count_chunks(paths, special_tokens=SPECIALS, workers=2, progress=False)
     spans = count_chunks(paths, pattern="superword", special_tokens=SPECIALS, workers=2, progress=False)
     assert spans.pattern == bytepair.patterns.SUPERWORD
+    n_spans = len(spans)
     got = on_counts(words, spans, 3000, 0.6, max_words=3)
     assert len(want.merges) > 2000
     assert got.merges == want.merges and got.special_tokens == want.special_tokens
+    # the caller's span counts are theirs: stage 2 frees only spans it counted itself
+    assert len(spans) == n_spans > 0
+    assert on_counts(words, spans, 3000, 0.6, max_words=3).merges == want.merges
     assert got.pattern == want.pattern == bytepair.patterns.SUPERWORD
     cached = one_machine(paths, 3000, 0.6, max_words=3, cache_dir=tmp_path / "cache")
     assert cached.merges == want.merges

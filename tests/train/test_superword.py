@@ -235,11 +235,19 @@ def test_the_merge_loop_is_checked_against_the_limit_once_the_spans_are_encoded(
         _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=table_bytes)
     err = e.value
     assert err.argument == "memory_limit" and err.limit == table_bytes
-    # the estimate follows the stage-1 tokens (28 bytes each, 12 per chunk), not the span bytes
-    tokens, rest = divmod(err.need - table_bytes - 12 * len(table), 28)
+    # the estimate follows the stage-1 tokens (32 bytes each, 12 per chunk), not the span bytes
+    tokens, rest = divmod(err.need - table_bytes - 12 * len(table), 32)
     assert rest == 0 and len(table) <= tokens < table.arena_len / 2
     want = _core.extend_merges(base._core, table, 900, 300, max_words=4)
     assert _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=err.need) == want
+    # a consumed table is freed once encoded: its bytes leave the estimate, the merges stay
+    spans = len(table)
+    with pytest.raises(TrainingError) as e:
+        _core.extend_merges(base._core, table.copy(), 900, 300, max_words=4, memory_limit=table_bytes,
+                            consume=True)
+    assert e.value.need == err.need - table_bytes
+    assert _core.extend_merges(base._core, table, 900, 300, max_words=4, consume=True) == want
+    assert len(table) == 0 and table.arena_len == 0 and spans > 0
 
 
 # ---------------------------------------------------------------- arguments
