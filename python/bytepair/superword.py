@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
-from .checks import check_int, validate_specials
+from .checks import check_int, check_threads, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Inputs
 from .errors import TrainingError
@@ -169,6 +169,7 @@ def stage2_merges(
     the span counts), each encoded by ``base``'s merges, then up to
     ``num_merges`` merges with the word bound."""
     del pattern  # stage 2 counts spans, whatever stage 1's pattern
+    num_threads = check_threads(num_threads, TrainingError)  # clamped, as counting does
     limit = inputs.limit() or _memory.default_limit()
     given = isinstance(data, ChunkCounts)
     status = TrainProgress(enabled(progress), 0 if given else input_size(data))

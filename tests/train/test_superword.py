@@ -253,6 +253,14 @@ def test_the_merge_loop_is_checked_against_the_limit_once_the_spans_are_encoded(
 # ---------------------------------------------------------------- arguments
 
 
+def test_a_huge_thread_count_is_clamped_in_both_stages():
+    text = corpus("en_austen.txt")[:60_000]
+    want = _core_train(text, 1_500, 1_000)
+    assert _core_train(text, 1_500, 1_000, num_threads=10**30).merges == want.merges
+    with pytest.raises(TrainingError, match="num_threads"):
+        _core_train(text, 1_500, 1_000, num_threads=0)
+
+
 def test_transition_sizes():
     assert transition_size(0.5, 1000) == 500
     assert transition_size(600, 1000) == 600
