@@ -36,7 +36,7 @@ from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .char import CharTokenizer
-from .checks import DEFAULT_MAX_TOKEN_LENGTH, MAX_VOCAB, check_int, check_vocab_size, validate_specials
+from .checks import DEFAULT_MAX_TOKEN_LENGTH, MAX_VOCAB, check_int, check_threads, check_vocab_size, validate_specials
 from .counts import ChunkCounts, count_chunks, input_size
 from .documents import Data, Inputs
 from .errors import TrainingError, VocabError
@@ -193,6 +193,7 @@ def extend(
             "split text differently and change the base's own ids on it"
         )
     min_frequency = check_int("min_frequency", min_frequency, minimum=0) or 1
+    num_threads = check_threads(num_threads, TrainingError)  # clamped, as counting does
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     cut = list(tok.special_tokens) + specials
     status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
@@ -200,8 +201,12 @@ def extend(
         table = _table(tok, data, counts, read, cut, num_threads, status)
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
+        # the loop's state is checked against the limit once the chunks are encoded; a table counted
+        # here is freed then (the caller's counts never)
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,
-                                         status.merging(num_merges))
+                                         status.merging(num_merges), num_threads=num_threads,
+                                         memory_limit=read.limit() or _memory.default_limit(),
+                                         consume=counts is None)
         status.merged(len(new_merges))
     finally:
         status.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import pickle
+import random
 import warnings
 from pathlib import Path
 
@@ -298,6 +299,33 @@ def test_a_small_corpus_stops_early_with_a_warning():
         ext = bytepair.extend("gpt2", "안녕 안녕", add=50)
     assert any("supports only" in str(x.message) for x in w)
     assert ext.n_vocab < 50257 + 50
+
+
+def test_the_merge_loop_keeps_the_memory_limit(tmp_path, capsys):
+    from bytepair.counts import count_chunks
+
+    # no pre-tokenization: the whole text is one chunk of about a million ids (32 bytes each in the
+    # loop), which counting holds easily and the loop does not within 16 MB
+    rng = random.Random(5)
+    text = "".join(rng.choice("abcdefgh ") for _ in range(1_200_000))
+    base = bytepair.train(text[:20_000], 300, pattern=None)
+    want = bytepair.extend(base, text, add=20)
+    with pytest.raises(TrainingError, match=r"the merge loop over [\d,]+ tokens in 1 distinct chunks") as e:
+        bytepair.extend(base, text, add=20, memory_limit="16MB")
+    assert e.value.argument == "memory_limit" and e.value.limit == 16 * 10**6 < e.value.need
+    assert bytepair.extend(base, text, add=20, memory_limit=e.value.need) == want
+    assert bytepair.extend(base, text, add=20, num_threads=10**30) == want  # clamped
+    # the caller's counts are theirs: the loop frees only a table it counted
+    counts = count_chunks(text, pattern=None)
+    assert bytepair.extend(base, counts=counts, add=20) == want
+    assert len(counts) == 1 and bytepair.extend(base, counts=counts, add=20) == want
+    base.save(tmp_path / "base.json")
+    (tmp_path / "text.txt").write_text(text)
+    args = ["extend", "-t", str(tmp_path / "base.json"), str(tmp_path / "text.txt"), "--add", "20", "-q"]
+    assert main([*args, "--memory", "16MB", "-o", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert "the merge loop over" in err and "more than --memory (16 MB)" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.json").exists()
 
 
 # ---------------------------------------------------------------- CLI

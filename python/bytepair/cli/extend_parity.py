@@ -103,6 +103,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     kw["progress"] = not (args.quiet or args.json)  # a plain line every few seconds into a log
     if args.threads:
         kw["num_threads"] = args.threads
+    if args.memory:
+        kw["memory_limit"] = args.memory
     t0 = time.perf_counter()
     tok = extend(base, docs, args.vocab_size, add=args.add, **kw)
     secs = time.perf_counter() - t0
@@ -224,6 +226,9 @@ def add_parsers(subparsers: Any) -> None:
                    help=f"longest new token in bytes (default {DEFAULT_MAX_TOKEN_LENGTH}; 'none': no limit)")
     e.add_argument("--threads", type=positive_int("--threads"), default=None,
                    help="counting threads (default: all cores)")
+    e.add_argument("--memory", metavar="SIZE", default=None,
+                   help="memory limit for counting and the merge loop, e.g. 2GB (default: half the machine's "
+                        "memory); a loop that needs more stops with the size it needs")
     e.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     e.add_argument("-o", "--output", default="extended.bytepair.json", help="where to write the tokenizer")
 
