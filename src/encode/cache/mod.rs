@@ -356,10 +356,28 @@ impl PieceCache {
         out: &mut Vec<Rank>,
         mut flushed: impl FnMut(&mut Vec<Rank>),
     ) -> Result<()> {
+        self.collect(seed, model, text, out, &mut flushed, |sink| {
+            spans.for_each_span(text, sink)
+        })
+    }
+
+    /// Runs `body` with this cache's batch as a sink over `text` (the cache
+    /// refreshed for `seed` first), then flushes what is pending and keeps
+    /// the batch for the next call.
+    #[inline(always)]
+    fn collect<M: PieceModel, G: FnMut(&mut Vec<Rank>)>(
+        &mut self,
+        seed: &Arc<Seed>,
+        model: &M,
+        text: &str,
+        out: &mut Vec<Rank>,
+        flushed: &mut G,
+        body: impl FnOnce(&mut Collect<'_, '_, M, G>) -> Result<()>,
+    ) -> Result<()> {
         self.refresh(seed);
         let batch = std::mem::take(&mut self.batch);
-        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut flushed, batch);
-        let r = spans.for_each_span(text, &mut sink);
+        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, flushed, batch);
+        let r = body(&mut sink);
         sink.flush();
         self.batch = sink.into_batch();
         r
@@ -382,29 +400,28 @@ impl PieceCache {
     where
         F: FnOnce(&mut dyn FnMut(Part) -> Result<()>) -> Result<()>,
     {
-        self.refresh(seed);
-        let batch = std::mem::take(&mut self.batch);
-        let mut none = |_: &mut Vec<Rank>| {};
-        let mut sink = Collect::new(self, seed, model, text.as_bytes(), out, &mut none, batch);
-        let r = feed(&mut |part| match part {
-            Part::Text(a, b) => {
-                let by = a;
-                spans.for_each_span(
-                    &text[a..b],
-                    Shifted {
-                        sink: &mut sink,
-                        by,
-                    },
-                )
-            }
-            Part::Id(a, b, id) => {
-                sink.fixed(a, b, id);
-                Ok(())
-            }
-        });
-        sink.flush();
-        self.batch = sink.into_batch();
-        r
+        self.collect(
+            seed,
+            model,
+            text,
+            out,
+            &mut |_: &mut Vec<Rank>| {},
+            |sink| {
+                feed(&mut |part| match part {
+                    Part::Text(a, b) => {
+                        let shifted = Shifted {
+                            sink: &mut *sink,
+                            by: a,
+                        };
+                        spans.for_each_span(&text[a..b], shifted)
+                    }
+                    Part::Id(a, b, id) => {
+                        sink.fixed(a, b, id);
+                        Ok(())
+                    }
+                })
+            },
+        )
     }
 
     /// A piece of at most 16 bytes that is not in the table: merge it and
