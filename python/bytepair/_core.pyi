@@ -369,6 +369,7 @@ class ChunkCounter:
         stream_block: Optional[int] = None,
         memory_limit: Optional[int] = None,
         spill_dir: Optional[Union[str, os.PathLike[str]]] = None,
+        table_limit: Optional[int] = None,
     ) -> ChunkCounter: ...
     # Each str is one document; a file is one UTF-8 document read in blocks.
     def feed_texts(self, texts: Sequence[str], progress: Optional[_Progress] = None) -> None: ...

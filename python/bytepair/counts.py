@@ -373,7 +373,8 @@ def _count_cached(data: Data, setup: _Setup) -> ChunkCounts:
 
 def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: Optional[int], progress: Any,
            block_size: Optional[int], stream_block: Optional[int], inputs: Inputs) -> _Setup:
-    """The run's settings, checked; the counting tables get their share of ``inputs.memory_limit``."""
+    """The run's settings, checked; the counting tables get their share of ``inputs.memory_limit``, and
+    the table merged from their spilled runs may take all of it."""
     threads = _threads(num_threads)
     core_options: Dict[str, Any] = {}
     if block_size is not None:
@@ -383,6 +384,7 @@ def _setup(pattern: Optional[str], special_tokens: Sequence[str], num_threads: O
     limit = inputs.limit()
     if limit is not None:
         core_options["memory_limit"] = _memory.counting_share(limit, threads)
+        core_options["table_limit"] = limit  # the table merged from spilled runs
     return _Setup(_patterns.resolve(pattern), validate_specials(special_tokens), inputs, threads, core_options, progress)
 
 

@@ -207,7 +207,7 @@ impl PyChunkCounter {
 #[pymethods]
 impl PyChunkCounter {
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None, memory_limit=None, spill_dir=None))]
+    #[pyo3(signature = (pattern, special_tokens, separator=None, num_threads=None, block_size=crate::train::DEFAULT_BLOCK, stream_block=None, memory_limit=None, spill_dir=None, table_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         pattern: Option<&str>,
@@ -218,6 +218,7 @@ impl PyChunkCounter {
         stream_block: Option<usize>,
         memory_limit: Option<usize>,
         spill_dir: Option<PathBuf>,
+        table_limit: Option<u64>,
     ) -> PyResult<Self> {
         let pretok = Pretokenizer::new(pattern).map_err(to_py)?;
         let mut counter =
@@ -229,6 +230,9 @@ impl PyChunkCounter {
             counter
                 .set_memory_limit(limit, spill_dir.as_deref())
                 .map_err(to_py)?;
+        }
+        if let Some(limit) = table_limit {
+            counter.set_table_limit(limit);
         }
         let pool = parallel::pool(num_threads).map_err(to_py)?;
         Ok(Self {

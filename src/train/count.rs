@@ -58,6 +58,9 @@ pub struct ChunkCounter {
     pub(super) spill: Option<Spill>,
     /// The limit in bytes for all tallies together.
     pub(super) memory_limit: usize,
+    /// The most the table merged from spilled runs may need while it is
+    /// built ([`Self::set_table_limit`]); `None`: no check.
+    pub(super) table_limit: Option<u64>,
     /// `(device, inode)` of the files read so far (by `feed_text_files`,
     /// files.rs): a file named twice is read once.
     pub(super) files_seen: rustc_hash::FxHashSet<(u64, u64)>,
@@ -125,6 +128,7 @@ impl ChunkCounter {
             offset: 0,
             spill: None,
             memory_limit: usize::MAX,
+            table_limit: None,
             files_seen: Default::default(),
         })
     }
@@ -137,6 +141,15 @@ impl ChunkCounter {
         self.memory_limit = bytes;
         self.spill = Some(Spill::new(dir)?);
         Ok(())
+    }
+
+    /// Refuses to build, from spilled runs, a table larger than `bytes` (the
+    /// whole memory limit, where [`Self::set_memory_limit`] gets the
+    /// tallies' share of it): once the chunks merged so far pass it, the
+    /// merge only counts the rest and ends with [`Error::MemoryLimit`] (see
+    /// [`Spill::merge`]).
+    pub fn set_table_limit(&mut self, bytes: u64) {
+        self.table_limit = Some(bytes);
     }
 
     /// Number of run files spilled so far (0 without a memory limit).
@@ -177,7 +190,7 @@ impl ChunkCounter {
                 for t in &self.tallies {
                     s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
                 }
-                return Ok(s.merge()?.len());
+                return Ok(s.merge(self.table_limit)?.len());
             }
         }
         Ok(self.merged()?.len())
@@ -192,7 +205,7 @@ impl ChunkCounter {
                 for t in &self.tallies {
                     s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
                 }
-                let table = s.merge();
+                let table = s.merge(self.table_limit);
                 drop(self);
                 super::return_free_memory();
                 return table;

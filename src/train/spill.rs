@@ -129,8 +129,11 @@ impl Spill {
         }
     }
 
-    /// Merges every run into the first-seen-ordered table.
-    pub fn merge(&self) -> Result<ChunkTable> {
+    /// Merges every run into the first-seen-ordered table. With `limit`,
+    /// refuses a table that would need more ([`merge_bytes`]): past it the
+    /// merge keeps only the count of distinct chunks and their bytes, then
+    /// stops with [`Error::MemoryLimit`] saying what the whole table needs.
+    pub fn merge(&self, limit: Option<u64>) -> Result<ChunkTable> {
         let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut readers = Vec::with_capacity(runs.len());
         for p in &runs {
@@ -149,6 +152,9 @@ impl Spill {
         }
         let mut arena: Vec<u8> = Vec::new();
         let mut out: Vec<(u64, u64, u64, u32)> = Vec::new(); // first, count, start, len
+                                                             // past the limit: the merge goes on counting the distinct chunks and
+                                                             // their bytes (the last one kept for comparison) to say what it needs
+        let mut over: Option<(usize, usize, Vec<u8>)> = None;
         while let Some(std::cmp::Reverse((key, i))) = heap.pop() {
             let rec = heads[i]
                 .take()
@@ -157,6 +163,13 @@ impl Spill {
             heads[i] = read_record(r, p)?;
             if let Some(next) = &heads[i] {
                 heap.push(std::cmp::Reverse((next.bytes.clone(), i)));
+            }
+            if let Some((n, bytes, last)) = &mut over {
+                if *last != key {
+                    (*n, *bytes) = (*n + 1, *bytes + key.len());
+                    *last = key;
+                }
+                continue;
             }
             match out.last_mut() {
                 Some(last)
@@ -168,8 +181,15 @@ impl Spill {
                 _ => {
                     out.push((rec.first, rec.count, arena.len() as u64, key.len() as u32));
                     arena.extend_from_slice(&key);
+                    if limit.is_some_and(|l| merge_bytes(out.len(), arena.len()) > l) {
+                        over = Some((out.len(), arena.len(), key));
+                        (out, arena) = (Vec::new(), Vec::new());
+                    }
                 }
             }
+        }
+        if let (Some((n, bytes, _)), Some(limit)) = (over, limit) {
+            return Err(too_large(n, bytes, merge_bytes(n, bytes), limit));
         }
         out.sort_unstable();
         let mut t = ChunkTable::with_capacity(out.len(), arena.len());
@@ -178,6 +198,21 @@ impl Spill {
         }
         Ok(t)
     }
+}
+
+/// The table of `n` distinct chunks of `bytes` bytes: their bytes and about
+/// 48 bytes each (entry, index), as `bytepair.memory` prices a chunk table.
+fn merge_bytes(n: usize, bytes: usize) -> u64 {
+    (bytes as u64).saturating_add(48 * n as u64)
+}
+
+fn too_large(n: usize, bytes: usize, need: u64, limit: u64) -> Error {
+    let what = format!(
+        "the table of the {} distinct chunks counted ({} MB of their bytes, merged from the counts spilled to disk)",
+        crate::error::grouped(n as u64),
+        crate::error::grouped(bytes as u64 / 1_000_000)
+    );
+    Error::MemoryLimit { what, need, limit }
 }
 
 impl Drop for Spill {
@@ -216,8 +251,59 @@ fn read_record(r: &mut BufReader<File>, path: &Path) -> Result<Option<Record>> {
 
 #[cfg(test)]
 mod tests {
+    use super::merge_bytes;
+    use crate::error::Error;
     use crate::pretok::Pretokenizer;
-    use crate::train::{count_documents, ChunkCounter, Control};
+    use crate::train::{count_documents, ChunkCounter, ChunkTable, Control};
+
+    /// Counts `text` under a tiny tally limit (a spill after nearly every
+    /// task) and `table_limit` on the merged table.
+    fn spilled(
+        text: &str,
+        dir: &std::path::Path,
+        table_limit: Option<u64>,
+    ) -> crate::error::Result<ChunkTable> {
+        let p = Pretokenizer::new(Some("o200k")).unwrap();
+        let mut c = ChunkCounter::new(p, &[], None, 256).unwrap();
+        c.set_memory_limit(1, Some(dir)).unwrap();
+        if let Some(l) = table_limit {
+            c.set_table_limit(l);
+        }
+        c.feed_documents(&[text], &Control::default()).unwrap();
+        assert!(c.spilled_runs() > 2);
+        c.finish()
+    }
+
+    /// A table that needs more than the table limit is refused with what the
+    /// whole table needs (every distinct chunk counted, not only those merged
+    /// before the limit was passed); at that need exactly, it is built.
+    #[test]
+    fn a_merged_table_past_the_limit_is_refused_with_its_whole_need() {
+        let text: String = (0..4000).map(|i| format!(" w{i} x{}", i % 7)).collect();
+        let dir = crate::TestDir::new("spill-limit");
+        let want = spilled(&text, &dir, None).unwrap();
+        let need = merge_bytes(want.len(), want.arena_len());
+        for limit in [need / 3, need - 1] {
+            match spilled(&text, &dir, Some(limit)) {
+                Err(Error::MemoryLimit {
+                    need: n,
+                    limit: l,
+                    what,
+                }) => {
+                    assert_eq!((n, l), (need, limit));
+                    let n = crate::error::grouped(want.len() as u64);
+                    assert!(what.contains(&format!("the {n} distinct chunks")), "{what}");
+                }
+                other => panic!("expected MemoryLimit, got {other:?}"),
+            }
+        }
+        assert_eq!(spilled(&text, &dir, Some(need)).unwrap(), want);
+        assert_eq!(
+            std::fs::read_dir(&*dir).unwrap().count(),
+            0,
+            "run files left behind"
+        );
+    }
 
     #[test]
     fn spilled_counts_equal_counting_in_memory() {

@@ -217,13 +217,18 @@ def test_spilled_span_counting_gives_the_same_merges(tmp_path):
 
 
 def test_memory_limit_too_small_for_encoding_the_spans_is_a_clear_error():
-    # 250,000 distinct lines of 25 bytes: the table and its ids (5 bytes a byte, 48 a span) pass 20 MB
+    # distinct lines of 25 bytes: 250,000 of them fit 20 MB as a table (their bytes and 48 a span), not
+    # with their ids (5 bytes a byte, 48 a span); 320,000 not even as a table, which counting refuses
+    # before building it from its spilled runs
     rng = random.Random(7)
     words = ["".join(rng.choice("abcdefghijklmnop") for _ in range(5)) for _ in range(3000)]
-    text = "\n".join(f"{rng.choice(words)} {rng.choice(words)} {rng.choice(words)} of the" for _ in range(250_000))
+    lines = [f"{rng.choice(words)} {rng.choice(words)} {rng.choice(words)} of the" for _ in range(320_000)]
     with pytest.raises(TrainingError, match="encoding the .* distinct spans .* for the superword merge loop") as e:
-        _core_train(text, 2_000, 800, memory_limit="20MB")
+        _core_train("\n".join(lines[:250_000]), 2_000, 800, memory_limit="20MB")
     assert e.value.argument == "memory_limit"
+    with pytest.raises(TrainingError, match=r"the table of the [\d,]+ distinct chunks counted .* needs about") as e:
+        _core_train("\n".join(lines), 2_000, 800, memory_limit="20MB")
+    assert e.value.argument == "memory_limit" and e.value.limit == 20 * 10**6 < e.value.need
 
 
 def test_the_merge_loop_is_checked_against_the_limit_once_the_spans_are_encoded():
