@@ -152,8 +152,9 @@ impl Spill {
         }
         let mut arena: Vec<u8> = Vec::new();
         let mut out: Vec<(u64, u64, u64, u32)> = Vec::new(); // first, count, start, len
-                                                             // past the limit: the merge goes on counting the distinct chunks and
-                                                             // their bytes (the last one kept for comparison) to say what it needs
+
+        // past the limit: the merge goes on counting the distinct chunks and
+        // their bytes (the last one kept for comparison) to say what it needs
         let mut over: Option<(usize, usize, Vec<u8>)> = None;
         while let Some(std::cmp::Reverse((key, i))) = heap.pop() {
             let rec = heads[i]
