@@ -110,9 +110,9 @@ def _check_room(tok: Tokenizer, num_merges: int) -> None:
 
 
 def _table(tok: Tokenizer, data: Optional[Data], counts: Optional[ChunkCounts], read: Inputs, cut: List[str],
-           num_threads: Optional[int], status: TrainProgress) -> Any:
+           num_threads: Optional[int], status: TrainProgress, limit: int) -> Any:
     """The chunk table to extend with: ``counts``' (checked against the base's
-    pattern), or ``data`` counted with the base's pattern, ``cut`` removed."""
+    pattern), or ``data`` counted with the base's pattern under ``limit`` bytes, ``cut`` removed."""
     if counts is not None:
         if not isinstance(counts, ChunkCounts):
             raise TypeError(f"counts must be a ChunkCounts, got {type(counts).__name__}")
@@ -120,9 +120,20 @@ def _table(tok: Tokenizer, data: Optional[Data], counts: Optional[ChunkCounts], 
             raise TrainingError("counts were made with another pattern than the base's")
         return counts.table
     assert data is not None  # checked by the caller: exactly one of data / counts
-    limit = read.limit() or _memory.default_limit()
     return count_chunks(data, pattern=tok.pattern, special_tokens=cut, num_threads=num_threads,
                         progress=status, inputs=replace(read, memory_limit=limit)).table
+
+
+def _check_arguments(tok: Tokenizer, specials: Sequence[str], no_data: bool, no_counts: bool, no_size: bool,
+                     no_add: bool) -> None:
+    """New special tokens the base does not have; exactly one of data / counts= and of vocab_size / add=."""
+    clash = [s for s in specials if s in tok.special_tokens]
+    if clash:
+        raise TrainingError(f"special token {clash[0]!r} is already a special token of the base")
+    if no_data == no_counts:
+        raise TypeError("give either training data or counts=, not both or neither")
+    if no_size == no_add:
+        raise TypeError("give either vocab_size or add=, not both or neither")
 
 
 def extend(
@@ -177,13 +188,7 @@ def extend(
     read = Inputs.of(inputs, options, "extend")
     tok = _resolve_base(base)
     specials = validate_specials(special_tokens)
-    clash = [s for s in specials if s in tok.special_tokens]
-    if clash:
-        raise TrainingError(f"special token {clash[0]!r} is already a special token of the base")
-    if (data is None) == (counts is None):
-        raise TypeError("give either training data or counts=, not both or neither")
-    if (vocab_size is None) == (add is None):
-        raise TypeError("give either vocab_size or add=, not both or neither")
+    _check_arguments(tok, specials, data is None, counts is None, vocab_size is None, add is None)
     first_id = tok.n_vocab
     num_merges = _num_merges(first_id, vocab_size, add, len(specials))
     _check_room(tok, num_merges)
@@ -197,16 +202,16 @@ def extend(
     max_len = check_int("max_token_length", max_token_length, allow_none=True)
     cut = list(tok.special_tokens) + specials
     status = TrainProgress(enabled(progress), input_size(data) if data is not None else None)
+    limit = read.limit() or _memory.default_limit()
     try:
-        table = _table(tok, data, counts, read, cut, num_threads, status)
+        table = _table(tok, data, counts, read, cut, num_threads, status, limit)
         if len(table) == 0:
             raise TrainingError("the corpus to extend with is empty (no text left after removing special tokens)")
         # the loop's state is checked against the limit once the chunks are encoded; a table counted
         # here is freed then (the caller's counts never)
         new_merges = _core.extend_merges(tok._core, table, first_id, num_merges, min_frequency, max_len,
                                          status.merging(num_merges), num_threads=num_threads,
-                                         memory_limit=read.limit() or _memory.default_limit(),
-                                         consume=counts is None)
+                                         memory_limit=limit, consume=counts is None)
         status.merged(len(new_merges))
     finally:
         status.close()

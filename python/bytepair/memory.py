@@ -137,7 +137,7 @@ def encoded_spans_bytes(chunks: int, chunk_bytes: int) -> int:
 
 def _table_bytes(chunks: int, chunk_bytes: int) -> int:
     """A chunk table's own bytes: its arena and about 48 bytes per chunk
-    (entry, index; the core's ``table_bytes`` in ``src/train/from_tokens.rs``)."""
+    (entry, index; the core's ``ChunkTable::priced_bytes`` in ``src/train/chunks.rs``)."""
     return chunk_bytes + 48 * chunks
 
 

@@ -92,6 +92,18 @@ impl ChunkTable {
         self.bytes.len()
     }
 
+    /// About what a table of `chunks` distinct chunks holding `bytes` bytes
+    /// takes: its arena and about 48 bytes per chunk (entry, index). The
+    /// Python side's `bytepair.memory._table_bytes` is the same formula.
+    pub fn priced_bytes(chunks: usize, bytes: usize) -> u64 {
+        (bytes as u64).saturating_add(48 * chunks as u64)
+    }
+
+    /// [`Self::priced_bytes`] of this table.
+    pub fn priced(&self) -> u64 {
+        Self::priced_bytes(self.len(), self.arena_len())
+    }
+
     /// The concatenation of all distinct chunks in first-seen order.
     pub fn arena(&self) -> &[u8] {
         &self.bytes

@@ -324,11 +324,18 @@ pub enum TableRef<'a> {
     Owned(ChunkTable),
 }
 
+impl TableRef<'_> {
+    /// The table, lent or owned.
+    pub fn get(&self) -> &ChunkTable {
+        match self {
+            TableRef::Borrowed(t) => t,
+            TableRef::Owned(t) => t,
+        }
+    }
+}
+
 fn build<S: Sym>(table: TableRef<'_>) -> Result<State<S>> {
-    let t: &ChunkTable = match &table {
-        TableRef::Borrowed(t) => t,
-        TableRef::Owned(t) => t,
-    };
+    let t = table.get();
     let n = t.arena_len();
     let mut st = State {
         syms: Vec::with_capacity(n),

@@ -158,12 +158,9 @@ pub fn extend_merges(
     if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
         return Err(Error::training("too many ids for 32 bits"));
     }
-    let encoded = match &table {
-        TableRef::Borrowed(t) => encode_table(base, t, threads, ctl)?,
-        TableRef::Owned(t) => encode_table(base, t, threads, ctl)?,
-    };
+    let encoded = encode_table(base, table.get(), threads, ctl)?;
     let held = match table {
-        TableRef::Borrowed(t) => table_bytes(t),
+        TableRef::Borrowed(t) => t.priced(),
         TableRef::Owned(t) => {
             drop(t);
             0
@@ -221,12 +218,6 @@ pub fn extend_merges(
 pub fn state_bytes(ids: u64, chunks: u64) -> u64 {
     ids.saturating_mul(32)
         .saturating_add(chunks.saturating_mul(12))
-}
-
-/// The chunk table's own bytes, held through the loop: its arena and about
-/// 48 bytes per chunk (entry, index).
-fn table_bytes(table: &ChunkTable) -> u64 {
-    (table.arena_len() as u64).saturating_add(48 * table.len() as u64)
 }
 
 /// One training table, one dev table and one non-zero dev size per language.
@@ -463,7 +454,7 @@ mod tests {
     fn extend_refuses_a_state_above_the_memory_limit() {
         let t = table(&[(b"banana bandana", 3), (b"low lower lowest", 2)]);
         let (ids, chunks) = (30, 2); // every byte an id
-        let need = state_bytes(ids, chunks) + table_bytes(&t);
+        let need = state_bytes(ids, chunks) + t.priced();
         let tight = ExtendBounds {
             max_words: None,
             memory_limit: Some(need - 1),

@@ -130,7 +130,7 @@ impl Spill {
     }
 
     /// Merges every run into the first-seen-ordered table. With `limit`,
-    /// refuses a table that would need more ([`merge_bytes`]): past it the
+    /// refuses a table that would need more ([`ChunkTable::priced_bytes`]): past it the
     /// merge keeps only the count of distinct chunks and their bytes, then
     /// stops with [`Error::MemoryLimit`] saying what the whole table needs.
     pub fn merge(&self, limit: Option<u64>) -> Result<ChunkTable> {
@@ -182,7 +182,7 @@ impl Spill {
                 _ => {
                     out.push((rec.first, rec.count, arena.len() as u64, key.len() as u32));
                     arena.extend_from_slice(&key);
-                    if limit.is_some_and(|l| merge_bytes(out.len(), arena.len()) > l) {
+                    if limit.is_some_and(|l| ChunkTable::priced_bytes(out.len(), arena.len()) > l) {
                         over = Some((out.len(), arena.len(), key));
                         (out, arena) = (Vec::new(), Vec::new());
                     }
@@ -190,7 +190,12 @@ impl Spill {
             }
         }
         if let (Some((n, bytes, _)), Some(limit)) = (over, limit) {
-            return Err(too_large(n, bytes, merge_bytes(n, bytes), limit));
+            return Err(too_large(
+                n,
+                bytes,
+                ChunkTable::priced_bytes(n, bytes),
+                limit,
+            ));
         }
         out.sort_unstable();
         let mut t = ChunkTable::with_capacity(out.len(), arena.len());
@@ -199,12 +204,6 @@ impl Spill {
         }
         Ok(t)
     }
-}
-
-/// The table of `n` distinct chunks of `bytes` bytes: their bytes and about
-/// 48 bytes each (entry, index), as `bytepair.memory` prices a chunk table.
-fn merge_bytes(n: usize, bytes: usize) -> u64 {
-    (bytes as u64).saturating_add(48 * n as u64)
 }
 
 fn too_large(n: usize, bytes: usize, need: u64, limit: u64) -> Error {
@@ -252,7 +251,6 @@ fn read_record(r: &mut BufReader<File>, path: &Path) -> Result<Option<Record>> {
 
 #[cfg(test)]
 mod tests {
-    use super::merge_bytes;
     use crate::error::Error;
     use crate::pretok::Pretokenizer;
     use crate::train::{count_documents, ChunkCounter, ChunkTable, Control};
@@ -283,7 +281,7 @@ mod tests {
         let text: String = (0..4000).map(|i| format!(" w{i} x{}", i % 7)).collect();
         let dir = crate::TestDir::new("spill-limit");
         let want = spilled(&text, &dir, None).unwrap();
-        let need = merge_bytes(want.len(), want.arena_len());
+        let need = want.priced();
         for limit in [need / 3, need - 1] {
             match spilled(&text, &dir, Some(limit)) {
                 Err(Error::MemoryLimit {
