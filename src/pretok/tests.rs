@@ -93,9 +93,26 @@ const SMALL: &[char] = &[
 /// stage's regex runs on every piece of the stage before as its own text, and
 /// every match and every gap is kept.
 fn chain_pieces(stages: &[&str], text: &str) -> Vec<String> {
+    thread_local! {
+        static COMPILED: std::cell::RefCell<Vec<(String, fancy_regex::Regex)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    // Each stage compiles once per thread: the random tests call this 100,000s of times.
+    let regexes: Vec<fancy_regex::Regex> = COMPILED.with_borrow_mut(|cache| {
+        stages
+            .iter()
+            .map(|stage| match cache.iter().find(|(s, _)| s == stage) {
+                Some((_, re)) => re.clone(),
+                None => {
+                    let re = compile(stage).expect("stage compiles");
+                    cache.push((stage.to_string(), re.clone()));
+                    re
+                }
+            })
+            .collect()
+    });
     let mut pieces = vec![text.to_string()];
-    for stage in stages {
-        let re = compile(stage).expect("stage compiles");
+    for re in &regexes {
         let mut next = Vec::new();
         for p in &pieces {
             let mut at = 0;
