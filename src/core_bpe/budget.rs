@@ -54,12 +54,16 @@
 //! encoding's count, by dynamic programming over token ends) is already over
 //! the budget, so only cuts that could fit are encoded; on runs without
 //! restart points (`"x" * 10**5`, one long Korean word under o200k_base) BPE is
-//! close to the fewest tokens and few cuts remain. The worst case is still
-//! quadratic in the segment length (a long segment where BPE needs many more
-//! tokens than the fewest possible), and any text under a custom pattern is
-//! one segment (no restart points are claimed for an arbitrary regex).
+//! close to the fewest tokens and few cuts remain. The floor's table stops
+//! once it shows that no longer cut fits ([`super::floor`]), and the gallop
+//! asks the floor before encoding up to a far restart point, so a run with
+//! none (random CJK text) costs about the chunk, not the search window. The
+//! worst case is still quadratic in the segment length (a long segment where
+//! BPE needs many more tokens than the fewest possible), and any text under a
+//! custom pattern is one segment (no restart points are claimed for an
+//! arbitrary regex).
 
-use super::{CoreBpe, SpecialPolicy};
+use super::{floor, CoreBpe, SpecialPolicy};
 use crate::error::Result;
 use crate::pretok::unicode::{self, L, N};
 use crate::pretok::{Named, Pretokenizer};
@@ -197,47 +201,34 @@ impl<'a> Plan<'a> {
         }
     }
 
-    /// Lower bounds on the token count of the segment's prefixes (`left`:
-    /// `out[k - a]` bounds `count(a..k)`) or suffixes (`out[k - a]` bounds
-    /// `count(k..b)`): the fewest vocabulary tokens that tile those bytes, by
-    /// dynamic programming over token ends. Any encoding is such a tiling, so
-    /// a cut whose bound is over the budget need not be encoded. `None` when a
-    /// special match meets the segment or the segment is short.
-    fn tiling_floor(&self, a: usize, b: usize, left: bool) -> Option<Vec<u32>> {
+    /// The tiling floor of the segment `a..b` ([`floor::tiling_floor`]).
+    /// `None` when a special match meets the segment or the segment is short.
+    fn tiling_floor(
+        &self,
+        a: usize,
+        b: usize,
+        left: bool,
+        budget: usize,
+    ) -> Option<(usize, Vec<u32>)> {
         if b - a < 64 || self.specials.iter().any(|&(s, e)| s < b && e > a) {
             return None;
         }
-        let vocab = &self.core.vocab;
-        let maxlen = vocab.tokens().map(<[u8]>::len).max().unwrap_or(1);
         let bytes = self.text.as_bytes();
-        let n = b - a;
-        let mut m = vec![u32::MAX; n + 1];
-        if left {
-            m[0] = 0;
-            for p in 1..=n {
-                let mut best = u32::MAX;
-                for l in 1..=maxlen.min(p) {
-                    let prev = m[p - l];
-                    if prev < best && vocab.rank_at(bytes, a + p - l, a + p).is_some() {
-                        best = prev + 1;
-                    }
-                }
-                m[p] = best;
-            }
-        } else {
-            m[n] = 0;
-            for p in (0..n).rev() {
-                let mut best = u32::MAX;
-                for l in 1..=maxlen.min(n - p) {
-                    let next = m[p + l];
-                    if next < best && vocab.rank_at(bytes, a + p, a + p + l).is_some() {
-                        best = next + 1;
-                    }
-                }
-                m[p] = best;
-            }
-        }
-        Some(m)
+        Some(floor::tiling_floor(
+            &self.core.vocab,
+            bytes,
+            a,
+            b,
+            left,
+            budget,
+        ))
+    }
+
+    /// Whether the tiling floor shows that `a..b` is over `budget` (`left`:
+    /// as a prefix from `a`; else as a suffix to `b`): it stops before the end.
+    fn ruled_out(&self, a: usize, b: usize, left: bool, budget: usize) -> bool {
+        self.tiling_floor(a, b, left, budget)
+            .is_some_and(|(stop, _)| if left { stop < b } else { stop > a })
     }
 
     /// Restart points inside one segment `(lo, hi)` that has none of the
@@ -472,8 +463,13 @@ impl CoreBpe {
                 pts.push(plan.next_restart(hi - 1));
             }
             let last = *pts.last().unwrap_or(&len);
-            let c = plan.count(a, last);
-            if fa + c <= max_tokens {
+            // one far point (no restart point on the way, as in CJK text): the
+            // tiling floor may rule it out without encoding all the way there
+            let out = pts.len() == 1
+                && last - a > block
+                && plan.ruled_out(a, last, true, max_tokens - fa);
+            let c = if out { usize::MAX } else { plan.count(a, last) };
+            if fa.saturating_add(c) <= max_tokens {
                 if last == len {
                     return Ok(len);
                 }
@@ -516,8 +512,8 @@ impl CoreBpe {
                 return self.search_prefix(plan, a, b2, fa, max, false);
             }
         }
-        let floor = plan.tiling_floor(a, b, true);
-        let mut k = b;
+        let floor = plan.tiling_floor(a, b, true, max.saturating_sub(fa));
+        let mut k = floor.as_ref().map_or(b, |f| f.0);
         while k > a {
             k -= 1;
             while k > a && !text.is_char_boundary(k) {
@@ -528,7 +524,7 @@ impl CoreBpe {
             }
             if floor
                 .as_ref()
-                .is_some_and(|m| fa.saturating_add(m[k - a] as usize) > max)
+                .is_some_and(|(_, m)| fa.saturating_add(m[k - a] as usize) > max)
             {
                 continue;
             }
@@ -559,8 +555,15 @@ impl CoreBpe {
                 pts.push(plan.prev_restart(lo + 1));
             }
             let first = pts[0];
-            let c = plan.count(first, b);
-            if hb + c <= max_tokens {
+            let out = pts.len() == 1
+                && b - first > block
+                && plan.ruled_out(first, b, false, max_tokens - hb);
+            let c = if out {
+                usize::MAX
+            } else {
+                plan.count(first, b)
+            };
+            if hb.saturating_add(c) <= max_tokens {
                 if first == 0 {
                     return Ok(0);
                 }
@@ -601,8 +604,8 @@ impl CoreBpe {
                 return self.search_suffix(plan, a2, b, hb, max, false);
             }
         }
-        let floor = plan.tiling_floor(a, b, false);
-        let mut k = a;
+        let floor = plan.tiling_floor(a, b, false, max.saturating_sub(hb));
+        let mut k = floor.as_ref().map_or(a, |f| f.0);
         while k < b {
             k += 1;
             while k < b && !text.is_char_boundary(k) {
@@ -613,7 +616,7 @@ impl CoreBpe {
             }
             if floor
                 .as_ref()
-                .is_some_and(|m| hb.saturating_add(m[k - a] as usize) > max)
+                .is_some_and(|(_, m)| hb.saturating_add(m[k - a] as usize) > max)
             {
                 continue;
             }

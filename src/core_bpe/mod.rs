@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod budget;
 pub mod decode;
+mod floor;
 pub mod head;
 pub mod offsets;
 pub mod special;

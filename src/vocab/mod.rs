@@ -20,6 +20,7 @@ use crate::Rank;
 
 pub mod cuts;
 pub mod flat;
+pub mod long_edges;
 mod merges;
 pub mod stage1;
 
@@ -70,6 +71,10 @@ pub struct Vocab {
     empty: Box<[Rank]>,
     /// The staged merge path's first stage ([`stage1`]): off unless set.
     stage1: stage1::Stage1,
+    /// The longest token's length in bytes.
+    longest: usize,
+    /// The edges of the tokens longer than [`MID_MAX`] bytes, built on first use.
+    long_edges: OnceLock<long_edges::LongEdges>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -433,6 +438,18 @@ impl Vocab {
         self.cuts.get_or_init(|| Cuts::build(self))
     }
 
+    /// The longest token's length in bytes.
+    pub fn longest(&self) -> usize {
+        self.longest
+    }
+
+    /// The edges of the tokens longer than [`MID_MAX`] bytes, built on the
+    /// first call.
+    pub fn long_edges(&self) -> &long_edges::LongEdges {
+        self.long_edges
+            .get_or_init(|| long_edges::LongEdges::build(self))
+    }
+
     /// All tokens in rank order (`b""` at a gap and at an empty token).
     pub fn tokens(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         self.offsets
@@ -615,7 +632,10 @@ impl Builder {
             cuts: OnceLock::new(),
             empty: empty.into_boxed_slice(),
             stage1: stage1::Stage1::default(),
+            longest: 0,
+            long_edges: OnceLock::new(),
         };
+        v.longest = v.tokens().map(<[u8]>::len).max().unwrap_or(0);
         v.short = v.build_short();
         v.mid = v.build_mid();
         for b in 0..=255u8 {

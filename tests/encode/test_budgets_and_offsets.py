@@ -359,6 +359,14 @@ def test_long_runs_without_restart_points(name):
         for n in (1, 7, 30):
             assert enc.truncate_text(s, n) == s[:longest_prefix(enc, s, n)], (unit, n)
             assert enc.truncate_text(s, n, side="start") == s[longest_suffix(enc, s, n):], (unit, n)
+    # random CJK with no restart point: past 512 bytes (the first block), the
+    # tiling floor rules the far end out without encoding it
+    rnd = random.Random(7)
+    for length in (100, 400):
+        s = "".join(chr(rnd.choice([rnd.randint(0x4E00, 0x4FFF), rnd.randint(0x9F00, 0x9FFF)])) for _ in range(length))
+        for n in (1, 7, 30, 100):
+            assert enc.truncate_text(s, n) == s[:longest_prefix(enc, s, n)], (length, n)
+            assert enc.truncate_text(s, n, side="start") == s[longest_suffix(enc, s, n):], (length, n)
     # ... and right on large ones
     for s in ["x" * 50_000, "뷁" * 10_000, "7" * 30_000]:
         head = enc.truncate_text(s, 100)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,26 @@ def test_chunking_text_without_restart_points_is_linear():
     run = "lambda enc, t: enc.chunk_text('一二三四五六七八九十' * (len(t) // 10), 50)"
     small, big = _times("chunk_cjk", 8_000, 32_000, run, reps=1)
     assert big / max(small, 1e-2) < 8.0, f"chunk_text on CJK: {small:.2f}s on 8K characters, {big:.2f}s on 32K"
+
+
+@pytest.mark.slow
+def test_chunking_random_cjk_costs_a_bounded_multiple_of_counting():
+    # Random CJK (no restart point, few repeats) under o200k_base: each chunk's
+    # search once filled a tiling table and encoded its whole window of
+    # max_tokens x the longest token's bytes (about 3,000 times the cost of
+    # counting the text); now it stops past the chunk's end (30-50 times)
+    enc = bytepair.get_encoding("o200k_base")
+    r = random.Random(11)
+    text = "".join(chr(r.randint(0x4E00, 0x9FFF)) for _ in range(64_000))
+
+    def cpu(f, reps):
+        best = float("inf")
+        for _ in range(reps):
+            t = time.process_time()
+            f()
+            best = min(best, time.process_time() - t)
+        return best
+
+    count = max(cpu(lambda: enc.count(text), 5), 1e-3)
+    chunk = cpu(lambda: enc.chunk_text(text, 100), 1)
+    assert chunk / count < 300, f"chunk_text {chunk * 1e3:.0f} ms, count {count * 1e3:.1f} ms"
