@@ -501,6 +501,10 @@ impl CoreBpe {
         split: bool,
     ) -> usize {
         let text = plan.text;
+        let floor = plan.tiling_floor(a, b, true, max.saturating_sub(fa));
+        // no prefix ending at or after the floor's stop fits: the search
+        // (inner points included) ends there, near the answer
+        let b = floor.as_ref().map_or(b, |f| f.0);
         if split {
             let inner = plan.inner_restarts(a, b);
             if !inner.is_empty() {
@@ -512,8 +516,7 @@ impl CoreBpe {
                 return self.search_prefix(plan, a, b2, fa, max, false);
             }
         }
-        let floor = plan.tiling_floor(a, b, true, max.saturating_sub(fa));
-        let mut k = floor.as_ref().map_or(b, |f| f.0);
+        let mut k = b;
         while k > a {
             k -= 1;
             while k > a && !text.is_char_boundary(k) {
@@ -593,6 +596,9 @@ impl CoreBpe {
         split: bool,
     ) -> usize {
         let text = plan.text;
+        let floor = plan.tiling_floor(a, b, false, max.saturating_sub(hb));
+        // no suffix starting at or before the floor's stop fits
+        let (base, a) = (a, floor.as_ref().map_or(a, |f| f.0));
         if split {
             let inner = plan.inner_restarts(a, b);
             if !inner.is_empty() {
@@ -604,8 +610,7 @@ impl CoreBpe {
                 return self.search_suffix(plan, a2, b, hb, max, false);
             }
         }
-        let floor = plan.tiling_floor(a, b, false, max.saturating_sub(hb));
-        let mut k = floor.as_ref().map_or(a, |f| f.0);
+        let mut k = a;
         while k < b {
             k += 1;
             while k < b && !text.is_char_boundary(k) {
@@ -616,7 +621,7 @@ impl CoreBpe {
             }
             if floor
                 .as_ref()
-                .is_some_and(|(_, m)| hb.saturating_add(m[k - a] as usize) > max)
+                .is_some_and(|(_, m)| hb.saturating_add(m[k - base] as usize) > max)
             {
                 continue;
             }
