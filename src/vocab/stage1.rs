@@ -87,13 +87,17 @@ pub fn prefix(vocab: &Vocab, t: Rank) -> Option<Vocab> {
 
 impl Vocab {
     /// Turns the staged merge path on: the vocabulary of a tokenizer whose
-    /// pieces are spans of words (the superword pattern).
+    /// pieces are spans of words (the superword pattern). The first stage is
+    /// built here, not on first use: building a vocabulary uses the thread
+    /// pool, and a first use inside a parallel encode would wait on the pool
+    /// from a job while the pool's other thread waits on that build.
     pub fn set_staged(&mut self) {
         self.stage1.on = true;
+        let _ = self.stage1();
     }
 
     /// The first stage of the staged path ([`prefix`] at [`first_bridge`]),
-    /// built on the first call; `None` when the path is off or the
+    /// built by [`Self::set_staged`]; `None` when the path is off or the
     /// vocabulary has no token bridging words.
     #[inline]
     pub fn stage1(&self) -> Option<&FirstStage> {

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import random
 import select
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -156,3 +158,37 @@ def test_train_after_fork_does_not_deadlock():
 
     code, out = _run_in_fork(child)
     assert (code, out) == (0, "'ok'")
+
+
+# A superword tokenizer whose first stage (the ranks below its first token
+# bridging words) holds over 20,000 tokens, so building that stage uses the
+# thread pool, then a first encode long enough to run on two threads.
+FIRST_STAGE_CHILD = """
+import itertools, string, sys
+import bytepair
+from bytepair.patterns import SUPERWORD
+letters = string.ascii_lowercase
+words = [''.join(p).encode() for n in (2, 3) for p in itertools.product(letters, repeat=n)]
+words += [''.join(p).encode() for p in itertools.product(letters[:8], repeat=4)]
+tokens = [bytes([b]) for b in range(256)] + words + [b'ab cd', b'abc de', b'x y z']
+enc = bytepair.Encoding('sw', pat_str=SUPERWORD, special_tokens={},
+                        mergeable_ranks={t: i for i, t in enumerate(tokens)})
+line = ' '.join(w.decode() for w in words[::37]) + '\\n'
+text = line * (600_000 // len(line))
+two = enc.encode_ordinary(text)  # the default: both cores
+assert two == enc.encode_ordinary(text, num_threads=1), 'ids differ'
+print(len(text), len(two))
+"""
+
+
+def test_first_encode_of_a_superword_tokenizer_on_two_threads_finishes():
+    # the first stage was built on first use: inside a parallel encode, the
+    # thread building it waited on the pool while the pool's thread waited on
+    # the build (a deadlock, whatever the text); it is now built on load
+    try:
+        proc = subprocess.run([sys.executable, "-c", FIRST_STAGE_CHILD], capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("a superword tokenizer's first long encode on two threads did not finish in 60 s")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert int(proc.stdout.split()[0]) > 500_000
