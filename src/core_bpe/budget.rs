@@ -68,6 +68,9 @@ use crate::error::Result;
 use crate::pretok::unicode::{self, L, N};
 use crate::pretok::{Named, Pretokenizer};
 
+/// A tiling floor: where its table stopped, and the table ([`floor::tiling_floor`]).
+type Floor = Option<(usize, Vec<u32>)>;
+
 /// The budget searches' view of the special-token policy.
 struct Plan<'a> {
     core: &'a CoreBpe,
@@ -203,13 +206,7 @@ impl<'a> Plan<'a> {
 
     /// The tiling floor of the segment `a..b` ([`floor::tiling_floor`]).
     /// `None` when a special match meets the segment or the segment is short.
-    fn tiling_floor(
-        &self,
-        a: usize,
-        b: usize,
-        left: bool,
-        budget: usize,
-    ) -> Option<(usize, Vec<u32>)> {
+    fn tiling_floor(&self, a: usize, b: usize, left: bool, budget: usize) -> Floor {
         if b - a < 64 || self.specials.iter().any(|&(s, e)| s < b && e > a) {
             return None;
         }
@@ -224,11 +221,23 @@ impl<'a> Plan<'a> {
         ))
     }
 
-    /// Whether the tiling floor shows that `a..b` is over `budget` (`left`:
-    /// as a prefix from `a`; else as a suffix to `b`): it stops before the end.
-    fn ruled_out(&self, a: usize, b: usize, left: bool, budget: usize) -> bool {
-        self.tiling_floor(a, b, left, budget)
-            .is_some_and(|(stop, _)| if left { stop < b } else { stop > a })
+    /// The tiling floor of a far point's segment (one restart point beyond
+    /// the block, as in CJK text), taken before that segment is encoded: when
+    /// it stops short, the point does not fit, and the search reuses it.
+    fn far_floor(
+        &self,
+        pts: &[usize],
+        block: usize,
+        a: usize,
+        b: usize,
+        left: bool,
+        budget: usize,
+    ) -> Floor {
+        if pts.len() == 1 && b - a > block {
+            self.tiling_floor(a, b, left, budget)
+        } else {
+            None
+        }
     }
 
     /// Restart points inside one segment `(lo, hi)` that has none of the
@@ -453,7 +462,7 @@ impl CoreBpe {
         let (mut a, mut fa) = (0usize, 0usize);
         let mut block = 512usize;
         // gallop over restart points
-        let b = loop {
+        let (b, floor) = loop {
             let hi = ceil_char(text, (a + block).min(len));
             let mut pts = plan.restarts(a, hi, true);
             if hi == len {
@@ -463,11 +472,8 @@ impl CoreBpe {
                 pts.push(plan.next_restart(hi - 1));
             }
             let last = *pts.last().unwrap_or(&len);
-            // one far point (no restart point on the way, as in CJK text): the
-            // tiling floor may rule it out without encoding all the way there
-            let out = pts.len() == 1
-                && last - a > block
-                && plan.ruled_out(a, last, true, max_tokens - fa);
+            let floor = plan.far_floor(&pts, block, a, last, true, max_tokens - fa);
+            let out = floor.as_ref().is_some_and(|f| f.0 < last);
             let c = if out { usize::MAX } else { plan.count(a, last) };
             if fa.saturating_add(c) <= max_tokens {
                 if last == len {
@@ -484,13 +490,16 @@ impl CoreBpe {
             let (i, q, fq) = bisect_prefix(&plan, a, fa, &pts[..last], max_tokens);
             a = q;
             fa = fq;
-            break pts[i];
+            // a far floor is of this very segment (one point: i = 0, q = a)
+            break (pts[i], floor);
         };
-        Ok(self.search_prefix(&plan, a, b, fa, max_tokens, true))
+        Ok(self.search_prefix(&plan, a, b, fa, max_tokens, true, floor))
     }
 
     /// The longest prefix end in `[a, b)` given `f(a) = fa <= max` and
     /// `f(b) > max`, with no word-end restart point inside.
+    /// `floor`: the segment's tiling floor when the caller has it.
+    #[allow(clippy::too_many_arguments)]
     fn search_prefix(
         &self,
         plan: &Plan<'_>,
@@ -499,9 +508,10 @@ impl CoreBpe {
         mut fa: usize,
         max: usize,
         split: bool,
+        floor: Floor,
     ) -> usize {
         let text = plan.text;
-        let floor = plan.tiling_floor(a, b, true, max.saturating_sub(fa));
+        let floor = floor.or_else(|| plan.tiling_floor(a, b, true, max.saturating_sub(fa)));
         // no prefix ending at or after the floor's stop fits: the search
         // (inner points included) ends there, near the answer
         let b = floor.as_ref().map_or(b, |f| f.0);
@@ -513,7 +523,7 @@ impl CoreBpe {
                 let b2 = inner.get(i).copied().unwrap_or(b);
                 a = q;
                 fa = fq;
-                return self.search_prefix(plan, a, b2, fa, max, false);
+                return self.search_prefix(plan, a, b2, fa, max, false, None);
             }
         }
         let mut k = b;
@@ -549,7 +559,7 @@ impl CoreBpe {
         let plan = Plan::new(self, text, policy)?;
         let (mut b, mut hb) = (text.len(), 0usize);
         let mut block = 512usize;
-        let a = loop {
+        let (a, floor) = loop {
             let lo = floor_char(text, b.saturating_sub(block));
             let mut pts = plan.restarts(lo, b, false); // increasing
             if lo == 0 {
@@ -558,9 +568,8 @@ impl CoreBpe {
                 pts.push(plan.prev_restart(lo + 1));
             }
             let first = pts[0];
-            let out = pts.len() == 1
-                && b - first > block
-                && plan.ruled_out(first, b, false, max_tokens - hb);
+            let floor = plan.far_floor(&pts, block, first, b, false, max_tokens - hb);
+            let out = floor.as_ref().is_some_and(|f| f.0 > first);
             let c = if out {
                 usize::MAX
             } else {
@@ -579,13 +588,15 @@ impl CoreBpe {
             let (i, q, hq) = bisect_suffix(&plan, b, hb, &pts[1..], max_tokens);
             b = q;
             hb = hq;
-            break pts[i];
+            // a far floor is of this very segment (one point: i = 0, q = b)
+            break (pts[i], floor);
         };
-        Ok(self.search_suffix(&plan, a, b, hb, max_tokens, true))
+        Ok(self.search_suffix(&plan, a, b, hb, max_tokens, true, floor))
     }
 
     /// The longest suffix start in `(a, b]` given `h(b) = hb <= max` and
     /// `h(a) > max`.
+    #[allow(clippy::too_many_arguments)]
     fn search_suffix(
         &self,
         plan: &Plan<'_>,
@@ -594,9 +605,10 @@ impl CoreBpe {
         mut hb: usize,
         max: usize,
         split: bool,
+        floor: Floor,
     ) -> usize {
         let text = plan.text;
-        let floor = plan.tiling_floor(a, b, false, max.saturating_sub(hb));
+        let floor = floor.or_else(|| plan.tiling_floor(a, b, false, max.saturating_sub(hb)));
         // no suffix starting at or before the floor's stop fits
         let (base, a) = (a, floor.as_ref().map_or(a, |f| f.0));
         if split {
@@ -607,7 +619,7 @@ impl CoreBpe {
                 let a2 = if i > 0 { inner[i - 1] } else { a };
                 b = q;
                 hb = hq;
-                return self.search_suffix(plan, a2, b, hb, max, false);
+                return self.search_suffix(plan, a2, b, hb, max, false, None);
             }
         }
         let mut k = a;

@@ -89,30 +89,20 @@ const SMALL: &[char] = &[
     '\u{2b0}', '한', '\u{1c5}', '\u{a0}', '中', '\u{200b}', ':',
 ];
 
-/// Hugging Face's chain of `Split` stages with the `Isolated` behaviour: each
-/// stage's regex runs on every piece of the stage before as its own text, and
-/// every match and every gap is kept.
-fn chain_pieces(stages: &[&str], text: &str) -> Vec<String> {
-    thread_local! {
-        static COMPILED: std::cell::RefCell<Vec<(String, fancy_regex::Regex)>> =
-            const { std::cell::RefCell::new(Vec::new()) };
-    }
-    // Each stage compiles once per thread: the random tests call this 100,000s of times.
-    let regexes: Vec<fancy_regex::Regex> = COMPILED.with_borrow_mut(|cache| {
-        stages
+/// Hugging Face's chain of `Split` stages ([`DEEPSEEK_V3_SPLITS`]) with the
+/// `Isolated` behaviour: each stage's regex runs on every piece of the stage
+/// before as its own text, and every match and every gap is kept.
+fn chain_pieces(text: &str) -> Vec<String> {
+    // compiled once: the random tests call this 100,000s of times
+    static STAGES: std::sync::OnceLock<Vec<fancy_regex::Regex>> = std::sync::OnceLock::new();
+    let regexes = STAGES.get_or_init(|| {
+        DEEPSEEK_V3_SPLITS
             .iter()
-            .map(|stage| match cache.iter().find(|(s, _)| s == stage) {
-                Some((_, re)) => re.clone(),
-                None => {
-                    let re = compile(stage).expect("stage compiles");
-                    cache.push((stage.to_string(), re.clone()));
-                    re
-                }
-            })
+            .map(|stage| compile(stage).expect("stage compiles"))
             .collect()
     });
     let mut pieces = vec![text.to_string()];
-    for re in &regexes {
+    for re in regexes {
         let mut next = Vec::new();
         for p in &pieces {
             let mut at = 0;
@@ -137,7 +127,7 @@ fn chain_pieces(stages: &[&str], text: &str) -> Vec<String> {
 
 fn regex_pieces(p: &Pretokenizer, text: &str) -> Vec<String> {
     if p.named() == Some(Named::DeepSeekV3) {
-        return chain_pieces(&DEEPSEEK_V3_SPLITS, text);
+        return chain_pieces(text);
     }
     let re = p.regex().expect("named pattern");
     re.find_iter(text)

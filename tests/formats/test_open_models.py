@@ -78,8 +78,7 @@ def _check_hf(model: str, full: bool) -> None:
     docs = documents(full) + _added_texts([t.content for t in ref.get_added_tokens_decoder().values()])
     # the reference's ids, computed once (the reference is the slow side)
     want = [ref.encode(d, add_special_tokens=False).ids for d in docs]
-    bad = [f"{d[:80]!r}: bytepair {a[:12]}..., reference {b[:12]}..."
-           for d, a, b in zip(docs, map(ours.encode, docs), want) if a != b]
+    bad = _first_difference(docs, ours.encode, dict(zip(docs, want)).__getitem__)
     assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
     bad = _first_difference(docs[:150], lambda d: ours.encode(d, add_special_tokens=True),
                             lambda d: ref.encode(d).ids)
