@@ -17,6 +17,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 bin=$(scripts/fuzz-build.sh "${targets[@]}")
 logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 mkdir -p "$corpus_root"
 
 run_one() {
