@@ -83,6 +83,16 @@ pub trait SpanSink {
         start
     }
 
+    /// An added token found by the pre-tokenizer itself (GPT-NeoX's runs of
+    /// spaces, module `pretok::block::cut`): `text[start..end]` is that token,
+    /// `id`. A sink of piece boundaries takes it as one piece (the default);
+    /// the encoder's sink emits `id`.
+    #[inline(always)]
+    fn fixed(&mut self, start: usize, end: usize, id: Rank) {
+        let _ = id;
+        self.span(start, end);
+    }
+
     /// Asked before each piece by the loops slow enough to need it (custom
     /// patterns' regex): true ends the walk there. Never, by default.
     #[inline(always)]

@@ -92,6 +92,39 @@ impl AddedSet {
         Ok(AddedSet { tokens, ac, starts })
     }
 
+    /// The ids of this set's runs of spaces, `ids[k - 2]` for `k` spaces,
+    /// and a set of its other tokens, when a scanner may find the runs itself
+    /// (see [`crate::pretok::Scanner::for_each_span_cut`]): every length from
+    /// 2 to the longest is one token, none of them special; no other token
+    /// holds a space (so no match of one overlaps a match of the other, and
+    /// the leftmost-longest matches of the whole set are those of the two
+    /// parts); no token strips spaces or asks for a whole word. `None`
+    /// otherwise.
+    pub fn split_space_runs(&self, max_run: usize) -> Option<(Vec<Rank>, AddedSet)> {
+        let plain = |t: &AddedToken| !(t.lstrip || t.rstrip || t.single_word);
+        if !self.tokens.iter().all(plain) {
+            return None;
+        }
+        let (runs, rest): (Vec<&AddedToken>, Vec<&AddedToken>) = self
+            .tokens
+            .iter()
+            .partition(|t| !t.content.is_empty() && t.content.bytes().all(|c| c == b' '));
+        let longest = runs.iter().map(|t| t.content.len()).max()?;
+        if longest < 2 || longest > max_run || rest.iter().any(|t| t.content.contains(' ')) {
+            return None;
+        }
+        let mut ids: Vec<Option<Rank>> = vec![None; longest - 1];
+        for t in &runs {
+            let slot = ids.get_mut(t.content.len().checked_sub(2)?)?;
+            if t.special || slot.replace(t.id).is_some() {
+                return None;
+            }
+        }
+        let ids: Option<Vec<Rank>> = ids.into_iter().collect();
+        let rest = AddedSet::new(rest.into_iter().cloned().collect()).ok()?;
+        Some((ids?, rest))
+    }
+
     /// The tokens' first bytes when there are one to three, none of them an
     /// ASCII letter, digit or space, and no token is empty. A common first
     /// byte gives dense candidates, each a search of its own, where the
@@ -246,6 +279,51 @@ mod tests {
         })
         .unwrap();
         out
+    }
+
+    #[test]
+    fn runs_of_spaces_split_off_only_when_the_scanner_can_cut_them() {
+        let runs = |lens: &[usize]| -> Vec<AddedToken> {
+            lens.iter()
+                .map(|&k| AddedToken {
+                    special: false,
+                    ..tok(&" ".repeat(k), 100 + k as Rank)
+                })
+                .collect()
+        };
+        let with = |mut v: Vec<AddedToken>, t: AddedToken| {
+            v.push(t);
+            AddedSet::new(v).unwrap()
+        };
+        let set = with(runs(&[4, 2, 3]), tok("<|x|>", 9));
+        let (ids, rest) = set.split_space_runs(24).unwrap();
+        assert_eq!(ids, vec![102, 103, 104]);
+        assert_eq!(
+            segments(&rest, "a  <|x|>"),
+            vec![Segment::Text(0, 3), Segment::Token(9, 3, 8)]
+        );
+        // a length missing, longer than allowed, a special run, a space in
+        // another token, a token that strips: the set stays whole
+        assert!(with(runs(&[2, 4]), tok("x", 9))
+            .split_space_runs(24)
+            .is_none());
+        assert!(with(runs(&[2, 3, 4]), tok("x", 9))
+            .split_space_runs(3)
+            .is_none());
+        assert!(with(runs(&[2]), tok(" ", 9)).split_space_runs(24).is_none());
+        assert!(with(runs(&[2]), tok("  ", 9))
+            .split_space_runs(24)
+            .is_none());
+        assert!(with(runs(&[2]), tok("a b", 9))
+            .split_space_runs(24)
+            .is_none());
+        let mut strips = tok("x", 9);
+        strips.lstrip = true;
+        assert!(with(runs(&[2]), strips).split_space_runs(24).is_none());
+        assert!(AddedSet::new(vec![tok("x", 9)])
+            .unwrap()
+            .split_space_runs(24)
+            .is_none());
     }
 
     #[test]

@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 
 use crate::encode::cache::{with_thread_cache, Part, PieceCache, SeedCell, Spans};
 use crate::error::{Error, Result};
-use crate::pretok::Pretokenizer;
+use crate::pretok::{Named, Pretokenizer, Scanner};
 use crate::{Rank, SpanSink};
 
 pub use added::{AddedSet, AddedToken, Segment};
@@ -53,6 +53,10 @@ pub struct Pipeline {
     /// one stage (the others, if any, change nothing): the text then goes
     /// from the scanner straight into the piece cache.
     span_stage: Option<usize>,
+    /// The span stage's scanner when it finds the normalized added tokens
+    /// that are runs of spaces itself (GPT-2's pattern, GPT-NeoX's runs), with
+    /// those tokens' ids and the other normalized added tokens.
+    space_runs: Option<SpaceRuns>,
     /// The seed of this pipeline's piece caches ([`Model::seed`]), built on
     /// first use; the caches are the rank encoder's
     /// ([`crate::encode::cache`]), one per thread.
@@ -69,6 +73,34 @@ impl Spans for Listed<'_> {
             f.span(s, e);
         }
         Ok(())
+    }
+}
+
+/// GPT-2's scanner that cuts runs of spaces as added tokens in the same walk
+/// ([`Scanner::for_each_span_cut`]), and the other normalized added tokens.
+#[derive(Debug)]
+struct SpaceRuns {
+    scanner: Scanner,
+    ids: Vec<Rank>,
+    rest: AddedSet,
+}
+
+impl SpaceRuns {
+    /// When the span stage runs GPT-2's scanner and `added` allows it
+    /// ([`AddedSet::split_space_runs`]).
+    fn new(stage: Option<&Pretokenizer>, added: &AddedSet) -> Option<Self> {
+        let scanner = stage?.scanner().filter(|s| s.named() == Named::Gpt2)?;
+        let (ids, rest) = added.split_space_runs(crate::pretok::MAX_SPACE_RUN - 1)?;
+        Some(SpaceRuns { scanner, ids, rest })
+    }
+}
+
+impl Spans for &SpaceRuns {
+    #[inline]
+    fn for_each_span<F: SpanSink>(&self, text: &str, f: F) -> Result<()> {
+        self.scanner
+            .for_each_span_cut(text, &self.ids, f)
+            .ok_or_else(|| Error::vocab("the runs of spaces do not fit GPT-2's scanner"))
     }
 }
 
@@ -116,15 +148,25 @@ pub fn byte_level_bytes(s: &str) -> Option<Vec<u8>> {
 impl Pipeline {
     /// Which engine runs each pre-tokenizer stage ([`Stage::path`]).
     pub fn stage_paths(&self) -> Vec<String> {
-        self.stages.iter().map(Stage::path).collect()
+        let mut paths: Vec<String> = self.stages.iter().map(Stage::path).collect();
+        if let (Some(i), Some(_)) = (self.span_stage, &self.space_runs) {
+            if let Some(p) = paths.get_mut(i) {
+                p.push_str(", added runs of spaces cut in the same walk");
+            }
+        }
+        paths
     }
 
     /// Builds the pipeline (compiles the added-token automata).
     pub fn new(parts: Parts) -> Result<Self> {
         let span_stage = pretokenize::span_stage(&parts.stages);
+        let normalized_added = AddedSet::new(parts.normalized_added)?;
+        let stage = span_stage.and_then(|i| parts.stages.get(i)?.spans());
+        let space_runs = SpaceRuns::new(stage, &normalized_added);
         Ok(Pipeline {
             raw_added: AddedSet::new(parts.raw_added)?,
-            normalized_added: AddedSet::new(parts.normalized_added)?,
+            normalized_added,
+            space_runs,
             normalizers: parts.normalizers,
             stages: parts.stages,
             model: parts.model,
@@ -180,6 +222,15 @@ impl Pipeline {
                 let mut t: Cow<str> = Cow::Borrowed(&text[s..e]);
                 for n in &self.normalizers {
                     t = n.apply(t)?;
+                }
+                if let Some(runs) = &self.space_runs {
+                    // the runs of spaces are cut by the scanner's walk
+                    return cache.encode_parts(seed, &self.model, &runs, &t, out, |put| {
+                        runs.rest.split(&t, specials, |seg| match seg {
+                            Segment::Token(id, a, b) => put(Part::Id(a, b, id)),
+                            Segment::Text(a, b) => put(Part::Text(a, b)),
+                        })
+                    });
                 }
                 if let Some(re) = self.span_stage.and_then(|i| self.stages[i].spans()) {
                     // the stretches between added tokens and the tokens' ids

@@ -493,5 +493,6 @@ fn hard_piece(named: Named, s: &Scan, text: &str, cur: usize) -> usize {
     }
 }
 
+pub(crate) mod cut;
 #[cfg(test)]
 mod tests;

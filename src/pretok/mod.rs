@@ -69,6 +69,7 @@ use std::sync::{Arc, OnceLock};
 use crate::error::{Error, Result};
 use crate::SpanSink;
 
+pub(crate) use block::cut::MAX_RUN as MAX_SPACE_RUN;
 pub use named::{Pieces, Scanner};
 pub use patterns::{
     Known, Named, BYTELEVEL_PATTERN, CHAIN_SEPARATOR, CL100K_HF_PATTERN, CL100K_PATTERN,

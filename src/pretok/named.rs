@@ -8,7 +8,7 @@ use super::patterns::{next_char_boundary, Named};
 use super::scan::Scan;
 use super::unicode::{self, Tables};
 use super::{block, classes};
-use crate::SpanSink;
+use crate::{Rank, SpanSink};
 
 /// A hand-written scanner for one named pattern: cheap to copy, shareable across
 /// threads, infallible.
@@ -118,6 +118,26 @@ impl Scanner {
             Named::DeepSeekV3 => drive!(Named::DeepSeekV3),
             Named::Superword => drive!(Named::Superword),
         }
+    }
+
+    /// GPT-2's pieces of `text` cut first at the added tokens that are runs
+    /// of spaces (GPT-NeoX's): `f.fixed` gets each token, `ids[k - 2]` the
+    /// id of `k` spaces for every `k` in `2..=ids.len() + 1` (`ids` holds 1 to
+    /// [`block::cut::MAX_RUN`]` - 1` ids); `f.span` each piece of the text
+    /// between them, pre-tokenized alone. `None` when this scanner is not
+    /// GPT-2's or `ids` is out of that range.
+    ///
+    /// Complexity: linear in `text`.
+    pub fn for_each_span_cut<F: SpanSink>(&self, text: &str, ids: &[Rank], mut f: F) -> Option<()> {
+        if self.named != Named::Gpt2 || ids.is_empty() || ids.len() >= block::cut::MAX_RUN {
+            return None;
+        }
+        let s = Scan {
+            b: text.as_bytes(),
+            t: self.tables,
+        };
+        block::cut::spans(&s, text, ids, &mut f);
+        Some(())
     }
 
     /// [`Self::for_each_span`] on the scalar scanner alone, whatever the CPU:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 from pathlib import Path
 from typing import Callable, List
 
@@ -99,6 +100,29 @@ def _check_hf(model: str, full: bool) -> None:
 def test_tokenizer_json_gives_the_ids_of_tokenizers(model, model_files):
     model_files(model)
     _check_hf(model, full=False)
+
+
+@pytest.mark.parametrize("model", ["gpt-neox-20b", "olmo-1"])
+def test_runs_of_spaces_cut_in_the_walk_give_the_ids_of_tokenizers(model, model_files):
+    # these files add every run of 2 to 24 spaces as a token; bytepair's
+    # scanner cuts them in its own walk, which must equal cutting them first
+    tokenizers = optional("tokenizers")
+    path = model_files(model)
+    ours, ref = bytepair.load(path), tokenizers.Tokenizer.from_file(str(path))
+    assert "added runs of spaces cut in the same walk" in " ".join(ours.pretokenizer_paths)
+    rng = random.Random(7)
+    units = [" ", " ", " ", "\n", "\t", "\r\n", "x", "if", "'s", ".", "7", "é", "한", "😀",
+             "|||IP_ADDRESS|||", "<|endoftext|>"]
+    docs = []
+    for _ in range(400):
+        parts = [rng.choice(units) * (rng.randrange(1, 70) if rng.random() < 0.2 else 1)
+                 for _ in range(rng.randrange(1, 120))]
+        docs.append("".join(parts))
+    # code-like lines: indentation of every depth, long enough for the block path
+    docs.append("".join(f"{' ' * (4 * (i % 9))}x{i} = f(y)  # {' ' * (i % 30)}note\n" for i in range(300)))
+    want = [e.ids for e in ref.encode_batch(docs, add_special_tokens=False)]
+    bad = _first_difference(docs, ours.encode, dict(zip(docs, want)).__getitem__)
+    assert not bad, f"{len(bad)} of {len(docs)} documents differ; first: {bad[0]}"
 
 
 @pytest.mark.slow

@@ -324,12 +324,22 @@ impl<T: SpanSink> SpanSink for Shifted<T> {
     }
 
     #[inline(always)]
+    fn fixed(&mut self, start: usize, end: usize, id: Rank) {
+        self.sink.fixed(start + self.by, end + self.by, id);
+    }
+
+    #[inline(always)]
     fn stop(&mut self) -> bool {
         self.sink.stop()
     }
 }
 
 impl<M: PieceModel, G: FnMut(&mut Vec<Rank>)> SpanSink for &mut Collect<'_, '_, M, G> {
+    #[inline(always)]
+    fn fixed(&mut self, start: usize, end: usize, id: Rank) {
+        Collect::fixed(self, start, end, id);
+    }
+
     #[inline(always)]
     fn span(&mut self, start: usize, end: usize) {
         if let Some(slot) = self.batch.get_mut(self.len) {
