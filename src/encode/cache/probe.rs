@@ -121,10 +121,21 @@ impl PieceCache {
         let dst = out.as_mut_ptr();
         let mut cold = Cold::Long;
         while let Some(p) = batch.get(i) {
-            // the length tag: 0 for a piece the table cannot hold
+            // the length tag: 0 for a piece the table cannot hold, or an id
+            // given by the caller (GPT-NeoX's runs of spaces: one in ten of
+            // the entries of indented code), written here
             if p.at % LINE as u64 == 0 {
-                cold = Cold::Long;
-                break;
+                if p.end & FIXED == 0 {
+                    cold = Cold::Long;
+                    break;
+                }
+                debug_assert!(out.capacity() > len);
+                // SAFETY: `out` has room for one id per byte of every piece
+                // left plus SPILL words, and this entry's bytes are at least one.
+                unsafe { dst.add(len).write(p.key[0] as Rank) };
+                len += 1;
+                i += 1;
+                continue;
             }
             let Some(s) = table.find_pending(p) else {
                 cold = Cold::Miss;

@@ -51,10 +51,7 @@ pub(crate) fn spans<F: SpanSink>(s: &Scan, text: &str, ids: &[Rank], f: &mut F) 
     match Classifier::detect() {
         Some(how) if worth_blocks(s.b) => walk_on(s, text, &mut runs, how, f),
         _ => {
-            let mut cur = 0;
-            while cur < s.b.len() {
-                cur = step(s, text, &mut runs, cur, f);
-            }
+            steps(s, text, &mut runs, 0, s.b.len(), f);
         }
     }
 }
@@ -177,6 +174,42 @@ fn step<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, cur: usize, f: &mut 
     };
     f.span(cur, e);
     e
+}
+
+/// The scalar steps from the piece start `cur` until a piece or token ends
+/// at or after `until` (at most the text's length); returns that end. The
+/// pieces of one stretch come from one loop, as [`super::scalar_until`]'s.
+#[inline(never)]
+fn steps<F: SpanSink>(
+    s: &Scan,
+    text: &str,
+    runs: &mut Runs,
+    mut cur: usize,
+    until: usize,
+    f: &mut F,
+) -> usize {
+    while cur < until {
+        let q = runs.stretch_end(cur);
+        if q == cur {
+            cur = step(s, text, runs, cur, f);
+            continue;
+        }
+        let stretch = Scan {
+            b: runs.b.get(..q).unwrap_or(runs.b),
+            t: s.t,
+        };
+        while cur < until.min(q) {
+            let e = stretch.end(Named::Gpt2, cur);
+            let e = if e > cur {
+                e.min(q)
+            } else {
+                next_char_boundary(text, cur)
+            };
+            f.span(cur, e);
+            cur = e;
+        }
+    }
+    cur
 }
 
 /// What the next block needs from this one.
@@ -309,9 +342,7 @@ fn walk<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, f: 
         } else {
             n
         };
-        while cur < until {
-            cur = step(s, text, runs, cur, f);
-        }
+        cur = steps(s, text, runs, cur, until, f);
         if cur >= n {
             return;
         }

@@ -68,10 +68,7 @@ fn walked(text: &str, max: usize, how: Option<Classifier>) -> Out {
     match how {
         Some(how) => walk(&s, text, &mut runs, how, &mut sink),
         None => {
-            let mut cur = 0;
-            while cur < text.len() {
-                cur = step(&s, text, &mut runs, cur, &mut sink);
-            }
+            steps(&s, text, &mut runs, 0, text.len(), &mut sink);
         }
     }
     sink.0
