@@ -49,21 +49,17 @@
 //!
 //! Cost: counting galloping blocks of growing size between restart points (the
 //! part read plus a logarithmic binary search in the last block), then the
-//! final segment. Its exhaustive search skips every cut whose *tiling floor*
-//! (the fewest vocabulary tokens that can tile it, a lower bound on any
-//! encoding's count, by dynamic programming over token ends) is already over
-//! the budget, so only cuts that could fit are encoded; on runs without
-//! restart points (`"x" * 10**5`, one long Korean word under o200k_base) BPE is
-//! close to the fewest tokens and few cuts remain. The floor's table stops
-//! once it shows that no longer cut fits ([`super::floor`]), and the gallop
-//! asks the floor before encoding up to a far restart point, so a run with
-//! none (random CJK text) costs about the chunk, not the search window. The
-//! worst case is still quadratic in the segment length (a long segment where
-//! BPE needs many more tokens than the fewest possible), and any text under a
-//! custom pattern is one segment (no restart points are claimed for an
-//! arbitrary regex).
+//! final segment, searched from its end. Cuts whose *tiling floor* (the fewest
+//! tokens able to tile them, [`super::floor`]) is over the budget are skipped,
+//! and the floor's table stops where no longer cut can fit, so a run with no
+//! restart point costs about the chunk, not the search window. When the
+//! segment is one long piece of letters (random letters, a long CJK run), one
+//! pass counts every prefix or suffix of it ([`super::prefix_counts`]); any
+//! other segment counts each remaining cut, which is quadratic in the segment
+//! at worst (and under a custom pattern the whole text is one segment: no
+//! restart points are claimed for an arbitrary regex).
 
-use super::{floor, CoreBpe, SpecialPolicy};
+use super::{floor, prefix_counts, CoreBpe, SpecialPolicy};
 use crate::error::Result;
 use crate::pretok::unicode::{self, L, N};
 use crate::pretok::{Named, Pretokenizer};
@@ -526,6 +522,8 @@ impl CoreBpe {
                 return self.search_prefix(plan, a, b2, fa, max, false, None);
             }
         }
+        // one long piece: every prefix's count from one pass
+        let counts = prefix_counts::one_piece(plan.core, text, (a, b), true, &plan.specials);
         let mut k = b;
         while k > a {
             k -= 1;
@@ -541,7 +539,12 @@ impl CoreBpe {
             {
                 continue;
             }
-            if fa + plan.count(a, k) <= max {
+            if fa
+                + counts
+                    .as_ref()
+                    .map_or_else(|| plan.count(a, k), |c| c[k - a] as usize)
+                <= max
+            {
                 return k;
             }
         }
@@ -622,6 +625,7 @@ impl CoreBpe {
                 return self.search_suffix(plan, a2, b, hb, max, false, None);
             }
         }
+        let counts = prefix_counts::one_piece(plan.core, text, (a, b), false, &plan.specials);
         let mut k = a;
         while k < b {
             k += 1;
@@ -637,7 +641,12 @@ impl CoreBpe {
             {
                 continue;
             }
-            if hb + plan.count(k, b) <= max {
+            if hb
+                + counts
+                    .as_ref()
+                    .map_or_else(|| plan.count(k, b), |c| c[k - a] as usize)
+                <= max
+            {
                 return k;
             }
         }
@@ -646,55 +655,4 @@ impl CoreBpe {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn byte_vocab_plus(extra: &[&[u8]]) -> Vec<Vec<u8>> {
-        let mut v: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        v.extend(extra.iter().map(|e| e.to_vec()));
-        v
-    }
-
-    /// The longest prefix against every prefix, on a vocabulary where the
-    /// count is not monotone ("ab" is two tokens, "abc" one).
-    #[test]
-    fn prefix_matches_oracle_when_not_monotone() {
-        let bpe = CoreBpe::new(byte_vocab_plus(&[b"bc", b"abc"]), vec![], None).unwrap();
-        let pol = bpe.policy::<&str>(&[], &[]);
-        for text in ["abc", "abcab", "ab", "xabcabcx", "aabcbc"] {
-            for max in 0..6 {
-                let want = (0..=text.len())
-                    .rev()
-                    .find(|&k| bpe.count(&text[..k], &pol).unwrap() <= max)
-                    .unwrap();
-                assert_eq!(
-                    bpe.truncate_prefix(text, &pol, max).unwrap(),
-                    want,
-                    "{text} {max}"
-                );
-                let want_s = (0..=text.len())
-                    .find(|&k| bpe.count(&text[k..], &pol).unwrap() <= max)
-                    .unwrap();
-                assert_eq!(
-                    bpe.truncate_suffix(text, &pol, max).unwrap(),
-                    want_s,
-                    "{text} {max}"
-                );
-            }
-        }
-        assert_eq!(bpe.count("ab", &pol).unwrap(), 2);
-        assert_eq!(bpe.truncate_prefix("abc", &pol, 1).unwrap(), 3);
-    }
-
-    #[test]
-    fn count_until_stops() {
-        let bpe = CoreBpe::new(byte_vocab_plus(&[]), vec![], Some("gpt2")).unwrap();
-        let pol = bpe.policy::<&str>(&[], &[]);
-        let text = "ab cd ".repeat(1000);
-        assert_eq!(bpe.count_until(&text, &pol, 10).unwrap(), 11);
-        assert_eq!(
-            bpe.count_until(&text, &pol, 1 << 20).unwrap(),
-            bpe.count(&text, &pol).unwrap()
-        );
-    }
-}
+mod tests;

@@ -15,6 +15,7 @@ pub mod decode;
 mod floor;
 pub mod head;
 pub mod offsets;
+mod prefix_counts;
 pub mod special;
 pub mod threads;
 pub mod unstable;

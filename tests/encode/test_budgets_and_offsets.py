@@ -375,6 +375,44 @@ def test_long_runs_without_restart_points(name):
         assert enc.count(tail) <= 100 < enc.count(s[len(s) - len(tail) - 1:])
 
 
+@pytest.mark.parametrize("name", ENCS)
+def test_one_long_piece_counted_in_one_pass(name):
+    # a run of letters longer than 256 bytes is one piece whose every prefix
+    # and suffix is one piece: its cuts' counts come from one pass over it
+    enc = bytepair.get_encoding(name)
+    rnd = random.Random(11)
+    for alphabet in ["abcdefghijklmnopqrstuvwxyz", "aAbBtThHeE", "ab", "한국어가나다", "中文字人大"]:
+        s = "".join(rnd.choice(alphabet) for _ in range(rnd.randrange(300, 500)))
+        if name != "gpt2":
+            s = "(" + s  # one leading character joins the piece
+        for n in (1, 9, 40, 150):
+            assert enc.truncate_text(s, n) == s[:longest_prefix(enc, s, n)], (alphabet, n)
+            assert enc.truncate_text(s, n, side="start") == s[longest_suffix(enc, s, n):], (alphabet, n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ENCS)
+def test_random_letters_truncate_in_linear_time(name):
+    """Random letters have no restart point and need far more tokens than the
+    fewest possible: cutting a fixed share of a text 4 times longer costs well
+    under 16 times as much (linear gives about 4; counting each cut on its own
+    is quadratic, about 30 here)."""
+    enc = bytepair.get_encoding(name)
+    rnd = random.Random(3)
+    big = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(400_000))
+    small = big[:100_000]
+
+    def both_sides(s):
+        head = enc.truncate_text(s, len(s) // 25)
+        tail = enc.truncate_text(s, len(s) // 25, side="start")
+        assert enc.count(head) <= len(s) // 25 < enc.count(s[:len(head) + 1])
+        assert enc.count(tail) <= len(s) // 25 < enc.count(s[len(s) - len(tail) - 1:])
+
+    t1 = max(min(_cpu_time(lambda: both_sides(small)) for _ in range(2)), 1e-3)
+    t4 = min(_cpu_time(lambda: both_sides(big)) for _ in range(2))
+    assert t4 / t1 < 16, f"{t1 * 1e3:.1f} ms at 100,000 letters, {t4 * 1e3:.1f} ms at 400,000"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("unit", ["x", "뷁", "7"])
 def test_long_runs_truncate_in_linear_time(unit):
