@@ -14,6 +14,12 @@ Columns (each a ratio to ``count(text)`` of the same slice):
 
     python benches/bench_budget.py                      # 1 MB slices, 5 repetitions
     python benches/bench_budget.py --mb 0.25 --encodings o200k_base --corpora ko_prose
+    python benches/bench_budget.py --long-runs --encodings o200k_base
+
+``--long-runs`` times the exact search where the text has no restart point:
+one character repeated, and random lowercase letters (seed 3) cut to a twenty-
+fifth of their length in tokens, from either side, against ``count`` (CPU
+seconds, one call each after one warm-up call).
 """
 
 from __future__ import annotations
@@ -41,13 +47,38 @@ def cpu(fn) -> float:
     return time.process_time() - t0
 
 
+def long_runs(encodings: list) -> None:
+    import random
+
+    rng = random.Random(3)
+    letters = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(400_000))
+    cases = [("x" * 100_000, 1000), ("뷁" * 30_000, 1000), ("7" * 100_000, 1000),
+             (letters[:100_000], 4000), (letters, 16000)]
+    print(f"bytepair {bytepair.__version__}, python {sys.version.split()[0]}; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; CPU seconds")
+    for name in encodings:
+        enc = bytepair.get_encoding(name)
+        enc.count("warm up")
+        for text, k in cases:
+            c = cpu(lambda: enc.count(text))
+            for side in ("end", "start"):
+                d = cpu(lambda: enc.truncate_text(text, k, side=side))
+                print(f"{name} {text[:3]!r} {len(text.encode())} bytes, {k} tokens, side {side}: "
+                      f"truncate {d:.3f} s, count {c:.4f} s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--encodings", nargs="*", default=ENCODINGS)
     ap.add_argument("--corpora", nargs="*", default=CORPORA)
+    ap.add_argument("--long-runs", action="store_true",
+                    help="instead: runs with no restart point (one repeated character, random letters)")
     args = ap.parse_args()
+    if args.long_runs:
+        long_runs(args.encodings)
+        return
     print(f"bytepair {bytepair.__version__}, python {sys.version.split()[0]}; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; {args.mb} MB slices, {args.reps} paired repetitions")
     cols = ["count limit=1k", "trunc 1k", "trunc 1k start", "trunc all-1", "chunk 512"]
