@@ -15,7 +15,7 @@
 //! and the count, and tests the tokens ending at `i` longest first.
 //!
 //! This holds for one merge order over bytes, the rank encoder's; the
-//! two-stage superword encoding is outside it, and [`prefix_counts`] says
+//! two-stage superword encoding is outside it, and [`one_piece`] says
 //! `None` there (and wherever no candidate passes, which the rule says
 //! cannot happen), leaving the caller to count each cut. The tests compare
 //! every prefix's count with an encode of that prefix.
@@ -84,73 +84,57 @@ impl<'a> Tests<'a> {
     }
 }
 
-/// `counts[i]`: the number of tokens of `piece[..i]` encoded as one piece,
-/// for every `i` in `0..=piece.len()` (byte positions; a cut inside a
-/// character counts its bytes as the encoder would). `None` for a
-/// vocabulary whose pieces do not merge by rank alone (superword), or if no
-/// token passes at some position.
-pub(super) fn prefix_counts(piece: &[u8], vocab: &Vocab) -> Option<Vec<u32>> {
+/// `counts[i]`: the number of tokens of `piece[..i]` (`forward`) or of
+/// `piece[i..]` encoded as one piece, for every `i` in `0..=piece.len()`
+/// (byte positions; a cut inside a character counts its bytes as the encoder
+/// would). Backward is the mirror: the first token of `piece[j..]` is the one
+/// that encodes to itself and is compatible with the first token of the
+/// rest. `None` for a vocabulary whose pieces do not merge by rank alone
+/// (superword), or if no token passes at some position.
+fn counts(piece: &[u8], vocab: &Vocab, forward: bool) -> Option<Vec<u32>> {
     if vocab.stage1().is_some() {
         return None;
     }
     let n = piece.len();
     let mut counts = vec![0u32; n + 1];
-    let mut last: Vec<Rank> = vec![0; n + 1];
+    // the last token of `piece[..p]` (forward), the first of `piece[p..]`
+    let mut edge: Vec<Rank> = vec![0; n + 1];
     let mut tests = Tests::new(vocab);
     let edges = vocab.long_edges();
-    for i in 1..=n {
-        let longest = vocab.longest().min(i);
-        let long = longest > MID_MAX && edges.may_end(piece, i);
-        let top = if long { longest } else { longest.min(MID_MAX) };
+    for step in 1..=n {
+        let p = if forward { step } else { n - step };
+        let room = vocab.longest().min(step);
+        let long = room > MID_MAX
+            && if forward {
+                edges.may_end(piece, p)
+            } else {
+                edges.may_start(piece, p)
+            };
+        let top = if long { room } else { room.min(MID_MAX) };
         let mut found = None;
         for len in (1..=top).rev() {
-            let j = i - len;
-            let Some(t) = vocab.rank(&piece[j..i]) else {
+            // the token `piece[s..e]`, the rest of the text beyond `q`
+            let (s, e, q) = if forward {
+                (p - len, p, p - len)
+            } else {
+                (p, p + len, p + len)
+            };
+            let Some(t) = vocab.rank(&piece[s..e]) else {
                 continue;
             };
-            if tests.itself(t) && (j == 0 || tests.compatible(last[j], t)) {
-                found = Some((j, t));
+            let alone = if forward { q == 0 } else { q == n };
+            let joins = |tests: &mut Tests| match forward {
+                true => tests.compatible(edge[q], t),
+                false => tests.compatible(t, edge[q]),
+            };
+            if tests.itself(t) && (alone || joins(&mut tests)) {
+                found = Some((q, t));
                 break;
             }
         }
-        let (j, t) = found?;
-        last[i] = t;
-        counts[i] = counts[j] + 1;
-    }
-    Some(counts)
-}
-
-/// `counts[i]` for `i` in `0..=piece.len()`: the tokens of `piece[i..]`,
-/// the mirror of [`prefix_counts`] (the first token of `piece[j..]` is the
-/// one that encodes to itself and is compatible with the first token of
-/// the rest).
-fn suffix_counts(piece: &[u8], vocab: &Vocab) -> Option<Vec<u32>> {
-    if vocab.stage1().is_some() {
-        return None;
-    }
-    let n = piece.len();
-    let mut counts = vec![0u32; n + 1];
-    let mut first: Vec<Rank> = vec![0; n + 1];
-    let mut tests = Tests::new(vocab);
-    let edges = vocab.long_edges();
-    for j in (0..n).rev() {
-        let longest = vocab.longest().min(n - j);
-        let long = longest > MID_MAX && edges.may_start(piece, j);
-        let top = if long { longest } else { longest.min(MID_MAX) };
-        let mut found = None;
-        for len in (1..=top).rev() {
-            let i = j + len;
-            let Some(t) = vocab.rank(&piece[j..i]) else {
-                continue;
-            };
-            if tests.itself(t) && (i == n || tests.compatible(t, first[i])) {
-                found = Some((i, t));
-                break;
-            }
-        }
-        let (i, t) = found?;
-        first[j] = t;
-        counts[j] = counts[i] + 1;
+        let (q, t) = found?;
+        edge[p] = t;
+        counts[p] = counts[q] + 1;
     }
     Some(counts)
 }
@@ -189,11 +173,7 @@ pub(super) fn one_piece(
     if pieces != 1 {
         return None;
     }
-    if prefix {
-        prefix_counts(seg.as_bytes(), &core.vocab)
-    } else {
-        suffix_counts(seg.as_bytes(), &core.vocab)
-    }
+    counts(seg.as_bytes(), &core.vocab, prefix)
 }
 
 #[cfg(test)]
@@ -201,7 +181,7 @@ mod tests {
     use super::*;
 
     fn check(vocab: &Vocab, text: &[u8]) {
-        let counts = prefix_counts(text, vocab).expect("a rank vocabulary");
+        let counts = super::counts(text, vocab, true).expect("a rank vocabulary");
         let mut ids = Vec::new();
         for i in 0..=text.len() {
             ids.clear();
@@ -215,7 +195,7 @@ mod tests {
                 String::from_utf8_lossy(text)
             );
         }
-        let counts = suffix_counts(text, vocab).expect("a rank vocabulary");
+        let counts = super::counts(text, vocab, false).expect("a rank vocabulary");
         for i in 0..=text.len() {
             ids.clear();
             if i < text.len() {

@@ -162,18 +162,36 @@ fn step<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, cur: usize, f: &mut 
             return cur + k;
         }
     }
+    stretch_pieces(s, text, q, cur, cur + 1, f)
+}
+
+/// The pieces of the stretch that ends at `q`, scanned alone, from the piece
+/// start `cur` until one ends at or after `stop` (`cur < stop <= q`);
+/// returns that end.
+#[inline(always)]
+fn stretch_pieces<F: SpanSink>(
+    s: &Scan,
+    text: &str,
+    q: usize,
+    mut cur: usize,
+    stop: usize,
+    f: &mut F,
+) -> usize {
     let stretch = Scan {
-        b: runs.b.get(..q).unwrap_or(runs.b),
+        b: s.b.get(..q).unwrap_or(s.b),
         t: s.t,
     };
-    let e = stretch.end(Named::Gpt2, cur);
-    let e = if e > cur {
-        e.min(q)
-    } else {
-        next_char_boundary(text, cur)
-    };
-    f.span(cur, e);
-    e
+    while cur < stop {
+        let e = stretch.end(Named::Gpt2, cur);
+        let e = if e > cur {
+            e.min(q)
+        } else {
+            next_char_boundary(text, cur)
+        };
+        f.span(cur, e);
+        cur = e;
+    }
+    cur
 }
 
 /// The scalar steps from the piece start `cur` until a piece or token ends
@@ -194,20 +212,7 @@ fn steps<F: SpanSink>(
             cur = step(s, text, runs, cur, f);
             continue;
         }
-        let stretch = Scan {
-            b: runs.b.get(..q).unwrap_or(runs.b),
-            t: s.t,
-        };
-        while cur < until.min(q) {
-            let e = stretch.end(Named::Gpt2, cur);
-            let e = if e > cur {
-                e.min(q)
-            } else {
-                next_char_boundary(text, cur)
-            };
-            f.span(cur, e);
-            cur = e;
-        }
+        cur = stretch_pieces(s, text, q, cur, until.min(q), f);
     }
     cur
 }
