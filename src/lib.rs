@@ -55,6 +55,22 @@ impl Drop for TestDir {
     }
 }
 
+/// The unit tests' pseudo-random numbers (xorshift64): the same sequence on
+/// every run for a seed.
+#[cfg(test)]
+pub(crate) struct TestRng(pub(crate) u64);
+
+#[cfg(test)]
+impl TestRng {
+    /// A number in `0..n` (`n > 0`).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
 /// A token id. In a byte-level BPE vocabulary the id is also the merge rank.
 pub type Rank = u32;
 

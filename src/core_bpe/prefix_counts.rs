@@ -205,15 +205,7 @@ mod tests {
         }
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
+    use crate::TestRng as Rng;
 
     /// Random text over `alphabet`, `len` characters.
     fn random(rng: &mut Rng, alphabet: &[&str], len: usize) -> Vec<u8> {

@@ -167,15 +167,7 @@ const EDGE: &[&str] = &[
     " 5", "  ", "\u{b2}",
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
+use crate::TestRng as Rng;
 
 #[test]
 fn random_edge_text_equals_scalar() {

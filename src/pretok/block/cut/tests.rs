@@ -122,15 +122,7 @@ const EDGE: &[&str] = &[
     "\t ", ".\n", "'ll", "—", "😀",
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
+use crate::TestRng as Rng;
 
 #[test]
 fn random_text_dense_in_spaces_equals_the_definition() {
