@@ -111,6 +111,21 @@ impl<'a> Plan<'a> {
             .unwrap_or(usize::MAX / 4)
     }
 
+    /// Whether an allowed special match meets the segment `a..b`.
+    fn meets_special(&self, a: usize, b: usize) -> bool {
+        self.specials.iter().any(|&(s, e)| s < b && e > a)
+    }
+
+    /// The counts of every prefix (`prefix`) or suffix of the segment `a..b`
+    /// from one pass, when it is one long piece ([`prefix_counts::one_piece`])
+    /// that no special match meets.
+    fn piece_counts(&self, a: usize, b: usize, prefix: bool) -> Option<Vec<u32>> {
+        if self.meets_special(a, b) {
+            return None;
+        }
+        prefix_counts::one_piece(self.core, self.text, (a, b), prefix)
+    }
+
     /// Whether `q` lies strictly inside an allowed special match.
     fn inside_special(&self, q: usize) -> bool {
         let i = self.specials.partition_point(|&(s, _)| s < q);
@@ -203,7 +218,7 @@ impl<'a> Plan<'a> {
     /// The tiling floor of the segment `a..b` ([`floor::tiling_floor`]).
     /// `None` when a special match meets the segment or the segment is short.
     fn tiling_floor(&self, a: usize, b: usize, left: bool, budget: usize) -> Floor {
-        if b - a < 64 || self.specials.iter().any(|&(s, e)| s < b && e > a) {
+        if b - a < 64 || self.meets_special(a, b) {
             return None;
         }
         let bytes = self.text.as_bytes();
@@ -523,7 +538,7 @@ impl CoreBpe {
             }
         }
         // one long piece: every prefix's count from one pass
-        let counts = prefix_counts::one_piece(plan.core, text, (a, b), true, &plan.specials);
+        let counts = plan.piece_counts(a, b, true);
         let mut k = b;
         while k > a {
             k -= 1;
@@ -625,7 +640,7 @@ impl CoreBpe {
                 return self.search_suffix(plan, a2, b, hb, max, false, None);
             }
         }
-        let counts = prefix_counts::one_piece(plan.core, text, (a, b), false, &plan.specials);
+        let counts = plan.piece_counts(a, b, false);
         let mut k = a;
         while k < b {
             k += 1;

@@ -146,18 +146,16 @@ const MIN_STRETCH: usize = 256;
 /// encoder counts them, indexed by the cut minus `a`, when that stretch is
 /// one piece whose every prefix and suffix is one piece too: a named
 /// tiktoken pattern, one piece of letters after at most one other
-/// character, no special token touching it. `None` otherwise.
+/// character (the caller checks that no special token meets it). `None`
+/// otherwise.
 pub(super) fn one_piece(
     core: &CoreBpe,
     text: &str,
     (a, b): (usize, usize),
     prefix: bool,
-    specials: &[(usize, usize)],
 ) -> Option<Vec<u32>> {
     let seg = text.get(a..b).filter(|s| s.len() >= MIN_STRETCH)?;
-    if !core.pretok.named().is_some_and(|n| n.is_tiktoken())
-        || specials.iter().any(|&(s, e)| s < b && e > a)
-    {
+    if !core.pretok.named().is_some_and(|n| n.is_tiktoken()) {
         return None;
     }
     let t = unicode::tables();

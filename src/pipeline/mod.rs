@@ -223,24 +223,16 @@ impl Pipeline {
                 for n in &self.normalizers {
                     t = n.apply(t)?;
                 }
+                // the stretches between added tokens and the tokens' ids go
+                // through one batch of the piece cache; GPT-NeoX's runs of
+                // spaces are cut by the scanner's walk itself
                 if let Some(runs) = &self.space_runs {
-                    // the runs of spaces are cut by the scanner's walk
-                    return cache.encode_parts(seed, &self.model, &runs, &t, out, |put| {
-                        runs.rest.split(&t, specials, |seg| match seg {
-                            Segment::Token(id, a, b) => put(Part::Id(a, b, id)),
-                            Segment::Text(a, b) => put(Part::Text(a, b)),
-                        })
-                    });
+                    return self
+                        .encode_stretches(&runs, &runs.rest, &t, specials, cache, seed, out);
                 }
                 if let Some(re) = self.span_stage.and_then(|i| self.stages[i].spans()) {
-                    // the stretches between added tokens and the tokens' ids
-                    // go through one batch of the piece cache
-                    return cache.encode_parts(seed, &self.model, &re, &t, out, |put| {
-                        self.normalized_added.split(&t, specials, |seg| match seg {
-                            Segment::Token(id, a, b) => put(Part::Id(a, b, id)),
-                            Segment::Text(a, b) => put(Part::Text(a, b)),
-                        })
-                    });
+                    let added = &self.normalized_added;
+                    return self.encode_stretches(&re, added, &t, specials, cache, seed, out);
                 }
                 self.normalized_added.split(&t, specials, |seg| match seg {
                     Segment::Token(id, ..) => {
@@ -250,6 +242,27 @@ impl Pipeline {
                     Segment::Text(a, b) => self.encode_segment(&t[a..b], cache, seed, out),
                 })
             }
+        })
+    }
+
+    /// `t` cut at `added`'s tokens, each stretch split by `spans` alone, all
+    /// through one batch of the piece cache ([`PieceCache::encode_parts`]).
+    #[allow(clippy::too_many_arguments)]
+    fn encode_stretches<S: Spans>(
+        &self,
+        spans: &S,
+        added: &AddedSet,
+        t: &str,
+        specials: bool,
+        cache: &mut PieceCache,
+        seed: &Arc<crate::encode::cache::Seed>,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
+        cache.encode_parts(seed, &self.model, spans, t, out, |put| {
+            added.split(t, specials, |seg| match seg {
+                Segment::Token(id, a, b) => put(Part::Id(a, b, id)),
+                Segment::Text(a, b) => put(Part::Text(a, b)),
+            })
         })
     }
 

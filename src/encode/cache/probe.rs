@@ -88,7 +88,6 @@ impl PieceCache {
             // the piece the loop stopped at, by what it found
             let buckets = self.table.buckets.len();
             match cold {
-                Cold::Long if p.end & FIXED != 0 => out.push(p.key[0] as Rank),
                 Cold::Long => self.encode_long(seed, model, &text[p.start..p.end], out),
                 Cold::Miss => self.miss(seed, model, text, &p, out),
                 Cold::Arena(at, k) => out.extend_from_slice(&self.vals[at..][..k]),
