@@ -27,6 +27,7 @@ __all__ = [
     "FolderWalk",
     "Pipeline",
     "Spans",
+    "SpilledRuns",
     "TokenizerModel",
     "__version__",
     "_pretokenize_spans_scalar",
@@ -39,6 +40,7 @@ __all__ = [
     "encode_shards",
     "encode_with_spans",
     "extend_merges",
+    "extend_merges_runs",
     "json_object_keys",
     "learn_merges",
     "parity_merges",
@@ -403,6 +405,12 @@ class ChunkCounter:
     def spilled_runs(self) -> int: ...  # run files written under memory_limit
     # Ends counting (ValueError if fed or finished again).
     def finish(self) -> ChunkTable: ...
+    # the table, or the counts spilled to disk (not merged) when some were spilled
+    def finish_or_runs(self) -> Union[ChunkTable, SpilledRuns]: ...
+
+# span counts spilled to disk by a ChunkCounter, not merged; used up by extend_merges_runs
+@final
+class SpilledRuns: ...
 
 def learn_merges(
     table: ChunkTable,
@@ -414,6 +422,18 @@ def learn_merges(
     # "auto" (compact, handing over to positions past its work budget),
     # "compact" to the end (short chunks only) or "positions"
     merge_loop: str = "auto",
+) -> List[Tuple[int, int]]: ...
+def extend_merges_runs(
+    base: CoreBPE,
+    runs: SpilledRuns,
+    first_id: int,
+    num_merges: int,
+    min_frequency: int = 1,
+    max_token_length: Optional[int] = None,
+    progress: Optional[_Progress] = None,
+    max_words: Optional[int] = None,
+    num_threads: Optional[int] = None,
+    memory_limit: Optional[int] = None,
 ) -> List[Tuple[int, int]]: ...
 def extend_merges(
     base: CoreBPE,

@@ -324,6 +324,29 @@ def count_chunks(
                             "if missing)", argument="cache_dir")
     if setup.inputs.cache_dir is not None:
         return _count_cached(data, setup)
+    return setup.finish(_fed_counter(data, setup))
+
+
+def count_chunks_or_runs(data: Data, *, pattern: Optional[str], special_tokens: Sequence[str] = (),
+                         num_threads: Optional[int] = None, progress: Any = None,
+                         inputs: Inputs) -> Union[ChunkCounts, "_core.SpilledRuns"]:
+    """:func:`count_chunks`, except that counts spilled to disk under
+    ``inputs.memory_limit`` come back as the sorted runs, not merged into a
+    table (superword stage 2 learns from them without building one; see
+    :func:`bytepair.superword.stage2_merges`). With a ``cache_dir``, always
+    the table."""
+    if inputs.cache_dir is not None:
+        return count_chunks(data, pattern=pattern, special_tokens=special_tokens, num_threads=num_threads,
+                            progress=progress, inputs=inputs)
+    setup = _setup(pattern, special_tokens, num_threads, progress, None, None, inputs)
+    got = _fed_counter(data, setup).finish_or_runs()
+    if isinstance(got, _core.ChunkTable):
+        return ChunkCounts.from_table(got, setup.pattern, setup.special_tokens)
+    return got
+
+
+def _fed_counter(data: Data, setup: _Setup) -> "_core.ChunkCounter":
+    """A counter fed every item of ``data``, in order, not finished."""
     counter = setup.counter()
     plain = _PlainFiles()
     for item in _items(data):
@@ -345,7 +368,7 @@ def count_chunks(
                 _feed_file(counter, path, setup)
                 _progress_file(setup.progress, path)
     plain.flush(counter, setup)
-    return setup.finish(counter)
+    return counter
 
 
 def _count_cached(data: Data, setup: _Setup) -> ChunkCounts:

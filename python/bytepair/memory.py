@@ -93,10 +93,14 @@ def default_limit() -> int:
 
 
 def counting_share(limit: int, num_threads: Optional[int]) -> int:
-    """The counting tables' part of ``limit``: what is left after each thread's
-    read buffer (9 MiB) and 16 MB for everything else, at least 4 MB."""
+    """The counting tables' part of ``limit``: half of what is left after
+    each thread's read buffer (9 MiB) and 16 MB for everything else, at least
+    4 MB. The other half is for what a table holds beyond its own bytes while
+    it grows (old and new slots) and while it is spilled (its entries sorted
+    in a list of their own): counting the spans of 1 GB under
+    ``memory_limit="1GB"`` peaked at 1.5 times the tables' share."""
     threads = num_threads or os.cpu_count() or 1
-    return max(4 << 20, limit - threads * (9 << 20) - 16_000_000)
+    return max(4 << 20, (limit - threads * (9 << 20) - 16_000_000) // 2)
 
 
 def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool = True) -> int:
@@ -117,22 +121,6 @@ def merge_loop_bytes(chunks: int, chunk_bytes: int, merges: int, compact: bool =
     pairs = 65_536 + 28 * min(merges, 32_768) + 4 * max(0, merges - 32_768)
     occurrences = chunk_bytes + 2 * pairs
     return max(table + symbols, symbols + 4 * occurrences + 60 * pairs)
-
-
-def encoded_spans_bytes(chunks: int, chunk_bytes: int) -> int:
-    """At most what encoding a table of ``chunks`` distinct chunks holding
-    ``chunk_bytes`` bytes by an existing vocabulary needs, the table included
-    (extending, superword stage 2): the table (``chunk_bytes`` + 48 per chunk)
-    and a 4-byte id per byte at most. The merge loop after it is checked
-    once the ids are counted: per id a 16-byte node, its 4-byte occurrence,
-    its pairs and the lists of the pairs merges make (32 bytes in all, as
-    measured), per chunk 12 bytes (``_core.extend_merges``'s
-    ``memory_limit``). A table the loop owns is freed once encoded.
-
-    >>> encoded_spans_bytes(9_273_128, 610_000_000) // 10**6
-    3495
-    """
-    return _table_bytes(chunks, chunk_bytes) + 4 * chunk_bytes
 
 
 def _table_bytes(chunks: int, chunk_bytes: int) -> int:

@@ -39,7 +39,7 @@ from . import _core
 from . import memory as _memory
 from . import patterns as _patterns
 from .checks import check_int, check_threads, validate_specials
-from .counts import ChunkCounts, count_chunks, input_size
+from .counts import ChunkCounts, count_chunks_or_runs, input_size
 from .documents import Inputs
 from .errors import TrainingError
 from .progress import TrainProgress, enabled
@@ -167,29 +167,33 @@ def stage2_merges(
 ) -> list:
     """Stage 2: the spans of ``data`` counted (or ``data`` itself when it is
     the span counts), each encoded by ``base``'s merges, then up to
-    ``num_merges`` merges with the word bound."""
+    ``num_merges`` merges with the word bound. Spans counted past the
+    memory limit stay on disk as sorted runs, and the lean loop learns from
+    them without a table (the same merges)."""
     del pattern  # stage 2 counts spans, whatever stage 1's pattern
     num_threads = check_threads(num_threads, TrainingError)  # clamped, as counting does
     limit = inputs.limit() or _memory.default_limit()
     given = isinstance(data, ChunkCounts)
     status = TrainProgress(enabled(progress), 0 if given else input_size(data))
     try:
+        first_id = 256 + len(base.merges)
         if given:
             table = data.table
         else:
-            table = count_chunks(data, pattern=_patterns.SUPERWORD, special_tokens=specials,
-                                 num_threads=num_threads, progress=status,
-                                 inputs=replace(inputs, memory_limit=limit)).table
-        need = _memory.encoded_spans_bytes(len(table), table.arena_len)
-        if need > limit:
-            raise TrainingError(
-                f"encoding the {len(table):,} distinct spans ({table.arena_len / 1e6:,.0f} MB) for the superword "
-                f"merge loop needs up to {need / 1e6:,.0f} MB, more than memory_limit ({limit / 1e6:,.0f} MB)",
-                argument="memory_limit",
-            )
-        first_id = 256 + len(base.merges)
-        # the loop's own state is checked against the limit once the spans are encoded (its size
-        # follows the number of stage-1 tokens, known only then); spans counted here are freed then
+            got = count_chunks_or_runs(data, pattern=_patterns.SUPERWORD, special_tokens=specials,
+                                       num_threads=num_threads, progress=status,
+                                       inputs=replace(inputs, memory_limit=limit))
+            if isinstance(got, _core.SpilledRuns):
+                # the spans did not fit in memory as counted: the lean loop learns from the runs
+                merges = _core.extend_merges_runs(base._core, got, first_id, num_merges, min_frequency or 1,
+                                                  max_token_length, status.merging(num_merges),
+                                                  max_words=max_words, num_threads=num_threads, memory_limit=limit)
+                status.merged(len(merges))
+                return list(merges)
+            table = got.table
+        # the core picks the loop: the node loop when its state fits the limit, else the lean loop
+        # (the same merges in less memory), which refuses a limit it cannot keep either; a table
+        # counted here is freed once its spans are encoded
         merges = _core.extend_merges(base._core, table, first_id, num_merges, min_frequency or 1,
                                      max_token_length, status.merging(num_merges), max_words=max_words,
                                      num_threads=num_threads, memory_limit=limit, consume=not given)

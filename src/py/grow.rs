@@ -4,9 +4,9 @@
 use pyo3::prelude::*;
 
 use super::encoding::PyCoreBpe;
-use super::trainer::{run_interruptible, PyChunkTable};
+use super::trainer::{run_interruptible, PyChunkTable, PySpilledRuns};
 use crate::train::compact::TableRef;
-use crate::train::from_tokens::{extend_merges, parity_merges};
+use crate::train::from_tokens::{extend_merges, extend_merges_from_runs, parity_merges};
 use crate::train::{Control, ExtendBounds, MergeOptions};
 
 /// Merges learned on top of `base` from `table` (see
@@ -53,6 +53,44 @@ fn extend_merges_py(
     })
 }
 
+/// `extend_merges` on span counts spilled to disk (`ChunkCounter.finish_or_runs`),
+/// by the lean loop: the same merges as on their table, which is never
+/// built. The runs are used up (their files removed).
+#[pyfunction]
+#[pyo3(name = "extend_merges_runs", signature = (base, runs, first_id, num_merges, min_frequency=1, max_token_length=None, progress=None, max_words=None, num_threads=None, memory_limit=None))]
+#[allow(clippy::too_many_arguments)]
+fn extend_merges_runs_py(
+    py: Python<'_>,
+    base: PyRef<'_, PyCoreBpe>,
+    mut runs: PyRefMut<'_, PySpilledRuns>,
+    first_id: u32,
+    num_merges: usize,
+    min_frequency: u64,
+    max_token_length: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+    max_words: Option<usize>,
+    num_threads: Option<usize>,
+    memory_limit: Option<u64>,
+) -> PyResult<Vec<(u32, u32)>> {
+    let spill = runs.inner.take().ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err("these spilled runs were used already")
+    })?;
+    let v = base.inner.vocab();
+    let bounds = ExtendBounds {
+        max_words,
+        memory_limit,
+    };
+    let opts = MergeOptions {
+        num_merges,
+        min_frequency,
+        max_token_length,
+    };
+    let ctl = Control::default();
+    run_interruptible(py, &ctl, progress.as_ref(), || {
+        extend_merges_from_runs(v, &spill, first_id, &opts, bounds, num_threads, &ctl)
+    })
+}
+
 /// Parity-aware merges (see `bytepair.reference.train_parity_from_counts`):
 /// returns the merges and, per merge, the index of the language that chose it
 /// (`len(tables)` for the first `global_merges`, chosen on all languages pooled).
@@ -95,6 +133,7 @@ fn parity_merges_py(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(extend_merges_py, m)?)?;
+    m.add_function(wrap_pyfunction!(extend_merges_runs_py, m)?)?;
     m.add_function(wrap_pyfunction!(parity_merges_py, m)?)?;
     Ok(())
 }

@@ -23,8 +23,8 @@ use crate::error::Result;
 use crate::parallel;
 use crate::pretok::Pretokenizer;
 use crate::train::{
-    compact, learn_merges_owned_with, learn_merges_with, ChunkCounter, ChunkTable, Control,
-    MergeLoop, MergeOptions,
+    compact, learn_merges_owned_with, learn_merges_with, spill::Spill, ChunkCounter, ChunkTable,
+    Control, Counted, MergeLoop, MergeOptions,
 };
 use crate::walk::Walk;
 
@@ -387,6 +387,23 @@ impl PyChunkCounter {
         let inner = py.detach(|| c.finish()).map_err(to_py)?;
         Ok(PyChunkTable { inner })
     }
+
+    /// Ends counting: the table, or the counts spilled to disk, not merged,
+    /// when some were spilled (for `extend_merges_runs`).
+    fn finish_or_runs(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let c = self.counter.take().ok_or_else(finished)?;
+        match py.detach(|| c.finish_or_runs()).map_err(to_py)? {
+            Counted::Table(inner) => Ok(Py::new(py, PyChunkTable { inner })?.into_any()),
+            Counted::Runs(s) => Ok(Py::new(py, PySpilledRuns { inner: Some(s) })?.into_any()),
+        }
+    }
+}
+
+/// Span counts spilled to disk by a counter and not merged; their files go
+/// when the object does, or once `extend_merges_runs` has read them.
+#[pyclass(name = "SpilledRuns", module = "bytepair._core")]
+pub(crate) struct PySpilledRuns {
+    pub(crate) inner: Option<Spill>,
 }
 
 // ---------------------------------------------------------------- merge loop
@@ -484,6 +501,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyChunkTable>()?;
     m.add_class::<PyFolderWalk>()?;
     m.add_class::<PyChunkCounter>()?;
+    m.add_class::<PySpilledRuns>()?;
     m.add_function(wrap_pyfunction!(learn_merges_py, m)?)?;
     Ok(())
 }

@@ -48,6 +48,7 @@ use std::sync::atomic::Ordering;
 use super::occ::Occ;
 use super::options::too_long;
 use super::pairs::Pairs;
+use super::sym::Sym;
 use super::{ChunkTable, Control, MergeOptions};
 use crate::error::{Error, Result};
 use crate::hint::prefetch;
@@ -85,34 +86,6 @@ pub enum Learned {
     /// the loop's symbols (the same chunks, counts and order), a borrowed one
     /// as `None`.
     OverBudget(Option<ChunkTable>),
-}
-
-/// A token id as stored in the symbol array.
-trait Sym: Copy + Eq {
-    fn get(self) -> u32;
-    fn make(v: u32) -> Self;
-}
-
-impl Sym for u16 {
-    #[inline(always)]
-    fn get(self) -> u32 {
-        u32::from(self)
-    }
-    #[inline(always)]
-    fn make(v: u32) -> Self {
-        v as u16
-    }
-}
-
-impl Sym for u32 {
-    #[inline(always)]
-    fn get(self) -> u32 {
-        self
-    }
-    #[inline(always)]
-    fn make(v: u32) -> Self {
-        v
-    }
 }
 
 /// Whether `table` goes to this loop for `merges` merges (see the module

@@ -31,6 +31,15 @@ use crate::parallel;
 use crate::pretok::Pretokenizer;
 use crate::SpanSink;
 
+/// What counting ended with ([`ChunkCounter::finish_or_runs`]).
+#[derive(Debug)]
+pub enum Counted {
+    /// The table, in first-seen order.
+    Table(ChunkTable),
+    /// The sorted runs spilled to disk, not merged.
+    Runs(Spill),
+}
+
 /// Counts chunks of documents into a [`ChunkTable`], in parallel.
 ///
 /// Documents are cut out of the special tokens (and at the optional document
@@ -216,6 +225,23 @@ impl ChunkCounter {
         drop(self);
         super::return_free_memory();
         table
+    }
+
+    /// Ends counting as [`Self::finish`] does, but leaves spilled counts on
+    /// disk: when runs were spilled, every tally is spilled too and the runs
+    /// are returned unmerged (merge them with [`Spill::merge_each`]).
+    pub fn finish_or_runs(mut self) -> Result<Counted> {
+        if self.spilled_runs() > 0 {
+            if let Some(s) = self.spill.take() {
+                for t in &self.tallies {
+                    s.spill(&mut t.lock().unwrap_or_else(|e| e.into_inner()))?;
+                }
+                drop(self);
+                super::return_free_memory();
+                return Ok(Counted::Runs(s));
+            }
+        }
+        self.finish().map(Counted::Table)
     }
 
     /// Bytes held by the tallies (for memory accounting).

@@ -38,7 +38,7 @@ const CACHED_PART_MAX: usize = 64;
 
 /// One task's chunks: the ids back to back, and per chunk its number of ids
 /// and its count.
-type Task = (Vec<Rank>, Vec<(u32, u64)>);
+pub(super) type Task = (Vec<Rank>, Vec<(u32, u64)>);
 
 /// The chunks of a table as id sequences, in table order, kept in the
 /// per-task pieces they were made in.
@@ -90,7 +90,7 @@ pub(super) fn encode_table(
     let tasks = parallel::map_par(&starts, threads, |&from| {
         ctl.check()?;
         let to = (from + per_task).min(table.len());
-        Ok(encode_range(base, table, from, to))
+        Ok(encode_chunks(base, (from..to).filter_map(|i| table.get(i))))
     })?;
     Ok(Encoded { tasks })
 }
@@ -109,16 +109,19 @@ fn short_key(part: &[u8]) -> Option<u128> {
     Some(u128::from_le_bytes(b))
 }
 
-/// One task: chunks `from..to` of `table`; each distinct part merged once
-/// (cached by [`short_key`] when short).
-fn encode_range(base: &Vocab, table: &ChunkTable, from: usize, to: usize) -> Task {
+/// One task: the `(chunk, count)` pairs of `chunks`, in order; each
+/// distinct part merged once (cached by [`short_key`] when short).
+pub(super) fn encode_chunks<'c>(
+    base: &Vocab,
+    chunks: impl Iterator<Item = (&'c [u8], u64)>,
+) -> Task {
     let mut ids = Vec::new();
-    let mut lens = Vec::with_capacity(to - from);
+    let mut lens = Vec::new();
     let mut cache: FxHashMap<&[u8], (u32, u32)> = FxHashMap::default();
     let mut short: FxHashMap<u128, (u32, u32)> = FxHashMap::default();
     let mut merged: Vec<Rank> = Vec::new();
     let cuts = base.cuts();
-    for (chunk, count) in (from..to).filter_map(|i| table.get(i)) {
+    for (chunk, count) in chunks {
         let at = ids.len();
         if let Some(r) = base.rank(chunk) {
             ids.push(r);

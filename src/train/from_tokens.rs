@@ -15,118 +15,25 @@
 
 use std::sync::atomic::Ordering;
 
-use rustc_hash::FxHashSet;
-
 use super::compact::TableRef;
 use super::encoded::encode_table;
-use super::options::{ExtendBounds, MergeOptions};
+use super::lean::{extend_merges_lean, SpanSource};
+use super::options::{state_bytes, ExtendBounds, MergeOptions};
 use super::pairs::NONE;
 use super::seqs::Seqs;
+use super::spill::Spill;
+use super::tokens::Tokens;
 use super::{ChunkTable, Control};
 use crate::error::{Error, Result};
 use crate::vocab::Vocab;
 use crate::Rank;
-
-/// Bytes of every token: the base's and the new ones, with a set to test
-/// whether joined bytes already are a token.
-struct Tokens<'a> {
-    base: Option<&'a Vocab>,
-    first_new: u32,
-    new: Vec<Vec<u8>>,
-    new_set: FxHashSet<Vec<u8>>,
-    scratch: Vec<u8>,
-}
-
-impl<'a> Tokens<'a> {
-    /// The tokens of `base` (None: the 256 bytes), new ones from `first_new` on.
-    fn new(base: Option<&'a Vocab>, first_new: u32) -> Self {
-        Tokens {
-            base,
-            first_new,
-            new: Vec::new(),
-            new_set: FxHashSet::default(),
-            scratch: Vec::new(),
-        }
-    }
-
-    fn bytes(&self, id: u32) -> &[u8] {
-        if id >= self.first_new {
-            &self.new[(id - self.first_new) as usize]
-        } else if let Some(v) = self.base {
-            v.token(id).unwrap_or(&[])
-        } else {
-            std::slice::from_ref(&BYTES[id as usize & 255])
-        }
-    }
-
-    fn len(&self, id: u32) -> usize {
-        self.bytes(id).len()
-    }
-
-    /// Whether `(a, b)` must be passed over.
-    fn skip(&mut self, a: u32, b: u32, max_len: Option<usize>) -> bool {
-        if max_len.is_some_and(|m| self.len(a) + self.len(b) > m) {
-            return true;
-        }
-        let mut s = std::mem::take(&mut self.scratch);
-        s.clear();
-        s.extend_from_slice(self.bytes(a));
-        s.extend_from_slice(self.bytes(b));
-        let dup = self.new_set.contains(&s)
-            || match self.base {
-                Some(v) => v.rank(&s).is_some(),
-                None => s.len() == 1,
-            };
-        self.scratch = s;
-        dup
-    }
-
-    /// Whether the token joining `a` and `b` would hold more than `max_words`
-    /// words (maximal runs of bytes other than the space).
-    fn too_many_words(&self, a: u32, b: u32, max_words: Option<usize>) -> bool {
-        let Some(m) = max_words else {
-            return false;
-        };
-        let (x, y) = (self.bytes(a), self.bytes(b));
-        let seam = x.last().is_some_and(|&c| c != b' ') && y.first().is_some_and(|&c| c != b' ');
-        word_count(x) + word_count(y) - usize::from(seam) > m
-    }
-
-    fn push(&mut self, a: u32, b: u32) {
-        let mut t = self.bytes(a).to_vec();
-        t.extend_from_slice(self.bytes(b));
-        self.new_set.insert(t.clone());
-        self.new.push(t);
-    }
-}
-
-/// The words of `token`: maximal runs of bytes other than the space (0x20).
-pub fn word_count(token: &[u8]) -> usize {
-    let mut n = 0;
-    let mut prev = b' ';
-    for &c in token {
-        n += usize::from(c != b' ' && prev == b' ');
-        prev = c;
-    }
-    n
-}
-
-static BYTES: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = i as u8;
-        i += 1;
-    }
-    t
-};
 
 /// Continues BPE on top of `base`: each distinct chunk of `table` starts as its
 /// encoding by `base` (tiktoken's piece encoding), then the most frequent pair
 /// (ties: met first) is merged, `opts.num_merges` times at most; the k-th new
 /// token gets id `first_id + k`. Returns the merged pairs as ids. With
 /// `bounds.max_words`, a pair whose joined token holds more words
-/// ([`word_count`]) is never chosen (see `bytepair.reference.extend_from_counts`).
+/// ([`super::tokens::word_count`]) is never chosen (see `bytepair.reference.extend_from_counts`).
 /// The chunks are encoded ([`super::encoded`]), the loop's state is built
 /// ([`Seqs::from_encoded`]) and the merges of pairs with many occurrences are
 /// applied ([`super::merge_par`]) on `threads` threads; the merges do not
@@ -138,7 +45,9 @@ static BYTES: [u8; 256] = {
 /// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
 /// ids or the table is too large; [`Error::MemoryLimit`] when, once the
 /// chunks are encoded, [`state_bytes`] (plus a borrowed table's own bytes)
-/// passes `bounds.memory_limit`; [`Error::Interrupted`] when cancelled.
+/// passes `bounds.memory_limit` and so does the lean loop's need (past
+/// [`state_bytes`] the merges are learned by [`super::lean`], the same
+/// merges in less memory); [`Error::Interrupted`] when cancelled.
 pub fn extend_merges(
     base: &Vocab,
     table: TableRef<'_>,
@@ -158,26 +67,40 @@ pub fn extend_merges(
     if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
         return Err(Error::training("too many ids for 32 bits"));
     }
-    let encoded = encode_table(base, table.get(), threads, ctl)?;
-    let held = match table {
-        TableRef::Borrowed(t) => t.priced(),
-        TableRef::Owned(t) => {
-            drop(t);
-            0
-        }
+    // past the node loop's need, the lean loop learns the same merges in far
+    // less memory (from the table, held until then), or refuses the limit
+    let lean = |t: &ChunkTable| {
+        let source = SpanSource::Table(t);
+        extend_merges_lean(
+            base,
+            source,
+            first_id,
+            opts,
+            max_words,
+            bounds.memory_limit,
+            threads,
+            ctl,
+        )
     };
-    if let Some(limit) = bounds.memory_limit {
-        let (ids, chunks) = (encoded.ids() as u64, encoded.chunk_count() as u64);
-        let need = state_bytes(ids, chunks) + held;
-        if need > limit {
-            let what = format!(
-                "the merge loop over {} tokens in {} distinct chunks",
-                crate::error::grouped(ids),
-                crate::error::grouped(chunks)
-            );
-            return Err(Error::MemoryLimit { what, need, limit });
-        }
+    let limit = bounds.memory_limit.unwrap_or(u64::MAX);
+    // encoding alone would pass the limit (4 bytes an id, at most an id a byte)
+    if table.get().priced() + 4 * table.get().arena_len() as u64 > limit {
+        return lean(table.get());
     }
+    let encoded = encode_table(base, table.get(), threads, ctl)?;
+    let held = match &table {
+        TableRef::Borrowed(t) => t.priced(),
+        TableRef::Owned(_) => 0, // freed once the loop is chosen
+    };
+    let (ids, chunks) = (encoded.ids() as u64, encoded.chunk_count() as u64);
+    let need = state_bytes(ids, chunks).saturating_add(held);
+    if need > limit {
+        drop(encoded);
+        // when neither loop fits, the error gives the lesser need (the lean
+        // loop's fixed costs pass the node loop's on tiny tables)
+        return lean(table.get()).map_err(|e| lesser_need(e, ids, chunks, need));
+    }
+    drop(table);
     let mut toks = Tokens::new(Some(base), first_id);
     let mut st = Seqs::from_encoded(encoded, threads, &mut |a, b| {
         !toks.too_many_words(a, b, max_words)
@@ -207,17 +130,43 @@ pub fn extend_merges(
     Ok(merges)
 }
 
-/// About what [`extend_merges`] builds for `ids` ids in `chunks` chunks,
-/// at its peak: per id a 16-byte node, its 4-byte id (until the nodes hold
-/// it) or its 4-byte occurrence, about 3 bytes of pairs (5.9 M distinct
-/// pairs of 64 bytes for 137 M ids of English spans) and the occurrence
-/// lists of the pairs the merges make (the emptied ones are kept): 32
-/// bytes, from the peak resident memory of that run (4,659 MB for 136.8 M
-/// ids in 9.3 M chunks, about 200 MB of it the process before the loop);
-/// per chunk its weight and first node (12 bytes).
-pub fn state_bytes(ids: u64, chunks: u64) -> u64 {
-    ids.saturating_mul(32)
-        .saturating_add(chunks.saturating_mul(12))
+/// The lean loop's memory-limit error `e`, or the node loop's (over `ids`
+/// tokens in `chunks` chunks, needing `need` bytes) when that need is less.
+fn lesser_need(e: Error, ids: u64, chunks: u64, need: u64) -> Error {
+    match e {
+        Error::MemoryLimit {
+            need: lean, limit, ..
+        } if lean > need => {
+            let what = format!(
+                "the merge loop over {} tokens in {} distinct chunks",
+                crate::error::grouped(ids),
+                crate::error::grouped(chunks)
+            );
+            Error::MemoryLimit { what, need, limit }
+        }
+        e => e,
+    }
+}
+
+/// [`extend_merges`] on span counts spilled to disk and not merged (a
+/// table of them would not fit `bounds.memory_limit`): the lean loop
+/// ([`super::lean`]) merges the runs, encodes the spans and learns the same
+/// merges as [`extend_merges`] on their table.
+///
+/// Errors: as [`extend_merges`]; [`Error::MemoryLimit`] when the lean
+/// loop's need passes the limit; [`Error::Io`] for the files.
+pub fn extend_merges_from_runs(
+    base: &Vocab,
+    runs: &Spill,
+    first_id: Rank,
+    opts: &MergeOptions,
+    bounds: ExtendBounds,
+    threads: Option<usize>,
+    ctl: &Control,
+) -> Result<Vec<(Rank, Rank)>> {
+    let source = SpanSource::Runs(runs);
+    let (words, limit) = (bounds.max_words, bounds.memory_limit);
+    extend_merges_lean(base, source, first_id, opts, words, limit, threads, ctl)
 }
 
 /// One training table, one dev table and one non-zero dev size per language.

@@ -31,6 +31,9 @@ pub mod count;
 mod encoded;
 pub mod files;
 pub mod from_tokens;
+mod lean;
+#[cfg(test)]
+mod lean_tests;
 pub mod merge_loop;
 mod merge_par;
 mod occ;
@@ -43,10 +46,12 @@ mod seqs;
 pub mod shards;
 pub mod spill;
 pub mod stream;
+mod sym;
 pub mod tally;
+mod tokens;
 
 pub use chunks::ChunkTable;
-pub use count::{count_documents, ChunkCounter, DEFAULT_BLOCK, RANGE, STREAM_BLOCK};
+pub use count::{count_documents, ChunkCounter, Counted, DEFAULT_BLOCK, RANGE, STREAM_BLOCK};
 pub use merge_loop::{
     learn_merges, learn_merges_owned, learn_merges_owned_with, learn_merges_with, MergeLoop,
 };

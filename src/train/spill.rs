@@ -134,62 +134,25 @@ impl Spill {
     /// merge keeps only the count of distinct chunks and their bytes, then
     /// stops with [`Error::MemoryLimit`] saying what the whole table needs.
     pub fn merge(&self, limit: Option<u64>) -> Result<ChunkTable> {
-        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut readers = Vec::with_capacity(runs.len());
-        for p in &runs {
-            let f = File::open(p).map_err(|e| io_err(p, e))?;
-            readers.push((BufReader::with_capacity(1 << 16, f), p.clone()));
-        }
-        // heads[i]: the next record of run i
-        let mut heads: Vec<Option<Record>> = Vec::with_capacity(readers.len());
-        let mut heap = BinaryHeap::new();
-        for (i, (r, p)) in readers.iter_mut().enumerate() {
-            let rec = read_record(r, p)?;
-            if let Some(rec) = &rec {
-                heap.push(std::cmp::Reverse((rec.bytes.clone(), i)));
-            }
-            heads.push(rec);
-        }
         let mut arena: Vec<u8> = Vec::new();
         let mut out: Vec<(u64, u64, u64, u32)> = Vec::new(); // first, count, start, len
-
-        // past the limit: the merge goes on counting the distinct chunks and
-        // their bytes (the last one kept for comparison) to say what it needs
-        let mut over: Option<(usize, usize, Vec<u8>)> = None;
-        while let Some(std::cmp::Reverse((key, i))) = heap.pop() {
-            let rec = heads[i]
-                .take()
-                .ok_or_else(|| Error::training("spill merge out of step"))?;
-            let (r, p) = &mut readers[i];
-            heads[i] = read_record(r, p)?;
-            if let Some(next) = &heads[i] {
-                heap.push(std::cmp::Reverse((next.bytes.clone(), i)));
+                                                             // past the limit: the merge goes on counting the distinct chunks and
+                                                             // their bytes to say what it needs
+        let mut over: Option<(usize, usize)> = None;
+        self.merge_each(|key, count, first| {
+            if let Some((n, bytes)) = &mut over {
+                (*n, *bytes) = (*n + 1, *bytes + key.len());
+                return Ok(());
             }
-            if let Some((n, bytes, last)) = &mut over {
-                if *last != key {
-                    (*n, *bytes) = (*n + 1, *bytes + key.len());
-                    *last = key;
-                }
-                continue;
+            out.push((first, count, arena.len() as u64, key.len() as u32));
+            arena.extend_from_slice(key);
+            if limit.is_some_and(|l| ChunkTable::priced_bytes(out.len(), arena.len()) > l) {
+                over = Some((out.len(), arena.len()));
+                (out, arena) = (Vec::new(), Vec::new());
             }
-            match out.last_mut() {
-                Some(last)
-                    if arena[last.2 as usize..last.2 as usize + last.3 as usize] == key[..] =>
-                {
-                    last.1 = last.1.saturating_add(rec.count);
-                    last.0 = last.0.min(rec.first);
-                }
-                _ => {
-                    out.push((rec.first, rec.count, arena.len() as u64, key.len() as u32));
-                    arena.extend_from_slice(&key);
-                    if limit.is_some_and(|l| ChunkTable::priced_bytes(out.len(), arena.len()) > l) {
-                        over = Some((out.len(), arena.len(), key));
-                        (out, arena) = (Vec::new(), Vec::new());
-                    }
-                }
-            }
-        }
-        if let (Some((n, bytes, _)), Some(limit)) = (over, limit) {
+            Ok(())
+        })?;
+        if let (Some((n, bytes)), Some(limit)) = (over, limit) {
             return Err(too_large(
                 n,
                 bytes,
@@ -203,6 +166,61 @@ impl Spill {
             t.push_new(&arena[start as usize..start as usize + len as usize], count)?;
         }
         Ok(t)
+    }
+
+    /// Merges every run (a k-way merge by chunk bytes) and hands each
+    /// distinct chunk to `f` once, in byte order: its bytes, its count over
+    /// all runs and its first position (the least of the runs').
+    pub fn merge_each(&self, mut f: impl FnMut(&[u8], u64, u64) -> Result<()>) -> Result<()> {
+        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut readers = Vec::with_capacity(runs.len());
+        for p in &runs {
+            let file = File::open(p).map_err(|e| io_err(p, e))?;
+            readers.push((BufReader::with_capacity(1 << 16, file), p.clone()));
+        }
+        // heads[i]: the next record of run i
+        let mut heads: Vec<Option<Record>> = Vec::with_capacity(readers.len());
+        let mut heap = BinaryHeap::new();
+        for (i, (r, p)) in readers.iter_mut().enumerate() {
+            let rec = read_record(r, p)?;
+            if let Some(rec) = &rec {
+                heap.push(std::cmp::Reverse((rec.bytes.clone(), i)));
+            }
+            heads.push(rec);
+        }
+        // the chunk being summed: bytes, count, first position
+        let mut cur: Option<(Vec<u8>, u64, u64)> = None;
+        while let Some(std::cmp::Reverse((key, i))) = heap.pop() {
+            let rec = heads[i]
+                .take()
+                .ok_or_else(|| Error::training("spill merge out of step"))?;
+            let (r, p) = &mut readers[i];
+            heads[i] = read_record(r, p)?;
+            if let Some(next) = &heads[i] {
+                heap.push(std::cmp::Reverse((next.bytes.clone(), i)));
+            }
+            match &mut cur {
+                Some((bytes, count, first)) if *bytes == key => {
+                    *count = count.saturating_add(rec.count);
+                    *first = (*first).min(rec.first);
+                }
+                _ => {
+                    if let Some((bytes, count, first)) = cur.take() {
+                        f(&bytes, count, first)?;
+                    }
+                    cur = Some((key, rec.count, rec.first));
+                }
+            }
+        }
+        if let Some((bytes, count, first)) = cur {
+            f(&bytes, count, first)?;
+        }
+        Ok(())
+    }
+
+    /// The directory of the run files (made at the first spill).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 }
 

@@ -216,42 +216,42 @@ def test_spilled_span_counting_gives_the_same_merges(tmp_path):
     assert len(want) == 500
 
 
-def test_memory_limit_too_small_for_encoding_the_spans_is_a_clear_error():
-    # distinct lines of 25 bytes: 250,000 of them fit 20 MB as a table (their bytes and 48 a span), not
-    # with their ids (5 bytes a byte, 48 a span); 320,000 not even as a table, which counting refuses
-    # before building it from its spilled runs
+def test_a_limit_the_node_loop_cannot_keep_gives_the_same_merges_by_the_lean_loop():
+    # distinct lines of 25 bytes. 250,000 fit 20 MB as a table but not with their ids at 4 bytes: the lean
+    # loop learns from the table. 320,000 do not fit as counted: counting spills them to runs, and the
+    # lean loop learns from the runs (no table); under 20 MB even that loop refuses, naming its need
     rng = random.Random(7)
     words = ["".join(rng.choice("abcdefghijklmnop") for _ in range(5)) for _ in range(3000)]
     lines = [f"{rng.choice(words)} {rng.choice(words)} {rng.choice(words)} of the" for _ in range(320_000)]
-    with pytest.raises(TrainingError, match="encoding the .* distinct spans .* for the superword merge loop") as e:
-        _core_train("\n".join(lines[:250_000]), 2_000, 800, memory_limit="20MB")
-    assert e.value.argument == "memory_limit"
-    with pytest.raises(TrainingError, match=r"the table of the [\d,]+ distinct chunks counted .* needs about") as e:
+    for n, limit in ((250_000, "20MB"), (320_000, "30MB")):
+        text = "\n".join(lines[:n])
+        want = _core_train(text, 2_000, 800, num_threads=2)
+        assert len(want.merges) == 2_000 - 256
+        assert _core_train(text, 2_000, 800, memory_limit=limit, num_threads=2).merges == want.merges
+    with pytest.raises(TrainingError, match=r"the lean merge loop over [\d,]+ tokens in [\d,]+ distinct spans "
+                                            r"needs about [\d,]+ MB, more than memory_limit \(20 MB\)") as e:
         _core_train("\n".join(lines), 2_000, 800, memory_limit="20MB")
     assert e.value.argument == "memory_limit" and e.value.limit == 20 * 10**6 < e.value.need
 
 
-def test_the_merge_loop_is_checked_against_the_limit_once_the_spans_are_encoded():
+def test_the_core_learns_the_same_merges_by_either_loop_and_refuses_a_limit_neither_keeps():
     text = "".join(corpus(n)[:400_000] for n in CORPORA)
     base = _core_train(text, 900, 900)
     table = count_chunks(text, pattern=patterns.SUPERWORD).table
     table_bytes = table.arena_len + 48 * len(table)
-    with pytest.raises(TrainingError, match=r"the merge loop over [\d,]+ tokens in [\d,]+ distinct chunks needs about") as e:
+    want = _core.extend_merges(base._core, table, 900, 300, max_words=4)
+    assert len(want) == 300
+    with pytest.raises(TrainingError, match=r"the lean merge loop over [\d,]+ tokens in [\d,]+ distinct spans "
+                                            r"needs about") as e:
         _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=table_bytes)
     err = e.value
-    assert err.argument == "memory_limit" and err.limit == table_bytes
-    # the estimate follows the stage-1 tokens (32 bytes each, 12 per chunk), not the span bytes
-    tokens, rest = divmod(err.need - table_bytes - 12 * len(table), 32)
-    assert rest == 0 and len(table) <= tokens < table.arena_len / 2
-    want = _core.extend_merges(base._core, table, 900, 300, max_words=4)
+    assert err.argument == "memory_limit" and err.limit == table_bytes < err.need
+    # at its need exactly the lean loop runs (the table it reads is part of that need): the same merges
     assert _core.extend_merges(base._core, table, 900, 300, max_words=4, memory_limit=err.need) == want
-    # a consumed table is freed once encoded: its bytes leave the estimate, the merges stay
+    # a consumed table gives the same merges and is emptied
     spans = len(table)
-    with pytest.raises(TrainingError) as e:
-        _core.extend_merges(base._core, table.copy(), 900, 300, max_words=4, memory_limit=table_bytes,
-                            consume=True)
-    assert e.value.need == err.need - table_bytes
-    assert _core.extend_merges(base._core, table, 900, 300, max_words=4, consume=True) == want
+    assert _core.extend_merges(base._core, table, 900, 300, max_words=4, consume=True,
+                               memory_limit=err.need) == want
     assert len(table) == 0 and table.arena_len == 0 and spans > 0
 
 
