@@ -107,8 +107,10 @@ fn lean_merges_equal_the_node_loop_on_random_spans() {
 #[test]
 fn lean_merges_equal_with_four_byte_ids_and_two_threads() {
     let mut rng = TestRng(77);
-    // enough spans that a merge is shared among threads; ids past 65,536
-    let t = random_table(&mut rng, 4 * SHARED_SPANS);
+    // enough spans that a merge is shared among threads; ids past 65,536, then 2-byte ids
+    let mut t = random_table(&mut rng, 4 * SHARED_SPANS);
+    // a span past 2^32 occurrences: its count kept aside, the pair counts 64-bit
+    t.add(b" then a tha", 5_000_000_000).unwrap();
     let (nodes, lean) = both(&t, 70_000, 80, Some(4), 2);
     assert_eq!(nodes.len(), 80);
     assert_eq!(nodes, lean);

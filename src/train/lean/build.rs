@@ -47,14 +47,14 @@ pub(in crate::train) enum SpanSource<'a> {
 /// About what the lean loop holds at its peak for `ids` ids (`id_bytes`
 /// each) in `spans` spans, with `vocab` ids in all: the arena, and the more
 /// of what is held while the spans are put in first-seen order (36 bytes a
-/// span) and what the loop holds (16 bytes a span, about 1.5 bytes an id of
+/// span) and what the loop holds (12 bytes a span, about 1.5 bytes an id of
 /// pair counts and heap and as much of span lists, 32 bytes a token).
 pub fn lean_bytes(ids: u64, spans: u64, id_bytes: u64, vocab: u64) -> u64 {
     let arena = ids.saturating_mul(id_bytes);
     let ordering = spans.saturating_mul(36);
     let looping = ids
         .saturating_mul(3)
-        .saturating_add(spans.saturating_mul(16))
+        .saturating_add(spans.saturating_mul(12))
         .saturating_add(vocab.saturating_mul(32));
     arena.saturating_add(ordering.max(looping))
 }
@@ -172,13 +172,14 @@ fn from_table<S: Sym>(
         start: Vec::with_capacity(t.len()),
         len: Vec::with_capacity(t.len()),
         weight: Vec::with_capacity(t.len()),
+        heavy: Default::default(),
     };
     for (ids, lens) in tasks {
         let mut at = sp.ids.len() as u32;
         for (n, count) in lens {
             sp.start.push(at);
             sp.len.push(n);
-            sp.weight.push(count);
+            sp.push_weight(count);
             at += n;
         }
         sp.ids.extend_from_slice(&ids);
@@ -307,8 +308,13 @@ fn read_back<S: Sym>(
         at += lens[i as usize];
     }
     drop((order, lens));
-    let mut ids = vec![S::make(0); total];
-    let mut weight = vec![0u64; n];
+    let mut sp = Spans {
+        ids: vec![S::make(0); total],
+        start,
+        len,
+        weight: vec![0u32; n],
+        heavy: Default::default(),
+    };
     let file = File::open(path).map_err(|e| io_err(path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, file);
     let mut head = [0u8; 12];
@@ -318,21 +324,16 @@ fn read_back<S: Sym>(
         r.read_exact(&mut head).map_err(|e| io_err(path, e))?;
         let mut c = [0u8; 8];
         c.copy_from_slice(&head[..8]);
-        weight[k] = u64::from_le_bytes(c);
-        let s = start[k] as usize;
-        buf.resize(len[k] as usize * S::BYTES as usize, 0);
+        sp.set_weight(k, u64::from_le_bytes(c));
+        let (s, l) = (sp.start[k] as usize, sp.len[k] as usize);
+        buf.resize(l * S::BYTES as usize, 0);
         r.read_exact(&mut buf).map_err(|e| io_err(path, e))?;
-        for (slot, b) in ids[s..s + len[k] as usize]
+        for (slot, b) in sp.ids[s..s + l]
             .iter_mut()
             .zip(buf.chunks_exact(S::BYTES as usize))
         {
             *slot = S::from_le(b);
         }
     }
-    Ok(Spans {
-        ids,
-        start,
-        len,
-        weight,
-    })
+    Ok(sp)
 }

@@ -62,15 +62,50 @@ fn unkey(k: u64) -> (u32, u32) {
 
 /// The spans, in first-seen order: span `r`'s ids are
 /// `ids[start[r]..start[r] + len[r]]` (the slot keeps its first length;
-/// merges shorten `len`), and it occurs `weight[r]` times.
+/// merges shorten `len`), and it occurs [`Spans::weight`] times (`weight[r]`,
+/// or from `heavy` when that is `u32::MAX`: few spans occur 2^32 times).
 pub(super) struct Spans<S> {
     pub ids: Vec<S>,
     pub start: Vec<u32>,
     pub len: Vec<u32>,
-    pub weight: Vec<u64>,
+    pub weight: Vec<u32>,
+    pub heavy: FxHashMap<u32, u64>,
 }
 
 impl<S: Sym> Spans<S> {
+    /// Span `r`'s count.
+    #[inline]
+    fn weight(&self, r: usize) -> u64 {
+        match self.weight[r] {
+            u32::MAX => self
+                .heavy
+                .get(&(r as u32))
+                .copied()
+                .unwrap_or(u64::from(u32::MAX)),
+            w => u64::from(w),
+        }
+    }
+
+    /// Appends span `r`'s count (`r` is the next span).
+    pub fn push_weight(&mut self, count: u64) {
+        let r = self.weight.len() as u32;
+        self.set_weight(r as usize, count);
+    }
+
+    /// Sets span `r`'s count (the spans before it have theirs).
+    pub fn set_weight(&mut self, r: usize, count: u64) {
+        if self.weight.len() <= r {
+            self.weight.resize(r + 1, 0);
+        }
+        match u32::try_from(count) {
+            Ok(w) if w < u32::MAX => self.weight[r] = w,
+            _ => {
+                self.weight[r] = u32::MAX;
+                self.heavy.insert(r as u32, count);
+            }
+        }
+    }
+
     fn span(&self, r: usize) -> &[S] {
         let s = self.start[r] as usize;
         &self.ids[s..s + self.len[r] as usize]
@@ -99,12 +134,12 @@ impl<S: Sym> Lean<S> {
     fn new(sp: Spans<S>, ids: usize, threads: usize) -> Self {
         let mut lists = SpanLists::new(ids);
         let pairs: u128 = (0..sp.count())
-            .map(|r| u128::from(sp.weight[r]) * u128::from(sp.len[r].saturating_sub(1)))
+            .map(|r| u128::from(sp.weight(r)) * u128::from(sp.len[r].saturating_sub(1)))
             .sum();
         let mut counts = PairCounts::new(S::BYTES == 2 && pairs < 1 << 32);
         for r in 0..sp.count() {
             let s = sp.span(r);
-            let w = i64::try_from(sp.weight[r]).unwrap_or(i64::MAX);
+            let w = i64::try_from(sp.weight(r)).unwrap_or(i64::MAX);
             for (i, &t) in s.iter().enumerate() {
                 lists.push(t.get(), r as u32);
                 if let Some(&u) = s.get(i + 1) {
@@ -171,7 +206,7 @@ impl<S: Sym> Lean<S> {
         };
         let sp = &mut self.sp;
         let n = sp.start.len();
-        let (start, weight) = (&sp.start, &sp.weight);
+        let (start, weight, heavy) = (&sp.start, &sp.weight, &sp.heavy);
         let (mut ids, mut lens) = (&mut sp.ids[..], &mut sp.len[..]);
         let (mut ids_at, mut span_at) = (0usize, 0usize);
         let mut jobs = Vec::with_capacity(k);
@@ -201,7 +236,12 @@ impl<S: Sym> Lean<S> {
                 let l = &mut job.lens[r - job.span_at];
                 let s0 = start[r] as usize - job.ids_at;
                 let s = &mut job.ids[s0..s0 + *l as usize];
-                let w = i64::try_from(weight[r]).unwrap_or(i64::MAX);
+                let w = match weight[r] {
+                    u32::MAX => heavy
+                        .get(&(r as u32))
+                        .map_or(i64::MAX, |&c| c.min(i64::MAX as u64) as i64),
+                    w => i64::from(w),
+                };
                 let k = merge_span(s, a, b, new, w, &mut d);
                 if k < s.len() {
                     *l = k as u32;
