@@ -9,7 +9,7 @@ script (kana with Han: ja, Han: zh, Cyrillic: ru, Devanagari: hi, Hangul: ko,
 Latin: en; "mixed" when none has 60% of the letters).
 
     python benches/bench_superword.py compression [--vocab 32768,65536,131072] [--transitions 0.8,0.9,0.95]
-    python benches/bench_superword.py train [--vocab 65536] [--threads 2] [--copies N]
+    python benches/bench_superword.py train [--vocab 65536] [--threads 2] [--copies N] [--memory default,1GB]
     python benches/bench_superword.py encode [--vocab 65536]
     python benches/bench_superword.py stages [--vocab 65536] [--threads 2] [--copies N]
 
@@ -19,7 +19,9 @@ fewer tokens). When the training text supports fewer merges than the size
 asks, plain BPE stops early (the size it reached is shown) and so does stage
 1, leaving the rest to stage 2: compare only rows where plain BPE reached the
 size. ``train``: seconds (wall and CPU) and peak RSS of plain and superword
-training, each in a fresh process. ``--copies N`` trains on N copies of the
+training, each in a fresh process, with a digest of the merges (``--memory``:
+one superword row per memory limit, each digest compared with the first
+row's). ``--copies N`` trains on N copies of the
 English text instead, every copy after the first with one word in ten
 replaced by a word drawn from the text (seeded), so that its lines are new
 lines, as in a larger corpus, while the phrases stay English (a synthetic
@@ -149,14 +151,19 @@ def cmd_compression(args, tmp: Path) -> None:
                       + " | ".join(cells) + " |", flush=True)
 
 
-def _child_train(path: str, vocab: int, transition: float, threads: int) -> None:
+def _child_train(path: str, vocab: int, transition: float, threads: int, memory: str = "") -> None:
+    import hashlib
+
     t0 = time.perf_counter()
-    kw = {} if transition <= 0 else {"superword": transition}
+    kw: dict = {} if transition <= 0 else {"superword": transition}
+    if memory:
+        kw["memory_limit"] = memory
     tok = quiet_train(Path(path), vocab, num_threads=threads, **kw)
     secs = time.perf_counter() - t0
     use = resource.getrusage(resource.RUSAGE_SELF)
+    digest = hashlib.sha256(repr(tok.merges).encode()).hexdigest()[:12]
     print(json.dumps({"seconds": secs, "cpu": use.ru_utime + use.ru_stime, "peak_rss": use.ru_maxrss * 1024,
-                      "n_vocab": tok.n_vocab}))
+                      "n_vocab": tok.n_vocab, "merges": digest}))
 
 
 def cmd_train(args, tmp: Path) -> None:
@@ -164,17 +171,28 @@ def cmd_train(args, tmp: Path) -> None:
     if args.copies > 1:
         path = varied_copies(path, args.copies, tmp)
     size = path.stat().st_size
-    print(f"training text: {path.name}, {size / 1e6:.1f} MB, vocab {args.vocab:,}, {args.threads} threads")
-    print("| trainer | seconds | CPU seconds | MB/s | peak RSS (MB) |")
-    print("|---|---|---|---|---|")
+    print(f"training text: {path.name}, {size / 1e6:.1f} MB, vocab {args.vocab:,}, {args.threads} threads; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("| trainer | memory_limit | seconds | CPU seconds | MB/s | peak RSS (MB) | merges |")
+    print("|---|---|---|---|---|---|---|")
+    limits = [m if m != "default" else "" for m in args.memory.split(",")]
+    seen: dict = {}
     for transition in [0.0] + [float(t) for t in args.transitions.split(",")]:
-        env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
-        out = subprocess.run([sys.executable, __file__, "_child_train", str(path), str(args.vocab), str(transition),
-                              str(args.threads)], capture_output=True, text=True, env=env, check=True)
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        label = "plain BPE" if transition <= 0 else f"superword t = {transition:.0%}"
-        print(f"| {label} | {r['seconds']:.1f} | {r['cpu']:.1f} | {size / 1e6 / r['seconds']:.1f} "
-              f"| {r['peak_rss'] / 1e6:,.0f} |", flush=True)
+        for memory in limits if transition > 0 else [""]:
+            env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
+            out = subprocess.run([sys.executable, __file__, "_child_train", str(path), str(args.vocab),
+                                  str(transition), str(args.threads), memory],
+                                 capture_output=True, text=True, env=env, check=False)
+            label = "plain BPE" if transition <= 0 else f"superword t = {transition:.0%}"
+            if out.returncode != 0:
+                why = (out.stderr.strip().splitlines() or ["no message"])[-1]
+                print(f"| {label} | {memory or 'default'} | refused: {why} | | | | |", flush=True)
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            same = seen.setdefault(transition, r["merges"]) == r["merges"]
+            print(f"| {label} | {memory or 'default'} | {r['seconds']:.1f} | {r['cpu']:.1f} "
+                  f"| {size / 1e6 / r['seconds']:.1f} | {r['peak_rss'] / 1e6:,.0f} "
+                  f"| {r['merges']}{'' if same else ' (DIFFERENT)'} |", flush=True)
 
 
 def _child_stages(path: str, vocab: int, threads: int) -> None:
@@ -250,7 +268,7 @@ def cmd_encode(args, tmp: Path) -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["_child_train"]:
-        _child_train(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+        _child_train(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), *sys.argv[6:7])
         return
     if sys.argv[1:2] == ["_child_stages"]:
         _child_stages(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
@@ -261,6 +279,8 @@ def main() -> None:
     p.add_argument("--transitions", default="0.8,0.9,0.95")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--memory", default="default",
+                   help="train: memory limits of the superword rows, e.g. default,1GB (merges compared)")
     p.add_argument("--copies", type=int, default=1, help="train, stages: varied copies of the English text (see above)")
     args = p.parse_args()
     import tokenizers
