@@ -40,7 +40,6 @@ __all__ = [
     "encode_shards",
     "encode_with_spans",
     "extend_merges",
-    "extend_merges_runs",
     "json_object_keys",
     "learn_merges",
     "parity_merges",
@@ -405,10 +404,10 @@ class ChunkCounter:
     def spilled_runs(self) -> int: ...  # run files written under memory_limit
     # Ends counting (ValueError if fed or finished again).
     def finish(self) -> ChunkTable: ...
-    # the table, or the counts spilled to disk (not merged) when some were spilled
+    # the table, or the counts spilled to disk (not merged) when some were spilled (for extend_merges)
     def finish_or_runs(self) -> Union[ChunkTable, SpilledRuns]: ...
 
-# span counts spilled to disk by a ChunkCounter, not merged; used up by extend_merges_runs
+# span counts spilled to disk by a ChunkCounter, not merged; used up by extend_merges
 @final
 class SpilledRuns: ...
 
@@ -423,21 +422,10 @@ def learn_merges(
     # "compact" to the end (short chunks only) or "positions"
     merge_loop: str = "auto",
 ) -> List[Tuple[int, int]]: ...
-def extend_merges_runs(
-    base: CoreBPE,
-    runs: SpilledRuns,
-    first_id: int,
-    num_merges: int,
-    min_frequency: int = 1,
-    max_token_length: Optional[int] = None,
-    progress: Optional[_Progress] = None,
-    max_words: Optional[int] = None,
-    num_threads: Optional[int] = None,
-    memory_limit: Optional[int] = None,
-) -> List[Tuple[int, int]]: ...
+# table: a ChunkTable, or a counter's SpilledRuns (read by the lean loop, used up)
 def extend_merges(
     base: CoreBPE,
-    table: ChunkTable,
+    table: Union[ChunkTable, SpilledRuns],
     first_id: int,
     num_merges: int,
     min_frequency: int = 1,

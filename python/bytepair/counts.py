@@ -330,11 +330,9 @@ def count_chunks(
 def count_chunks_or_runs(data: Data, *, pattern: Optional[str], special_tokens: Sequence[str] = (),
                          num_threads: Optional[int] = None, progress: Any = None,
                          inputs: Inputs) -> Union[ChunkCounts, "_core.SpilledRuns"]:
-    """:func:`count_chunks`, except that counts spilled to disk under
-    ``inputs.memory_limit`` come back as the sorted runs, not merged into a
-    table (superword stage 2 learns from them without building one; see
-    :func:`bytepair.superword.stage2_merges`). With a ``cache_dir``, always
-    the table."""
+    """:func:`count_chunks`, except that counts spilled to disk under ``inputs.memory_limit`` come back
+    as the sorted runs, not merged into a table (superword stage 2 learns from them without one; see
+    :func:`bytepair.superword.stage2_merges`). With a ``cache_dir``, always the table."""
     if inputs.cache_dir is not None:
         return count_chunks(data, pattern=pattern, special_tokens=special_tokens, num_threads=num_threads,
                             progress=progress, inputs=inputs)

@@ -183,14 +183,8 @@ def stage2_merges(
             got = count_chunks_or_runs(data, pattern=_patterns.SUPERWORD, special_tokens=specials,
                                        num_threads=num_threads, progress=status,
                                        inputs=replace(inputs, memory_limit=limit))
-            if isinstance(got, _core.SpilledRuns):
-                # the spans did not fit in memory as counted: the lean loop learns from the runs
-                merges = _core.extend_merges_runs(base._core, got, first_id, num_merges, min_frequency or 1,
-                                                  max_token_length, status.merging(num_merges),
-                                                  max_words=max_words, num_threads=num_threads, memory_limit=limit)
-                status.merged(len(merges))
-                return list(merges)
-            table = got.table
+            # spans that did not fit in memory as counted stay on disk: the lean loop reads the runs
+            table = got if isinstance(got, _core.SpilledRuns) else got.table
         # the core picks the loop: the node loop when its state fits the limit, else the lean loop
         # (the same merges in less memory), which refuses a limit it cannot keep either; a table
         # counted here is freed once its spans are encoded

@@ -389,7 +389,7 @@ impl PyChunkCounter {
     }
 
     /// Ends counting: the table, or the counts spilled to disk, not merged,
-    /// when some were spilled (for `extend_merges_runs`).
+    /// when some were spilled (for `extend_merges`).
     fn finish_or_runs(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let c = self.counter.take().ok_or_else(finished)?;
         match py.detach(|| c.finish_or_runs()).map_err(to_py)? {
@@ -400,7 +400,7 @@ impl PyChunkCounter {
 }
 
 /// Span counts spilled to disk by a counter and not merged; their files go
-/// when the object does, or once `extend_merges_runs` has read them.
+/// when the object does, or once `extend_merges` has read them.
 #[pyclass(name = "SpilledRuns", module = "bytepair._core")]
 pub(crate) struct PySpilledRuns {
     pub(crate) inner: Option<Spill>,

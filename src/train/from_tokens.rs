@@ -40,7 +40,8 @@ use crate::Rank;
 /// depend on the thread count.
 ///
 /// An owned table is dropped once its chunks are encoded (the loop never
-/// reads it again), a borrowed one is held by the caller throughout.
+/// reads it again), a borrowed one is held by the caller throughout. Span
+/// counts spilled to disk ([`ExtendFrom::Runs`]) go to the lean loop.
 ///
 /// Errors: [`Error::InvalidTraining`] when `first_id` collides with the base's
 /// ids or the table is too large; [`Error::MemoryLimit`] when, once the
@@ -48,9 +49,9 @@ use crate::Rank;
 /// passes `bounds.memory_limit` and so does the lean loop's need (past
 /// [`state_bytes`] the merges are learned by [`super::lean`], the same
 /// merges in less memory); [`Error::Interrupted`] when cancelled.
-pub fn extend_merges(
+pub fn extend_merges<'a>(
     base: &Vocab,
-    table: TableRef<'_>,
+    from: impl Into<ExtendFrom<'a>>,
     first_id: Rank,
     opts: &MergeOptions,
     bounds: ExtendBounds,
@@ -58,15 +59,16 @@ pub fn extend_merges(
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
     let max_words = bounds.max_words;
-    if (first_id as usize) < base.len() {
-        return Err(Error::training(format!(
-            "new ids must start at or above the base's {} mergeable ids, not at {first_id}",
-            base.len()
-        )));
-    }
-    if (first_id as usize).saturating_add(opts.num_merges) >= NONE as usize {
-        return Err(Error::training("too many ids for 32 bits"));
-    }
+    check_new_ids(base, first_id, opts.num_merges)?;
+    let table = match from.into() {
+        ExtendFrom::Table(t) => t,
+        ExtendFrom::Runs(runs) => {
+            let (source, limit) = (SpanSource::Runs(runs), bounds.memory_limit);
+            return extend_merges_lean(
+                base, source, first_id, opts, max_words, limit, threads, ctl,
+            );
+        }
+    };
     // past the node loop's need, the lean loop learns the same merges in far
     // less memory (from the table, held until then), or refuses the limit
     let lean = |t: &ChunkTable| {
@@ -148,25 +150,35 @@ fn lesser_need(e: Error, ids: u64, chunks: u64, need: u64) -> Error {
     }
 }
 
-/// [`extend_merges`] on span counts spilled to disk and not merged (a
-/// table of them would not fit `bounds.memory_limit`): the lean loop
-/// ([`super::lean`]) merges the runs, encodes the spans and learns the same
-/// merges as [`extend_merges`] on their table.
-///
-/// Errors: as [`extend_merges`]; [`Error::MemoryLimit`] when the lean
-/// loop's need passes the limit; [`Error::Io`] for the files.
-pub fn extend_merges_from_runs(
-    base: &Vocab,
-    runs: &Spill,
-    first_id: Rank,
-    opts: &MergeOptions,
-    bounds: ExtendBounds,
-    threads: Option<usize>,
-    ctl: &Control,
-) -> Result<Vec<(Rank, Rank)>> {
-    let source = SpanSource::Runs(runs);
-    let (words, limit) = (bounds.max_words, bounds.memory_limit);
-    extend_merges_lean(base, source, first_id, opts, words, limit, threads, ctl)
+/// What an extension learns from.
+pub enum ExtendFrom<'a> {
+    /// A table of chunks, held by the caller or owned.
+    Table(TableRef<'a>),
+    /// Span counts spilled to disk and not merged (a table of them would
+    /// not fit the memory limit): only the lean loop ([`super::lean`])
+    /// reads them, merging the runs and encoding the spans itself.
+    Runs(&'a Spill),
+}
+
+impl<'a> From<TableRef<'a>> for ExtendFrom<'a> {
+    fn from(t: TableRef<'a>) -> Self {
+        ExtendFrom::Table(t)
+    }
+}
+
+/// [`Error::InvalidTraining`] unless new ids start at or above the base's
+/// and `num_merges` of them fit 32 bits.
+fn check_new_ids(base: &Vocab, first_id: Rank, num_merges: usize) -> Result<()> {
+    if (first_id as usize) < base.len() {
+        return Err(Error::training(format!(
+            "new ids must start at or above the base's {} mergeable ids, not at {first_id}",
+            base.len()
+        )));
+    }
+    if (first_id as usize).saturating_add(num_merges) >= NONE as usize {
+        return Err(Error::training("too many ids for 32 bits"));
+    }
+    Ok(())
 }
 
 /// One training table, one dev table and one non-zero dev size per language.

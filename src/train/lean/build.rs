@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use super::{check_ids, run_loop, Spans};
+use super::{run_loop, Spans};
 use crate::error::{Error, Result};
 use crate::parallel;
 use crate::train::encoded::{encode_chunks, Task};
@@ -62,7 +62,10 @@ pub fn lean_bytes(ids: u64, spans: u64, id_bytes: u64, vocab: u64) -> u64 {
 /// The merges of [`crate::train::from_tokens::extend_merges`] on the spans
 /// of `source`, by the lean loop (see the module docs of [`super`]).
 ///
-/// Errors: [`Error::InvalidTraining`] for ids out of range;
+/// The caller checked the ids (`first_id` at or above the base's, all of
+/// them within 32 bits).
+///
+/// Errors: [`Error::InvalidTraining`] past 32-bit offsets;
 /// [`Error::MemoryLimit`] when [`lean_bytes`] passes `limit` (checked once
 /// the spans are encoded, before the arena is filled); [`Error::Io`] for the
 /// spans' file; [`Error::Interrupted`] when cancelled.
@@ -77,7 +80,6 @@ pub(in crate::train) fn extend_merges_lean(
     threads: Option<usize>,
     ctl: &Control,
 ) -> Result<Vec<(Rank, Rank)>> {
-    check_ids(base, first_id, opts.num_merges)?;
     let k = parallel::resolve_threads(threads)?;
     let vocab = first_id as usize + opts.num_merges;
     let mut toks = Tokens::new(Some(base), first_id);

@@ -34,8 +34,7 @@ use super::options::MergeOptions;
 use super::sym::Sym;
 use super::tokens::Tokens;
 use super::Control;
-use crate::error::{Error, Result};
-use crate::vocab::Vocab;
+use crate::error::Result;
 use crate::Rank;
 
 #[cfg(test)]
@@ -373,18 +372,4 @@ fn run_loop<S: Sym>(
             .store(merges.len() as u64, Ordering::Relaxed);
     }
     Ok(merges)
-}
-
-/// Checks what [`extend_merges_lean`] checks of its ids before it starts.
-fn check_ids(base: &Vocab, first_id: Rank, num_merges: usize) -> Result<()> {
-    if (first_id as usize) < base.len() {
-        return Err(Error::training(format!(
-            "new ids must start at or above the base's {} mergeable ids, not at {first_id}",
-            base.len()
-        )));
-    }
-    if (first_id as usize).saturating_add(num_merges) >= u32::MAX as usize {
-        return Err(Error::training("too many ids for 32 bits"));
-    }
-    Ok(())
 }
