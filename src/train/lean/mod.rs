@@ -75,27 +75,17 @@ impl<S: Sym> Spans<S> {
     /// Span `r`'s count.
     #[inline]
     fn weight(&self, r: usize) -> u64 {
-        match self.weight[r] {
-            u32::MAX => self
-                .heavy
-                .get(&(r as u32))
-                .copied()
-                .unwrap_or(u64::from(u32::MAX)),
-            w => u64::from(w),
-        }
+        weight_of(&self.weight, &self.heavy, r)
     }
 
-    /// Appends span `r`'s count (`r` is the next span).
+    /// Appends the next span's count.
     pub fn push_weight(&mut self, count: u64) {
-        let r = self.weight.len() as u32;
-        self.set_weight(r as usize, count);
+        self.weight.push(0);
+        self.set_weight(self.weight.len() - 1, count);
     }
 
-    /// Sets span `r`'s count (the spans before it have theirs).
+    /// Sets span `r`'s count (`r` below the spans' number).
     pub fn set_weight(&mut self, r: usize, count: u64) {
-        if self.weight.len() <= r {
-            self.weight.resize(r + 1, 0);
-        }
         match u32::try_from(count) {
             Ok(w) if w < u32::MAX => self.weight[r] = w,
             _ => {
@@ -180,7 +170,7 @@ impl<S: Sym> Lean<S> {
                     break;
                 }
                 let s = self.sp.span(r as usize);
-                if let Some(i) = (1..s.len()).find(|&i| s[i - 1] == sa && s[i] == sb) {
+                if let Some(i) = find_pair(s, sa, sb) {
                     if best.is_none_or(|(br, bi, _)| (r, i) < (br, bi)) {
                         best = Some((r, i, k));
                     }
@@ -204,7 +194,6 @@ impl<S: Sym> Lean<S> {
             self.threads.max(1)
         };
         let sp = &mut self.sp;
-        let n = sp.start.len();
         let (start, weight, heavy) = (&sp.start, &sp.weight, &sp.heavy);
         let (mut ids, mut lens) = (&mut sp.ids[..], &mut sp.len[..]);
         let (mut ids_at, mut span_at) = (0usize, 0usize);
@@ -235,12 +224,7 @@ impl<S: Sym> Lean<S> {
                 let l = &mut job.lens[r - job.span_at];
                 let s0 = start[r] as usize - job.ids_at;
                 let s = &mut job.ids[s0..s0 + *l as usize];
-                let w = match weight[r] {
-                    u32::MAX => heavy
-                        .get(&(r as u32))
-                        .map_or(i64::MAX, |&c| c.min(i64::MAX as u64) as i64),
-                    w => i64::from(w),
-                };
+                let w = i64::try_from(weight_of(weight, heavy, r)).unwrap_or(i64::MAX);
                 let k = merge_span(s, a, b, new, w, &mut d);
                 if k < s.len() {
                     *l = k as u32;
@@ -249,7 +233,6 @@ impl<S: Sym> Lean<S> {
             }
             (d, hit)
         };
-        debug_assert!(span_at <= n);
         let results: Vec<(Deltas, Vec<u32>)> = if jobs.len() > 1 {
             std::thread::scope(|sc| {
                 let hs: Vec<_> = jobs.into_iter().map(|j| sc.spawn(|| run(j))).collect();
@@ -294,12 +277,30 @@ fn apply_delta(counts: &mut PairCounts, heap: &mut PairHeap, k: u64, dv: i64) {
     }
 }
 
+/// Span `r`'s count: `weight[r]`, or from `heavy` when that is `u32::MAX`.
+#[inline]
+fn weight_of(weight: &[u32], heavy: &FxHashMap<u32, u64>, r: usize) -> u64 {
+    match weight[r] {
+        u32::MAX => heavy
+            .get(&(r as u32))
+            .copied()
+            .unwrap_or(u64::from(u32::MAX)),
+        w => u64::from(w),
+    }
+}
+
+/// The position of the right id of the first `(a, b)` in `s`.
+#[inline]
+fn find_pair<S: Sym>(s: &[S], a: S, b: S) -> Option<usize> {
+    (1..s.len()).find(|&i| s[i - 1] == a && s[i] == b)
+}
+
 /// Merges every `(a, b)` in `s` into `new`, left to right, in place; adds
 /// the change of each pair (times `w`) to `d`. Returns the new length.
 fn merge_span<S: Sym>(s: &mut [S], a: u32, b: u32, new: u32, w: i64, d: &mut Deltas) -> usize {
     let n = s.len();
     let (sa, sb) = (S::make(a), S::make(b));
-    let Some(first) = (1..n).find(|&i| s[i - 1] == sa && s[i] == sb) else {
+    let Some(first) = find_pair(s, sa, sb) else {
         return n;
     };
     let mut add = |x: u32, y: u32, v: i64| {
