@@ -35,9 +35,6 @@ pub struct Model {
     /// Byte string -> id of every byte-level vocabulary entry, when
     /// `ignore_merges` is set.
     whole: Option<FxHashMap<Box<[u8]>, Rank>>,
-    /// With `ignore_merges`, the vocabulary entries of 1 to [`MID_MAX`]
-    /// bytes: the piece cache's seed ([`Model::seed`]).
-    short: Vec<(Box<[u8]>, Rank)>,
 }
 
 #[inline]
@@ -81,13 +78,6 @@ impl Model {
         for (rank, &(a, b, m)) in merges.iter().enumerate() {
             map.insert(key(a, b), (rank as u32, m));
         }
-        let mut seen = rustc_hash::FxHashSet::default();
-        let short = tokens
-            .iter()
-            .filter(|(t, _)| ignore_merges && (1..=MID_MAX).contains(&t.len()))
-            .filter(|(t, _)| seen.insert(t.as_slice()))
-            .map(|(t, id)| (t.clone().into_boxed_slice(), *id))
-            .collect();
         let whole = ignore_merges.then(|| {
             tokens
                 .iter()
@@ -98,7 +88,6 @@ impl Model {
             byte_ids,
             merges: map,
             whole,
-            short,
         }
     }
 
@@ -252,30 +241,27 @@ impl Queue for Scan {
 }
 
 impl Model {
-    /// The piece cache's seed. With `ignore_merges`, every vocabulary entry
-    /// of at most 16 bytes (a piece that is a token is that token). Without
-    /// it, none: a token that no merge sequence reaches from its own bytes
-    /// must not answer its bytes, and telling those apart would merge every
-    /// short token at the first encode (about 80 ms on Llama 3's 128 k
-    /// tokens, more than a megabyte of text costs to merge piece by piece);
-    /// each piece is merged once instead, then remembered.
+    /// The piece cache's seed: empty. Each piece is answered by
+    /// [`Model::encode_piece`] the first time, then remembered.
+    ///
+    /// Without `ignore_merges`, a token that no merge sequence reaches from
+    /// its own bytes must not answer its bytes, and telling those apart
+    /// would merge every short token at the first encode (about 80 ms on
+    /// Llama 3's 128 k tokens, the cost of merging more than a megabyte of
+    /// text piece by piece). With it, every token of at most 16 bytes could
+    /// be seeded, but a seed of GLM-4's 150 k tokens makes a 16 MB table
+    /// whose hits run 9-19 % slower than those of a table that holds only
+    /// the pieces met; a piece that is a token costs one lookup of
+    /// `whole` instead, once.
     pub fn seed(&self) -> Seed {
-        match &self.whole {
-            Some(_) => Seed::of(
-                self.short.len(),
-                self.short.iter().map(|(t, id)| (&t[..], *id)),
-            ),
-            None => Seed::of(0, std::iter::empty()),
-        }
+        Seed::of(0, std::iter::empty())
     }
 }
 
 impl PieceModel for Model {
     fn merge_short<F: Fn(usize, usize) -> Rank>(&self, piece: &[u8], _: F, out: &mut Vec<Rank>) {
-        // not [`Model::encode_piece`]: with `ignore_merges` the seed holds
-        // every token of at most 16 bytes, so a short piece that missed the
-        // table is no whole token
-        self.merge_bytes(piece, out);
+        // the seed is empty: a short piece may be a whole token
+        self.encode_piece(piece, out);
     }
 
     fn whole(&self, piece: &[u8]) -> Option<Rank> {
@@ -389,7 +375,7 @@ mod tests {
                 }
                 assert_eq!(got, want, "pieces of {n}, ignore_merges {ignore}");
             }
-            // the unreached token "abc" is in the seed only with ignore_merges
+            // the unreached token "abc" answers its bytes only with ignore_merges
             let mut got = Vec::new();
             cache
                 .encode_text(&seed, &m, &Every(3), "abc", &mut got, |_| {})
