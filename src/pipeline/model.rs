@@ -306,8 +306,7 @@ mod tests {
 
     /// The stack queue pops what the heap pops: random vocabularies where
     /// several pairs make one token (as in files converted from rank files),
-    /// so stale queue entries pass `tokenizers`' check, and pieces on both
-    /// sides of [`SMALL`].
+    /// and pieces on both sides of [`SMALL`].
     #[test]
     fn the_stack_queue_merges_as_the_heap() {
         let mut rng = crate::TestRng(0x9e37_79b9_7f4a_7c15);
@@ -335,6 +334,28 @@ mod tests {
                 m.merge_bytes_by(&piece, &mut want, true);
                 assert_eq!(got, want, "round {round}, piece {piece:?}");
             }
+        }
+    }
+
+    /// Two strings sharing an id: `tokenizers` merges a queued pair whose
+    /// place another pair took when that pair makes the same id, at the
+    /// queued pair's rank (checked with `tokenizers` 0.23.3).
+    #[test]
+    fn a_pair_making_the_same_id_passes_as_in_tokenizers() {
+        // a b c d, bc = 4, "ab" and "abc" both 5, bcd = 6
+        let toks: Vec<(Vec<u8>, Rank)> =
+            [&b"a"[..], b"b", b"c", b"d", b"bc", b"ab", b"abc", b"bcd"]
+                .iter()
+                .zip([0, 1, 2, 3, 4, 5, 5, 6])
+                .map(|(t, id)| (t.to_vec(), id))
+                .collect();
+        let m = Model::new(&toks, &[(1, 2, 4), (0, 1, 5), (4, 3, 6), (0, 4, 5)], false);
+        // (b, c) merges first; the queued (a, b) then finds (a, bc), which also
+        // makes 5, and merges before (bc, d)
+        for piece in [&b"abcd"[..], b"abcdabcd"] {
+            let mut out = Vec::new();
+            m.encode_piece(piece, &mut out);
+            assert_eq!(out, [5, 3].repeat(piece.len() / 4));
         }
     }
 
