@@ -305,14 +305,17 @@ def test_ray_abandoned_tasks_unwind_without_ray_cancel(engine, tmp_path, monkeyp
 
 
 def deaf_unless_first(shared, i):
-    """A task body: task 0 returns at once; the others ignore interrupts for 3 s."""
+    """A task body: task 0 returns at once; the others ignore interrupts for 3 s.
+    The deadline check is inside the ``try`` too: an interrupt that lands
+    between two sleeps must not end the task either."""
     deadline = time.monotonic() + (0 if i == 0 else 3)
-    while time.monotonic() < deadline:
+    while True:
         try:
+            if time.monotonic() >= deadline:
+                return i
             time.sleep(0.01)
         except KeyboardInterrupt:
-            continue
-    return i
+            pass
 
 
 def test_ray_tasks_deaf_to_the_stop_flag_are_force_cancelled_after_the_grace(engine, monkeypatch):
