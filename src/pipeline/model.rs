@@ -93,13 +93,10 @@ impl Model {
 
     /// Appends the ids of one piece (its bytes) to `out`.
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<Rank>) {
-        if let Some(whole) = &self.whole {
-            if let Some(&id) = whole.get(piece) {
-                out.push(id);
-                return;
-            }
+        match PieceModel::whole(self, piece) {
+            Some(id) => out.push(id),
+            None => self.merge_bytes(piece, out),
         }
-        self.merge_bytes(piece, out);
     }
 
     /// Appends the ids that merging the bytes of `piece` gives. A piece of at
@@ -269,7 +266,8 @@ impl PieceModel for Model {
     }
 
     fn merge_long(&self, piece: &[u8], out: &mut Vec<Rank>) {
-        self.encode_piece(piece, out);
+        // the cache asked `whole` first
+        self.merge_bytes(piece, out);
     }
 }
 
