@@ -43,17 +43,19 @@ import json
 import os
 import re
 import statistics
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-CORPORA = ["en_austen", "en_kjv", "en_pydocs", "code_python", "ko_prose", "multi_unicode"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benches/
+from bench_models import CORPORA, data_dir, load_peer, model_path
+
 GIGA_PRETOK = {"cl100k_base": "cl100k", "o200k_base": "o200k", "gpt2": "gpt2"}
-DATA = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data"))
 
 
 def slices(corpus: str, mb: float) -> list[str]:
-    raw = (DATA / "corpora" / f"{corpus}.txt").read_bytes()
+    raw = (data_dir() / "corpora" / f"{corpus}.txt").read_bytes()
     size = int(mb * 1_000_000)
     out = [raw[i : i + size].decode("utf-8", "ignore") for i in range(0, len(raw) - size // 2, size)]
     for s in out:
@@ -70,25 +72,29 @@ def split_pattern(config: dict[str, Any]) -> str:
     return json.loads(found.group(1)) if found else _core.FAST_PATTERNS["bytelevel"]
 
 
-def pair(name: str, is_model: bool) -> tuple[Any, Any, Any]:
-    """Fresh tokenizers (bytepair's, gigatoken's) and bytepair's pattern: a new
+def pair(name: str, is_model: bool, lists: bool) -> tuple[dict[str, Any], str]:
+    """Fresh encode calls of both peers ("bp", "gt") and bytepair's pattern: a new
     encoder per corpus, as get_encoding's shared one would carry the previous
-    corpora's pieces in its cache."""
+    corpora's pieces in its cache. An open model's file is loaded as
+    ``bench_models.py`` loads it (arrays)."""
     import gigatoken
 
-    import bytepair
     from bytepair import registry
 
     if is_model:
-        path = DATA / "models" / name / "tokenizer.json"
-        text = path.read_text(encoding="utf-8")
-        return bytepair.load(path), gigatoken.Tokenizer.from_json(text), split_pattern(json.loads(text))
+        bp_arrays = load_peer("bytepair", name)[0]
+        gt_arrays = load_peer("gigatoken", name)[0]
+        pattern = split_pattern(json.loads(model_path(name).read_text(encoding="utf-8")))
+        return {"bp": bp_arrays, "gt": gt_arrays}, pattern
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bytepair-paired-{name}.tiktoken"
     data = registry.read_bundled_ranks(name)
     if not tmp.exists():
         tmp.write_bytes(data)
     bp = registry.load_bundled(name, data)
-    return bp, gigatoken.Tokenizer.from_tiktoken(str(tmp), pretokenizer=GIGA_PRETOK[name]), bp.pattern
+    gt = gigatoken.Tokenizer.from_tiktoken(str(tmp), pretokenizer=GIGA_PRETOK[name])
+    if lists:
+        return {"bp": bp.encode_ordinary, "gt": gt.as_tiktoken().encode_ordinary}, bp.pattern
+    return {"bp": functools.partial(bp.encode_to_numpy, num_threads=1), "gt": gt.encode}, bp.pattern
 
 
 def paired(run: dict[str, Any], parts: list[str], lists: bool) -> tuple[list[float], float, float, int, bool]:
@@ -146,15 +152,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|---|" if args.warm else ""))
     for name in args.models or args.encodings:
         for corpus in args.corpora:
-            bp, gt, pattern = pair(name, bool(args.models))
             parts = slices(corpus, args.mb)[: args.slices + 1]
             if len(parts) < 2:
                 continue
-            if args.lists:
-                run = {"bp": bp.encode_ordinary, "gt": gt.as_tiktoken().encode_ordinary}
-            else:
-                arrays = functools.partial(bp.encode_to_numpy, num_threads=1) if not args.models else bp.encode_to_numpy
-                run = {"bp": arrays, "gt": gt.encode}
+            run, pattern = pair(name, bool(args.models), args.lists)
             run["bp"](parts[0])
             run["gt"](parts[0])
             ratios, tb, tg, nb, same = paired(run, parts[1:], args.lists)
@@ -164,7 +165,7 @@ def main() -> None:
                 f" {statistics.median(ratios):.2f}x | {min(ratios):.2f}-{max(ratios):.2f} | {'yes' if same else 'NO'} |"
                 + warm
             )
-            del bp, gt, run
+            del run
 
 
 if __name__ == "__main__":
