@@ -84,15 +84,31 @@
 //! each joined by a space just before it, and whitespace runs cut before their
 //! last character; a letter after an apostrophe is hard (contractions).
 //!
+//! Wide blocks (text that is not mostly ASCII, in the families gpt2, cl100k,
+//! Llama 3, Qwen2 and Qwen3.5) class characters of several bytes too
+//! ([`super::wide`]): a letter's bytes all join `l`, another character outside
+//! `\s` and `\p{N}` joins `p`, and only numbers, whitespace (and Qwen3.5's
+//! marks) of several bytes stay in `na`. The rules above then hold with
+//! "position" read as "character", for three reasons. A continuation byte
+//! is never a start: the byte before it has its class, and every start
+//! needs a change of class. The class of the character before a position is
+//! that of the byte before it. And the one rule that looks two characters back
+//! (a letter after one punctuation character, which joins the letter unless
+//! punctuation or a space comes before it) reads two bytes back, so a letter
+//! right after punctuation of several bytes is hard. A character left in
+//! `na` makes the next position hard, and the scalar scanner's piece through it
+//! settles the one after.
+//!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
 //! edge cases, and the hostile inputs.
 //!
 //! The classifier (the masks of one block) is [`super::classes`].
 
-use super::classes::{block_at, has_high, Classes, Classifier};
+use super::classes::{block_at, has_high, mostly_ascii, Classes, Classifier};
 use super::patterns::{next_char_boundary, Named};
 use super::scan::Scan;
+use super::wide::classify_beyond_ascii;
 use crate::SpanSink;
 
 /// What the next block needs from this one (masks as of this block).
@@ -152,7 +168,7 @@ fn mark_precedes(runs: u64, marks: u64) -> u64 {
 /// The piece starts and hard positions of the block `x`, given the block
 /// before (`prev`) and the classes of the block after (`next`, bit 0 only).
 #[inline(always)]
-fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
+fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
     if named == Named::Gpt2 {
         return derive_gpt2(prev, x, next);
     }
@@ -167,10 +183,6 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
     let pt = p1(x.t, pc.t);
     let pcr = p1(x.c, pc.c);
     let pna = p1(x.na, pc.na);
-    let ppp = later(x.p, pc.p, 2);
-    let ppsp = later(x.sp, pc.sp, 2);
-    let ppna = later(x.na, pc.na, 2);
-
     let Carry {
         eaten,
         eaten_x,
@@ -179,12 +191,17 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
         hz,
         ..
     } = carry_of(named, prev, x);
+    // The character before the previous one is punctuation or a space, when
+    // the previous one is a byte long (a letter after punctuation of several
+    // bytes is hard, below). Where it is in `na`, the previous one is hard,
+    // and the scalar scanner's piece through it settles this position.
+    let bps = later(x.p | x.sp, pc.p | pc.sp, 2);
     let pwq = p1(wq, prev.wq);
     let next_w = (next.sp | next.t | next.c | next.na) & 1;
     let nw = (w | x.na) >> 1 | next_w << 63;
     let nna = x.na >> 1 | (next.na & 1) << 63;
 
-    let mut starts = x.l & (pd | pcr | pp & (ppp | ppsp));
+    let mut starts = x.l & (pd | pcr | pp & bps);
     if named.cased_words() {
         // o200k's words are `[A-Z]*[a-z]*` in ASCII: a new one at a capital after
         // a small letter
@@ -203,7 +220,10 @@ fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64)
     }
     starts |= end_ws;
 
-    let mut hard = x.na | pna | ppna | nna;
+    let mut hard = x.na | pna | nna;
+    if wide {
+        hard |= x.l & p1(x.p & x.wide, pc.p & pc.wide);
+    }
     let dx = x.d | x.na;
     if groups {
         hard |= x.d & pd & later(dx, pc.d | pc.na, 2) & later(dx, pc.d | pc.na, 3);
@@ -303,13 +323,33 @@ fn classify_at(named: Named, b: &[u8], at: usize, how: Classifier) -> Classes {
     x
 }
 
+/// The classes of the block at `at` for the walk of [`spans`]: those of
+/// [`classify_at`], and with `wide` (a family that allows it,
+/// [`Named::blocks_beyond_ascii`]) the characters of several bytes classed
+/// too, each of its bytes in its character's class.
+#[inline(always)]
+fn classify_chars(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Classes {
+    if !wide {
+        return classify_at(named, s.b, at, how);
+    }
+    let mut x = how.classify(&block_at(s.b, at));
+    if x.na != 0 {
+        classify_beyond_ascii(&mut x, how, s.b, at, s.t, named == Named::Qwen35);
+    }
+    x
+}
+
+/// Above this many bytes left in `na`, a block goes to the scalar scanner
+/// (each hard position costs a scalar piece and more).
+const MAX_UNCLASSED: u32 = 12;
+
 /// The carry of the 64 bytes before `at` (`at >= 64`) when the blocks before
 /// them were not classified: exact, except that line breaks filling the whole
 /// block may be eaten by punctuation before it, which is marked unsure (hard
 /// positions follow).
 #[inline(always)]
-fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
-    let x = classify_at(named, b, at - 64, how);
+fn resume_carry(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Carry {
+    let x = classify_chars(named, wide, s, at - 64, how);
     let mut carry = carry_of(named, &Carry::default(), &x);
     if x.c == !0 {
         carry.eaten &= !(1 << 63);
@@ -327,7 +367,18 @@ fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
 /// Blocks start wherever the walk needs them: at 0, 64, 128, ... while the text
 /// is ASCII; after a block with a byte >= 0x80 the scalar scanner goes on for at
 /// least 64 bytes, and block processing resumes at the next piece start whose
-/// 64 bytes are ASCII.
+/// 64 bytes are ASCII. A text that is not mostly ASCII, in a family that
+/// allows it ([`Named::blocks_beyond_ascii`]), takes the "wide" walk instead:
+/// characters of several bytes are classed too ([`classify_beyond_ascii`]),
+/// and only a block with many bytes left unclassed goes to the scalar scanner.
+/// (Mostly ASCII text keeps the narrow walk, a few per cent faster there.)
+#[inline(always)]
+pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+    let wide = named.blocks_beyond_ascii() && !mostly_ascii(s.b);
+    spans_as(named, wide, s, text, how, f);
+}
+
+/// [`spans`], narrow or wide as told (`wide` only for a family that allows it).
 ///
 /// The walk is compiled once per classifier inside a function with that
 /// instruction set enabled ([`spans_avx2`], [`spans_avx512`]), so the
@@ -335,19 +386,35 @@ fn resume_carry(named: Named, b: &[u8], at: usize, how: Classifier) -> Carry {
 /// sink's steps are inlined into one loop instead of a call per block.
 #[inline(always)]
 #[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
-pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+fn spans_as<F: SpanSink>(
+    named: Named,
+    wide: bool,
+    s: &Scan,
+    text: &str,
+    how: Classifier,
+    f: &mut F,
+) {
+    debug_assert!(!wide || named.blocks_beyond_ascii());
     match how {
         #[cfg(test)]
-        Classifier::Portable => spans_with(named, s, text, how, f),
+        Classifier::Portable if wide => spans_with::<true, F>(named, s, text, how, f),
+        #[cfg(test)]
+        Classifier::Portable => spans_with::<false, F>(named, s, text, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `spans_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { spans_avx2(named, s, text, f) },
+        Classifier::Avx2 if wide => unsafe { spans_avx2::<true, F>(named, s, text, f) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx2 => unsafe { spans_avx2::<false, F>(named, s, text, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which
         // `spans_avx512` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { spans_avx512(named, s, text, f) },
+        Classifier::Avx512 if wide => unsafe { spans_avx512::<true, F>(named, s, text, f) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx512 => unsafe { spans_avx512::<false, F>(named, s, text, f) },
     }
 }
 
@@ -358,8 +425,8 @@ pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classi
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx2<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
-    spans_with(named, s, text, Classifier::Avx2, f);
+unsafe fn spans_avx2<const WIDE: bool, F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
+    spans_with::<WIDE, F>(named, s, text, Classifier::Avx2, f);
 }
 
 /// [`spans_with`] for CPUs with AVX-512 (see [`spans`]).
@@ -369,15 +436,27 @@ unsafe fn spans_avx2<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F)
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx512<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
-    spans_with(named, s, text, Classifier::Avx512, f);
+unsafe fn spans_avx512<const WIDE: bool, F: SpanSink>(
+    named: Named,
+    s: &Scan,
+    text: &str,
+    f: &mut F,
+) {
+    spans_with::<WIDE, F>(named, s, text, Classifier::Avx512, f);
 }
 
 /// The walk of [`spans`], for one classifier.
 #[inline(always)]
-fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+fn spans_with<const WIDE: bool, F: SpanSink>(
+    named: Named,
+    s: &Scan,
+    text: &str,
+    how: Classifier,
+    f: &mut F,
+) {
     let b = s.b;
     let n = b.len();
+    let wide = WIDE;
     let mut cur = 0usize;
     let mut base = 0usize;
     // The carry of the block before `base` and the classes of the block at
@@ -393,19 +472,19 @@ fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, 
         while base + 64 < n {
             let (prev, x) = match state {
                 Some(v) => v,
-                None if has_high(b, base) => break,
-                None if base == 0 => (Carry::default(), classify_at(named, b, 0, how)),
+                None if !wide && has_high(b, base) => break,
+                None if base == 0 => (Carry::default(), classify_chars(named, wide, s, 0, how)),
                 None if base >= 64 => (
-                    resume_carry(named, b, base, how),
-                    classify_at(named, b, base, how),
+                    resume_carry(named, wide, s, base, how),
+                    classify_chars(named, wide, s, base, how),
                 ),
                 None => break,
             };
-            if x.na != 0 {
+            if x.na != 0 && (!wide || x.na.count_ones() > MAX_UNCLASSED) {
                 break;
             }
-            let next = classify_at(named, b, base + 64, how);
-            let (starts, hard) = derive(named, &prev, &x, &next);
+            let next = classify_chars(named, wide, s, base + 64, how);
+            let (starts, hard) = derive(named, wide, &prev, &x, &next);
             let mut ev = starts | hard;
             if cur >= base {
                 ev &= above(cur - base);

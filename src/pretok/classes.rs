@@ -31,6 +31,9 @@ pub(crate) struct Classes {
     /// ASCII controls other than whitespace (`\0-\x08`, `\x0E-\x1F`,
     /// `\x7F`), among `p`: DeepSeek's classes put them outside `[\p{P}\p{S}]`.
     pub(super) ctl: u64,
+    /// Bytes >= 0x80 of the characters [`super::wide::classify_beyond_ascii`]
+    /// classed (0 from the classifiers).
+    pub(super) wide: u64,
 }
 
 #[cfg(test)]
@@ -105,6 +108,7 @@ pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
         up: m[8],
         sl: m[9],
         ctl: m[10],
+        wide: 0,
     }
 }
 
@@ -217,6 +221,7 @@ unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
         up: range!(v, b'A', 26),
         sl: eq!(b'/'),
         ctl: (range!(v, 0u8, 32) & !ws) | eq!(0x7Fu8),
+        wide: 0,
     }
 }
 
@@ -292,15 +297,22 @@ pub(super) fn block_at(b: &[u8], at: usize) -> [u8; 64] {
     out
 }
 
-/// Whether a text looks ASCII enough for the block path: at most one byte in
-/// 16 of its first KB is >= 0x80, and it is longer than a block. Mostly
-/// non-ASCII text (Korean, Japanese, ...) runs the plain scalar loop, which the
-/// block path would only hand every piece back to (a speed choice: both paths
-/// give the same pieces).
+/// Whether a text suits the block path: it is longer than a block, and
+/// either the block path classes characters of several bytes (`wide`) or at
+/// most one byte in 16 of its first KB is >= 0x80. Otherwise mostly non-ASCII
+/// text (Korean, Japanese, ...) runs the plain scalar loop, which the block
+/// path would only hand every piece back to (a speed choice: both paths give
+/// the same pieces).
 #[inline]
-pub(crate) fn worth_blocks(b: &[u8]) -> bool {
+pub(crate) fn worth_blocks(b: &[u8], wide: bool) -> bool {
+    b.len() > 64 && (wide || mostly_ascii(b))
+}
+
+/// At most one byte in 16 of the first KB of `b` is >= 0x80.
+#[inline]
+pub(super) fn mostly_ascii(b: &[u8]) -> bool {
     let head = &b[..b.len().min(1024)];
-    b.len() > 64 && high_bytes(head) * 16 <= head.len()
+    high_bytes(head) * 16 <= head.len()
 }
 
 /// The number of bytes >= 0x80 in `b` (at most 2,040 bytes long), eight at a

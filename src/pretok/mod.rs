@@ -63,6 +63,7 @@ mod patterns;
 mod scan;
 mod splits;
 pub mod unicode;
+mod wide;
 
 use std::sync::{Arc, OnceLock};
 

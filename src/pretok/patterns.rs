@@ -177,6 +177,16 @@ impl Named {
         self != Named::Superword
     }
 
+    /// The block path classes the characters of several bytes too (module
+    /// `classes`): the families whose classes outside ASCII are `\p{L}`,
+    /// `\p{N}`, `\s` and the rest (and Qwen3.5's marks, left hard).
+    pub fn blocks_beyond_ascii(self) -> bool {
+        matches!(
+            self,
+            Named::Gpt2 | Named::Cl100k | Named::Llama3 | Named::Qwen2 | Named::Qwen35
+        )
+    }
+
     /// Numbers are cut out by a `Split` stage of their own before the main
     /// pattern runs, which then sees the text around them as ending there
     /// (the DeepSeek chain).

@@ -49,7 +49,7 @@ pub(crate) fn spans<F: SpanSink>(s: &Scan, text: &str, ids: &[Rank], f: &mut F) 
     debug_assert!(!ids.is_empty() && ids.len() < MAX_RUN);
     let mut runs = Runs::new(s.b, ids);
     match Classifier::detect() {
-        Some(how) if worth_blocks(s.b) => walk_on(s, text, &mut runs, how, f),
+        Some(how) if worth_blocks(s.b, false) => walk_on(s, text, &mut runs, how, f),
         _ => {
             steps(s, text, &mut runs, 0, s.b.len(), f);
         }

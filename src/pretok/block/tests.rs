@@ -66,7 +66,7 @@ fn vector_matches_portable(how: Classifier) {
     }
 }
 
-fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
+fn spans(named: Named, wide: bool, text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
     let sc = super::super::Scanner::new(named);
     let mut out = Vec::new();
     match how {
@@ -81,7 +81,7 @@ fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize
                 b: text.as_bytes(),
                 t,
             };
-            super::spans(named, &s, text, how, &mut |a, b| out.push((a, b)));
+            super::spans_as(named, wide, &s, text, how, &mut |a, b| out.push((a, b)));
         }
     }
     out
@@ -106,18 +106,28 @@ fn check(text: &str) {
     }
 }
 
+/// The narrow and the wide walk (where the family has one) equal the scalar
+/// scanner on `text`, with every classifier.
 fn check_one(named: Named, text: &str) {
-    let want = spans(named, text, None);
+    let want = spans(named, false, text, None);
     let mut ways = vec![Classifier::Portable];
     ways.extend(Classifier::available());
-    for how in ways {
-        let got = spans(named, text, Some(how));
+    let widths = if named.blocks_beyond_ascii() {
+        &[false, true][..]
+    } else {
+        &[false][..]
+    };
+    for (&wide, how) in widths
+        .iter()
+        .flat_map(|w| ways.iter().map(move |&h| (w, h)))
+    {
+        let got = spans(named, wide, text, Some(how));
         if got != want {
             let at = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
             let lo = want.get(at.saturating_sub(3)).map_or(0, |s| s.0);
             let hi = want.get(at + 3).map_or(text.len(), |s| s.1);
             panic!(
-                "{named:?} block path differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
+                "{named:?} block path (wide: {wide}) differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
                 got.get(at),
                 want.get(at),
                 &text.as_bytes()[lo..hi],
@@ -159,12 +169,97 @@ fn real_text_equals_scalar() {
 
 /// Characters the patterns treat differently, weighted towards ASCII edge cases.
 const EDGE: &[&str] = &[
-    " ", " ", " ", "\n", "\n", "\r", "\t", "\u{b}", "\u{c}", "'", "'", "s", "S", "t", "l", "L",
-    "v", "e", "r", "R", "d", "m", "a", "Z", "0", "1", "9", ".", ",", "!", "(", "-", "/", "\n/",
-    ".\n/", "aB", "Ab", "I'M", "\u{0}", "\u{7f}", "é", "한", "\u{a0}", "\u{3000}", "\u{2028}",
-    "\u{85}", "\u{17f}", "\u{212a}", "\u{301}", "\u{663}", "—", "😀", "’", "\r\n", "  ", "\n\n",
-    "'s", "'LL", "ab", "123", "\u{1}", "\u{1c}", "\u{1f}", "一", "ア", "_", ".com", "\r\n\r\n",
-    " 5", "  ", "\u{b2}",
+    " ",
+    " ",
+    " ",
+    "\n",
+    "\n",
+    "\r",
+    "\t",
+    "\u{b}",
+    "\u{c}",
+    "'",
+    "'",
+    "s",
+    "S",
+    "t",
+    "l",
+    "L",
+    "v",
+    "e",
+    "r",
+    "R",
+    "d",
+    "m",
+    "a",
+    "Z",
+    "0",
+    "1",
+    "9",
+    ".",
+    ",",
+    "!",
+    "(",
+    "-",
+    "/",
+    "\n/",
+    ".\n/",
+    "aB",
+    "Ab",
+    "I'M",
+    "\u{0}",
+    "\u{7f}",
+    "é",
+    "한",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{2028}",
+    "\u{85}",
+    "\u{17f}",
+    "\u{212a}",
+    "\u{301}",
+    "\u{663}",
+    "—",
+    "😀",
+    "’",
+    "\r\n",
+    "  ",
+    "\n\n",
+    "'s",
+    "'LL",
+    "ab",
+    "123",
+    "\u{1}",
+    "\u{1c}",
+    "\u{1f}",
+    "一",
+    "ア",
+    "_",
+    ".com",
+    "\r\n\r\n",
+    " 5",
+    "  ",
+    "\u{b2}",
+    "·",
+    "“",
+    "①",
+    "'\u{17f}",
+    "\u{200d}",
+    "👨",
+    "\u{94d}",
+    "Ж",
+    "ж",
+    "٣",
+    "a·",
+    "·a",
+    " ·",
+    "·\n",
+    "“\n",
+    "한국어",
+    " 한",
+    "\u{10ffff}",
+    "\u{80}",
+    "\u{7ff}",
 ];
 
 use crate::TestRng as Rng;
@@ -199,8 +294,40 @@ fn random_edge_text_equals_scalar() {
 #[test]
 fn ascii_runs_at_every_block_offset() {
     for unit in [
-        " ", "\n", "\r\n", " \n", "\n ", "\t", "7", "'s", ".", ".\n", "a'", ".\n/", "\n/a", "/\n",
-        "aB", "é", "\u{a0}", " 5", "\n 5", "\r\n  ", ".a", "a.", "\u{1}", "一", "x一",
+        " ",
+        "\n",
+        "\r\n",
+        " \n",
+        "\n ",
+        "\t",
+        "7",
+        "'s",
+        ".",
+        ".\n",
+        "a'",
+        ".\n/",
+        "\n/a",
+        "/\n",
+        "aB",
+        "é",
+        "\u{a0}",
+        " 5",
+        "\n 5",
+        "\r\n  ",
+        ".a",
+        "a.",
+        "\u{1}",
+        "一",
+        "x一",
+        "“.a",
+        "·.a",
+        ".·a",
+        "a“b",
+        " “a",
+        "①.a",
+        "\u{a0}.a",
+        "한.a",
+        "👨‍👩.a",
     ] {
         for before in 0..70 {
             for reps in [1, 2, 3, 4, 5, 70] {

@@ -1,0 +1,261 @@
+//! Characters of several bytes on the block path ("wide" blocks): the classes
+//! of a block's non-ASCII characters, each of its bytes in its character's
+//! class, for the families whose classes outside ASCII are `\p{L}`, `\p{N}`,
+//! `\s` and the rest ([`super::patterns::Named::blocks_beyond_ascii`]).
+//!
+//! Most characters are decoded one by one and looked up in the scanners'
+//! tables. Two ranges skip that: the Hangul syllables U+AC00-U+D77F and the
+//! CJK ideographs U+4E00-U+9FFF, every one a letter (`\p{Lo}`, checked by a
+//! unit test against the tables), are told by their first two bytes in a few
+//! vector compares.
+//!
+//! [`super::block`] explains why the bit algebra holds for such blocks.
+
+use super::classes::{block_at, Classes, Classifier};
+use super::unicode::{Tables, L, M, OTHER};
+
+/// Classes the characters of several bytes in block `x` (at byte `at` of `b`,
+/// valid UTF-8) as a pattern of the cl100k family sees them: a letter
+/// (`\p{L}`) joins `l`, any other character outside `\s` and `\p{N}` joins
+/// `p` (with `marks_apart`, Qwen3.5's, a mark stays out of both: its letter
+/// runs take marks), every byte of the character alike, and all of them join
+/// `wide`. What stays in `na` (numbers, whitespace, marks there, and a
+/// character begun before the block that is not a letter) is left to the
+/// hard positions.
+///
+/// Cost: a few vector compares, then one decode and one table lookup per
+/// character of several bytes outside the two fast ranges; the loop carries
+/// only the mask of first bytes.
+#[inline(always)]
+pub(super) fn classify_beyond_ascii(
+    x: &mut Classes,
+    how: Classifier,
+    b: &[u8],
+    at: usize,
+    t: &Tables,
+    marks_apart: bool,
+) {
+    let other = if marks_apart { OTHER | M } else { OTHER };
+    let (cont, fast) = how.wide_bytes(&block_at(b, at));
+    let (mut letters, mut punct) = (fast, 0u64);
+    let mut firsts = x.na & !cont & !fast;
+    while firsts != 0 {
+        let i = firsts.trailing_zeros();
+        let f = t.decode_at(b, at + i as usize).0;
+        letters |= u64::from(f & L != 0) << i;
+        punct |= u64::from(f & other == OTHER) << i;
+        firsts &= firsts - 1;
+    }
+    // Continuation bytes first: a character whose first byte is 1 to 3 bytes
+    // before the block.
+    if cont & 1 != 0 {
+        let lead = (1..=3)
+            .filter_map(|k| at.checked_sub(k))
+            .find(|&j| b.get(j).is_some_and(|&c| c >= 0xC0));
+        if lead.is_some_and(|j| t.decode_at(b, j).0 & L != 0) {
+            letters |= 1;
+        }
+    }
+    let l = spread_chars(letters, cont);
+    let p = spread_chars(punct, cont);
+    x.l |= l;
+    x.p |= p;
+    x.na &= !(l | p);
+    x.wide = l | p;
+}
+
+/// `first` (bits on the first bytes of characters) copied onto each one's
+/// continuation bytes (`cont`; a character has at most three).
+#[inline(always)]
+fn spread_chars(first: u64, cont: u64) -> u64 {
+    let s = first | (cont & first << 1);
+    let s = s | (cont & s << 1);
+    s | (cont & s << 1)
+}
+
+/// The code points the fast lane takes (every one a letter): the tests'
+/// statement of what [`Classifier::wide_bytes`] finds.
+#[cfg(test)]
+pub(super) const FAST_LETTERS: [(u32, u32); 2] = [(0x4E00, 0x9FFF), (0xAC00, 0xD77F)];
+
+impl Classifier {
+    /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and the first
+    /// bytes of the characters in the fast ranges (U+4E00-U+9FFF,
+    /// U+AC00-U+D77F) that the block shows to be there: lead `E5-E9` (U+5000-U+9FFF) or `EB-EC` (U+B000-U+CFFF)
+    /// alone, or `E4` with a second byte from `B8` (U+4E00-U+4FFF), `EA` from
+    /// `B0` (U+AC00-U+AFFF), `ED` below `9E` (U+D000-U+D77F).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(super) fn wide_bytes(self, b: &[u8; 64]) -> (u64, u64) {
+        match self {
+            #[cfg(test)]
+            Classifier::Portable => wide_bytes_portable(b),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` is only built by `available` after the CPU reported AVX2.
+            Classifier::Avx2 => unsafe { wide_bytes_avx2(b) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx512` is only built by `available` after the CPU
+            // reported AVX-512F and AVX-512BW.
+            Classifier::Avx512 => unsafe { wide_bytes_avx512(b) },
+        }
+    }
+}
+
+/// [`Classifier::wide_bytes`] from the code points (the tests' oracle).
+#[cfg(test)]
+pub(super) fn wide_bytes_portable(b: &[u8; 64]) -> (u64, u64) {
+    let (mut cont, mut fast) = (0u64, 0u64);
+    for (k, &c) in b.iter().enumerate() {
+        cont |= u64::from(c & 0xC0 == 0x80) << k;
+        if c & 0xF0 != 0xE0 {
+            continue;
+        }
+        // the code points a character with this first byte may be, narrowed
+        // by its second byte where that is in the block
+        let lead = u32::from(c & 0x0F) << 12;
+        let (lo, hi) = match b.get(k + 1) {
+            Some(&s) if s & 0xC0 == 0x80 => {
+                let lo = lead | (u32::from(s & 0x3F) << 6);
+                (lo, lo + 0x3F)
+            }
+            _ => (lead, lead + 0xFFF),
+        };
+        let inside = FAST_LETTERS.iter().any(|&(a, z)| lo >= a && hi <= z);
+        fast |= u64::from(inside) << k;
+    }
+    (cont, fast)
+}
+
+/// [`Classifier::wide_bytes`] with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn wide_bytes_avx2(b: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    let (mut cont, mut sure, mut e4, mut ea, mut ed) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut b8, mut b0, mut below_9e) = (0u64, 0u64, 0u64);
+    for h in 0..2 {
+        // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
+        let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(32 * h).cast::<__m256i>()) };
+        // bytes `x` with `x - lo < len` (unsigned): `x + 0x80 - lo` below
+        // `-128 + len` as signed bytes
+        let range = |lo: u8, len: i16| -> u64 {
+            let shifted = _mm256_add_epi8(v, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+            let m = _mm256_cmpgt_epi8(_mm256_set1_epi8((-128 + len) as i8), shifted);
+            u64::from(_mm256_movemask_epi8(m) as u32) << (32 * h)
+        };
+        cont |= range(0x80, 0x40);
+        sure |= range(0xE5, 5) | range(0xEB, 2);
+        e4 |= range(0xE4, 1);
+        ea |= range(0xEA, 1);
+        ed |= range(0xED, 1);
+        b8 |= range(0xB8, 8);
+        b0 |= range(0xB0, 16);
+        below_9e |= range(0x80, 0x1E);
+    }
+    (
+        cont,
+        sure | e4 & b8 >> 1 | ea & b0 >> 1 | ed & below_9e >> 1,
+    )
+}
+
+/// [`Classifier::wide_bytes`] with AVX-512BW.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn wide_bytes_avx512(b: &[u8; 64]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
+    let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
+    let range = |lo: u8, len: u8| -> u64 {
+        _mm512_cmplt_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
+            _mm512_set1_epi8(len as i8),
+        )
+    };
+    let cont = range(0x80, 0x40);
+    let sure = range(0xE5, 5) | range(0xEB, 2);
+    let by_second = range(0xE4, 1) & range(0xB8, 8) >> 1
+        | range(0xEA, 1) & range(0xB0, 16) >> 1
+        | range(0xED, 1) & range(0x80, 0x1E) >> 1;
+    (cont, sure | by_second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pretok::unicode::tables;
+
+    #[test]
+    fn fast_letters_are_letters() {
+        let t = tables();
+        for &(a, z) in &FAST_LETTERS {
+            for cp in a..=z {
+                assert!(t.of(cp) & L != 0, "U+{cp:04X}");
+            }
+        }
+    }
+
+    /// On valid text, the fast first bytes are exactly the characters in
+    /// [`FAST_LETTERS`] (their second byte in the block, or a first byte that
+    /// decides alone), and the continuation bytes are the bytes 0x80-0xBF.
+    #[test]
+    fn portable_wide_bytes_follow_the_code_points() {
+        let text: String =
+            "가힣\u{d77f}\u{d780}\u{abff}\u{4e00}\u{4dff}\u{9fff}\u{a000}\u{5000}\u{cfff}é😀a ひ"
+                .repeat(8);
+        for skip in 0..4 {
+            let b = &text.as_bytes()[skip..];
+            let block = block_at(b, 0);
+            let (cont, fast) = wide_bytes_portable(&block);
+            for (k, &c) in block.iter().enumerate() {
+                assert_eq!(cont >> k & 1 == 1, c & 0xC0 == 0x80, "byte {k}");
+                let want = c >= 0xC0 && {
+                    let s = std::str::from_utf8(&b[k..])
+                        .ok()
+                        .or_else(|| (1..=4).find_map(|n| std::str::from_utf8(&b[k..k + n]).ok()));
+                    let cp = s.and_then(|s| s.chars().next()).map_or(0, u32::from);
+                    let decided = k < 63 || matches!(c, 0xE5..=0xE9 | 0xEB | 0xEC);
+                    decided && FAST_LETTERS.iter().any(|&(a, z)| (a..=z).contains(&cp))
+                };
+                assert_eq!(fast >> k & 1 == 1, want, "byte {k} of {block:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn vector_wide_bytes_match_portable() {
+        // bytes around the lanes' edges, and real text
+        const PICK: [u8; 16] = [
+            0xE4, 0xE5, 0xE9, 0xEA, 0xEB, 0xEC, 0xED, 0xEE, 0xB0, 0xB8, 0xB7, 0x9D, 0x9E, 0x80,
+            0xBF, b'a',
+        ];
+        let mut rng = crate::TestRng(0x71de);
+        let mut blocks: Vec<[u8; 64]> = (0..4000)
+            .map(|_| {
+                let mut b = [0u8; 64];
+                for slot in b.iter_mut() {
+                    *slot = PICK[rng.below(PICK.len())];
+                }
+                b
+            })
+            .collect();
+        let text = "한국어 文字 テキスト, naïve “quote” 😀".repeat(4);
+        for skip in 0..32 {
+            blocks.push(block_at(&text.as_bytes()[skip..], 0));
+        }
+        for how in Classifier::available() {
+            for b in &blocks {
+                assert_eq!(how.wide_bytes(b), wide_bytes_portable(b), "{b:?}");
+            }
+        }
+    }
+}
