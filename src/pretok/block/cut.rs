@@ -32,10 +32,10 @@
 
 use memchr::memmem::Finder;
 
-use super::super::classes::{has_high, worth_blocks, Classes, Classifier};
+use super::super::classes::{has_high, mostly_ascii, worth_blocks, Classes, Classifier};
 use super::super::patterns::{next_char_boundary, Named};
 use super::super::scan::Scan;
-use super::{above, carry_of, classify_at, derive_gpt2, later, Carry};
+use super::{above, carry_of, classify_chars, derive_gpt2, later, Carry, MAX_UNCLASSED};
 use crate::{Rank, SpanSink};
 
 /// The longest run of spaces one token may be here (the walk looks back one
@@ -49,29 +49,47 @@ pub(crate) fn spans<F: SpanSink>(s: &Scan, text: &str, ids: &[Rank], f: &mut F) 
     debug_assert!(!ids.is_empty() && ids.len() < MAX_RUN);
     let mut runs = Runs::new(s.b, ids);
     match Classifier::detect() {
-        Some(how) if worth_blocks(s.b, false) => walk_on(s, text, &mut runs, how, f),
+        Some(how) if worth_blocks(s.b, true) => {
+            walk_on(!mostly_ascii(s.b), s, text, &mut runs, how, f)
+        }
         _ => {
             steps(s, text, &mut runs, 0, s.b.len(), f);
         }
     }
 }
 
-/// The walk for one classifier, compiled with its instruction set.
+/// The walk for one classifier, compiled with its instruction set; `wide`
+/// for text that is not mostly ASCII (as in [`super::spans`]).
 #[inline(always)]
 #[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
-fn walk_on<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, f: &mut F) {
+fn walk_on<F: SpanSink>(
+    wide: bool,
+    s: &Scan,
+    text: &str,
+    runs: &mut Runs,
+    how: Classifier,
+    f: &mut F,
+) {
     match how {
         #[cfg(test)]
-        Classifier::Portable => walk(s, text, runs, how, f),
+        Classifier::Portable if wide => walk::<true, F>(s, text, runs, how, f),
+        #[cfg(test)]
+        Classifier::Portable => walk::<false, F>(s, text, runs, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `walk_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { walk_avx2(s, text, runs, f) },
+        Classifier::Avx2 if wide => unsafe { walk_avx2::<true, F>(s, text, runs, f) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx2 => unsafe { walk_avx2::<false, F>(s, text, runs, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which `walk_avx512`
         // enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { walk_avx512(s, text, runs, f) },
+        Classifier::Avx512 if wide => unsafe { walk_avx512::<true, F>(s, text, runs, f) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Classifier::Avx512 => unsafe { walk_avx512::<false, F>(s, text, runs, f) },
     }
 }
 
@@ -82,8 +100,13 @@ fn walk_on<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx2<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
-    walk(s, text, runs, Classifier::Avx2, f);
+unsafe fn walk_avx2<const WIDE: bool, F: SpanSink>(
+    s: &Scan,
+    text: &str,
+    runs: &mut Runs,
+    f: &mut F,
+) {
+    walk::<WIDE, F>(s, text, runs, Classifier::Avx2, f);
 }
 
 /// [`walk`] for CPUs with AVX-512.
@@ -93,8 +116,13 @@ unsafe fn walk_avx2<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, f: &mut 
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx512<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
-    walk(s, text, runs, Classifier::Avx512, f);
+unsafe fn walk_avx512<const WIDE: bool, F: SpanSink>(
+    s: &Scan,
+    text: &str,
+    runs: &mut Runs,
+    f: &mut F,
+) {
+    walk::<WIDE, F>(s, text, runs, Classifier::Avx512, f);
 }
 
 /// The runs of spaces: their tokens' ids and where the next pair of spaces is.
@@ -231,8 +259,9 @@ struct Edge {
 impl Edge {
     /// The edge of the 64 bytes before `at` (`64 <= at < b.len()`) when they
     /// were not walked as a block.
-    fn resume(b: &[u8], at: usize, how: Classifier) -> Edge {
-        let x = classify_at(Named::Gpt2, b, at - 64, how);
+    fn resume(s: &Scan, wide: bool, at: usize, how: Classifier) -> Edge {
+        let b = s.b;
+        let x = classify_chars(Named::Gpt2, wide, s, at - 64, how);
         let before = u64::from(at > 64 && b.get(at - 65) == Some(&b' '));
         let after = u64::from(b.get(at) == Some(&b' '));
         let sp = x.sp;
@@ -311,29 +340,33 @@ fn masks(prev: &Edge, x: &Classes, next: &Classes, max: usize) -> Option<Masks> 
 /// The walk of [`spans`]: blocks while the text is ASCII and its runs are
 /// short, the scalar step elsewhere (as [`super::spans`] walks).
 #[inline(always)]
-fn walk<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, f: &mut F) {
+fn walk<const WIDE: bool, F: SpanSink>(
+    s: &Scan,
+    text: &str,
+    runs: &mut Runs,
+    how: Classifier,
+    f: &mut F,
+) {
     let b = s.b;
     let n = b.len();
     let (mut cur, mut base) = (0usize, 0usize);
     let mut state: Option<(Edge, Classes)> = None;
+    let classify = |at: usize| classify_chars(Named::Gpt2, WIDE, s, at, how);
     const MAX_WINDOW: usize = 2048;
     let mut window = 64usize;
     loop {
         while base + 64 < n {
             let (prev, x) = match state {
                 Some(v) => v,
-                None if has_high(b, base) => break,
-                None if base == 0 => (Edge::default(), classify_at(Named::Gpt2, b, 0, how)),
-                None if base >= 64 => (
-                    Edge::resume(b, base, how),
-                    classify_at(Named::Gpt2, b, base, how),
-                ),
+                None if !WIDE && has_high(b, base) => break,
+                None if base == 0 => (Edge::default(), classify(0)),
+                None if base >= 64 => (Edge::resume(s, WIDE, base, how), classify(base)),
                 None => break,
             };
-            if x.na != 0 {
+            if x.na != 0 && (!WIDE || x.na.count_ones() > MAX_UNCLASSED) {
                 break;
             }
-            let next = classify_at(Named::Gpt2, b, base + 64, how);
+            let next = classify(base + 64);
             let Some(m) = masks(&prev, &x, &next, runs.max()) else {
                 break;
             };
