@@ -371,7 +371,8 @@ fn resume_carry(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) 
 /// allows it ([`Named::blocks_beyond_ascii`]), takes the "wide" walk instead:
 /// characters of several bytes are classed too ([`classify_beyond_ascii`]),
 /// and only a block with many bytes left unclassed goes to the scalar scanner.
-/// (Mostly ASCII text keeps the narrow walk, a few per cent faster there.)
+/// (Mostly ASCII text keeps the narrow walk, which leaves its rare non-ASCII
+/// blocks to the scalar scanner.)
 #[inline(always)]
 pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
     let wide = named.blocks_beyond_ascii() && !mostly_ascii(s.b);
@@ -397,24 +398,16 @@ fn spans_as<F: SpanSink>(
     debug_assert!(!wide || named.blocks_beyond_ascii());
     match how {
         #[cfg(test)]
-        Classifier::Portable if wide => spans_with::<true, F>(named, s, text, how, f),
-        #[cfg(test)]
-        Classifier::Portable => spans_with::<false, F>(named, s, text, how, f),
+        Classifier::Portable => spans_with(named, wide, s, text, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `spans_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 if wide => unsafe { spans_avx2::<true, F>(named, s, text, f) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { spans_avx2::<false, F>(named, s, text, f) },
+        Classifier::Avx2 => unsafe { spans_avx2(named, wide, s, text, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which
         // `spans_avx512` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 if wide => unsafe { spans_avx512::<true, F>(named, s, text, f) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { spans_avx512::<false, F>(named, s, text, f) },
+        Classifier::Avx512 => unsafe { spans_avx512(named, wide, s, text, f) },
     }
 }
 
@@ -425,8 +418,8 @@ fn spans_as<F: SpanSink>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx2<const WIDE: bool, F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
-    spans_with::<WIDE, F>(named, s, text, Classifier::Avx2, f);
+unsafe fn spans_avx2<F: SpanSink>(named: Named, wide: bool, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, wide, s, text, Classifier::Avx2, f);
 }
 
 /// [`spans_with`] for CPUs with AVX-512 (see [`spans`]).
@@ -436,19 +429,15 @@ unsafe fn spans_avx2<const WIDE: bool, F: SpanSink>(named: Named, s: &Scan, text
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx512<const WIDE: bool, F: SpanSink>(
-    named: Named,
-    s: &Scan,
-    text: &str,
-    f: &mut F,
-) {
-    spans_with::<WIDE, F>(named, s, text, Classifier::Avx512, f);
+unsafe fn spans_avx512<F: SpanSink>(named: Named, wide: bool, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, wide, s, text, Classifier::Avx512, f);
 }
 
 /// The walk of [`spans`], for one classifier.
 #[inline(always)]
-fn spans_with<const WIDE: bool, F: SpanSink>(
+fn spans_with<F: SpanSink>(
     named: Named,
+    wide: bool,
     s: &Scan,
     text: &str,
     how: Classifier,
@@ -456,7 +445,6 @@ fn spans_with<const WIDE: bool, F: SpanSink>(
 ) {
     let b = s.b;
     let n = b.len();
-    let wide = WIDE;
     let mut cur = 0usize;
     let mut base = 0usize;
     // The carry of the block before `base` and the classes of the block at

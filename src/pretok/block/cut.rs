@@ -72,24 +72,16 @@ fn walk_on<F: SpanSink>(
 ) {
     match how {
         #[cfg(test)]
-        Classifier::Portable if wide => walk::<true, F>(s, text, runs, how, f),
-        #[cfg(test)]
-        Classifier::Portable => walk::<false, F>(s, text, runs, how, f),
+        Classifier::Portable => walk(wide, s, text, runs, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `walk_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 if wide => unsafe { walk_avx2::<true, F>(s, text, runs, f) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { walk_avx2::<false, F>(s, text, runs, f) },
+        Classifier::Avx2 => unsafe { walk_avx2(wide, s, text, runs, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which `walk_avx512`
         // enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 if wide => unsafe { walk_avx512::<true, F>(s, text, runs, f) },
-        // SAFETY: as above.
-        #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { walk_avx512::<false, F>(s, text, runs, f) },
+        Classifier::Avx512 => unsafe { walk_avx512(wide, s, text, runs, f) },
     }
 }
 
@@ -100,13 +92,8 @@ fn walk_on<F: SpanSink>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx2<const WIDE: bool, F: SpanSink>(
-    s: &Scan,
-    text: &str,
-    runs: &mut Runs,
-    f: &mut F,
-) {
-    walk::<WIDE, F>(s, text, runs, Classifier::Avx2, f);
+unsafe fn walk_avx2<F: SpanSink>(wide: bool, s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
+    walk(wide, s, text, runs, Classifier::Avx2, f);
 }
 
 /// [`walk`] for CPUs with AVX-512.
@@ -116,13 +103,8 @@ unsafe fn walk_avx2<const WIDE: bool, F: SpanSink>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx512<const WIDE: bool, F: SpanSink>(
-    s: &Scan,
-    text: &str,
-    runs: &mut Runs,
-    f: &mut F,
-) {
-    walk::<WIDE, F>(s, text, runs, Classifier::Avx512, f);
+unsafe fn walk_avx512<F: SpanSink>(wide: bool, s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
+    walk(wide, s, text, runs, Classifier::Avx512, f);
 }
 
 /// The runs of spaces: their tokens' ids and where the next pair of spaces is.
@@ -340,7 +322,8 @@ fn masks(prev: &Edge, x: &Classes, next: &Classes, max: usize) -> Option<Masks> 
 /// The walk of [`spans`]: blocks while the text is ASCII and its runs are
 /// short, the scalar step elsewhere (as [`super::spans`] walks).
 #[inline(always)]
-fn walk<const WIDE: bool, F: SpanSink>(
+fn walk<F: SpanSink>(
+    wide: bool,
     s: &Scan,
     text: &str,
     runs: &mut Runs,
@@ -351,19 +334,19 @@ fn walk<const WIDE: bool, F: SpanSink>(
     let n = b.len();
     let (mut cur, mut base) = (0usize, 0usize);
     let mut state: Option<(Edge, Classes)> = None;
-    let classify = |at: usize| classify_chars(Named::Gpt2, WIDE, s, at, how);
+    let classify = |at: usize| classify_chars(Named::Gpt2, wide, s, at, how);
     const MAX_WINDOW: usize = 2048;
     let mut window = 64usize;
     loop {
         while base + 64 < n {
             let (prev, x) = match state {
                 Some(v) => v,
-                None if !WIDE && has_high(b, base) => break,
+                None if !wide && has_high(b, base) => break,
                 None if base == 0 => (Edge::default(), classify(0)),
-                None if base >= 64 => (Edge::resume(s, WIDE, base, how), classify(base)),
+                None if base >= 64 => (Edge::resume(s, wide, base, how), classify(base)),
                 None => break,
             };
-            if x.na != 0 && (!WIDE || x.na.count_ones() > MAX_UNCLASSED) {
+            if x.na != 0 && (!wide || x.na.count_ones() > MAX_UNCLASSED) {
                 break;
             }
             let next = classify(base + 64);

@@ -66,8 +66,7 @@ fn walked(text: &str, max: usize, how: Option<(Classifier, bool)>) -> Out {
     let mut sink = Sink(Out::new());
     let mut runs = Runs::new(s.b, &ids);
     match how {
-        Some((how, false)) => walk::<false, _>(&s, text, &mut runs, how, &mut sink),
-        Some((how, true)) => walk::<true, _>(&s, text, &mut runs, how, &mut sink),
+        Some((how, wide)) => walk(wide, &s, text, &mut runs, how, &mut sink),
         None => {
             steps(&s, text, &mut runs, 0, text.len(), &mut sink);
         }
