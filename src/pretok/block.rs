@@ -85,10 +85,11 @@
 //! last character; a letter after an apostrophe is hard (contractions).
 //!
 //! Wide blocks (text that is not mostly ASCII, in the families gpt2, cl100k,
-//! Llama 3, Qwen2 and Qwen3.5) class characters of several bytes too
-//! ([`super::wide`]): a letter's bytes all join `l`, another character outside
-//! `\s` and `\p{N}` joins `p`, and only numbers, whitespace (and Qwen3.5's
-//! marks) of several bytes stay in `na`. The rules above then hold with
+//! o200k, Llama 3, Qwen2, Qwen3.5 and tekken) class characters of several
+//! bytes too ([`super::wide`]): a letter's bytes all join `l`, another
+//! character outside `\s` and `\p{N}` joins `p`, and only numbers, whitespace
+//! (and the marks of Qwen3.5 and the o200k family) of several bytes stay in
+//! `na`. The rules above then hold with
 //! "position" read as "character", for three reasons. A continuation byte
 //! is never a start: the byte before it has its class, and every start
 //! needs a change of class. The class of the character before a position is
@@ -98,6 +99,16 @@
 //! right after punctuation of several bytes is hard. A character left in
 //! `na` makes the next position hard, and the scalar scanner's piece through it
 //! settles the one after.
+//!
+//! o200k's family adds one rule for wide blocks. Outside ASCII its classes
+//! overlap: `\p{Lo}` and `\p{Lm}` (Hangul, CJK, kana) are in both the
+//! upper- and the lower-case class. Within a run of letters a word then ends
+//! only before an upper-case-only letter (`\p{Lu}`, `\p{Lt}`, which join
+//! `up`): always after a lower-case-only one (`[UP]*` cannot take it, so the
+//! word is in its `[LO]+`), and after a letter of both classes only
+//! sometimes: `한AB` then a space is `한` and `AB` (the first alternative
+//! backtracks to its last letter of both classes), `한Ab` one word. So a capital after
+//! a letter of several bytes that is not upper-case only is hard.
 //!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
@@ -223,6 +234,13 @@ fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -
     let mut hard = x.na | pna | nna;
     if wide {
         hard |= x.l & p1(x.p & x.wide, pc.p & pc.wide);
+        if named.cased_words() {
+            // a capital after a letter of several bytes that is not
+            // upper-case only: a start after `\p{Ll}`, but after a letter in
+            // both classes (`\p{Lo}`, `\p{Lm}`) it depends on the word so far
+            let lw = |c: &Classes| c.l & c.wide & !c.up;
+            hard |= x.up & p1(lw(x), lw(pc));
+        }
     }
     let dx = x.d | x.na;
     if groups {
@@ -334,7 +352,7 @@ fn classify_chars(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier
     }
     let mut x = how.classify(&block_at(s.b, at));
     if x.na != 0 {
-        classify_beyond_ascii(&mut x, how, s.b, at, s.t, named == Named::Qwen35);
+        classify_beyond_ascii(&mut x, how, s.b, at, s.t, named);
     }
     x
 }

@@ -178,12 +178,19 @@ impl Named {
     }
 
     /// The block path classes the characters of several bytes too (module
-    /// `classes`): the families whose classes outside ASCII are `\p{L}`,
-    /// `\p{N}`, `\s` and the rest (and Qwen3.5's marks, left hard).
+    /// `wide`): the families whose classes outside ASCII are `\p{L}`,
+    /// `\p{N}`, `\s` and the rest (Qwen3.5's marks left hard), and o200k's,
+    /// whose upper- and lower-case classes overlap there (marks hard too).
     pub fn blocks_beyond_ascii(self) -> bool {
         matches!(
             self,
-            Named::Gpt2 | Named::Cl100k | Named::Llama3 | Named::Qwen2 | Named::Qwen35
+            Named::Gpt2
+                | Named::Cl100k
+                | Named::O200k
+                | Named::Llama3
+                | Named::Qwen2
+                | Named::Qwen35
+                | Named::Nemo
         )
     }
 

@@ -1,7 +1,8 @@
 //! Characters of several bytes on the block path ("wide" blocks): the classes
 //! of a block's non-ASCII characters, each of its bytes in its character's
 //! class, for the families whose classes outside ASCII are `\p{L}`, `\p{N}`,
-//! `\s` and the rest ([`super::patterns::Named::blocks_beyond_ascii`]).
+//! `\s` and the rest, and o200k's with its upper-case letters
+//! ([`super::patterns::Named::blocks_beyond_ascii`]).
 //!
 //! Most characters are decoded one by one and looked up in the scanners'
 //! tables. Two ranges skip that: the Hangul syllables U+AC00-U+D77F and the
@@ -12,16 +13,18 @@
 //! [`super::block`] explains why the bit algebra holds for such blocks.
 
 use super::classes::{block_at, Classes, Classifier};
-use super::unicode::{Tables, L, M, OTHER};
+use super::patterns::Named;
+use super::unicode::{Tables, L, LO, M, OTHER};
 
 /// Classes the characters of several bytes in block `x` (at byte `at` of `b`,
-/// valid UTF-8) as a pattern of the cl100k family sees them: a letter
-/// (`\p{L}`) joins `l`, any other character outside `\s` and `\p{N}` joins
-/// `p` (with `marks_apart`, Qwen3.5's, a mark stays out of both: its letter
-/// runs take marks), every byte of the character alike, and all of them join
-/// `wide`. What stays in `na` (numbers, whitespace, marks there, and a
-/// character begun before the block that is not a letter) is left to the
-/// hard positions.
+/// valid UTF-8) as `named` sees them: a letter (`\p{L}`) joins `l`, any
+/// other character outside `\s` and `\p{N}` joins `p`, every byte of the
+/// character alike, and all of them join `wide`. Where marks are not
+/// punctuation (Qwen3.5's letter runs take them; o200k's words do), a mark
+/// stays out of both. For o200k's family an upper-case-only letter (`\p{Lu}`,
+/// `\p{Lt}`) also joins `up`. What stays in `na` (numbers, whitespace, those
+/// marks, and a character begun before the block that is not a letter) is
+/// left to the hard positions.
 ///
 /// Cost: a few vector compares, then one decode and one table lookup per
 /// character of several bytes outside the two fast ranges; the loop carries
@@ -33,18 +36,29 @@ pub(super) fn classify_beyond_ascii(
     b: &[u8],
     at: usize,
     t: &Tables,
-    marks_apart: bool,
+    named: Named,
 ) {
-    let other = if marks_apart { OTHER | M } else { OTHER };
+    let cased = named.cased_words();
+    let other = if cased || named == Named::Qwen35 {
+        OTHER | M
+    } else {
+        OTHER
+    };
     let (cont, fast) = how.wide_bytes(&block_at(b, at));
-    let (mut letters, mut punct) = (fast, 0u64);
+    let (mut letters, mut punct, mut upper) = (fast, 0u64, 0u64);
     let mut firsts = x.na & !cont & !fast;
     while firsts != 0 {
         let i = firsts.trailing_zeros();
         let f = t.decode_at(b, at + i as usize).0;
         letters |= u64::from(f & L != 0) << i;
         punct |= u64::from(f & other == OTHER) << i;
+        upper |= u64::from(f & (L | LO) == L) << i;
         firsts &= firsts - 1;
+    }
+    if cased {
+        // a character begun before the block is left out: the position
+        // after it is hard whatever its case (`derive`)
+        x.up |= spread_chars(upper, cont);
     }
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes
     // before the block.
