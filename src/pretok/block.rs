@@ -107,8 +107,8 @@
 //! `up`): always after a lower-case-only one (`[UP]*` cannot take it, so the
 //! word is in its `[LO]+`), and after a letter of both classes only
 //! sometimes: `한AB` then a space is `한` and `AB` (the first alternative
-//! backtracks to its last letter of both classes), `한Ab` one word. So a capital after
-//! a letter of several bytes that is not upper-case only is hard.
+//! backtracks to its last letter of both classes), `한Ab` one word. So a
+//! capital after a letter of both classes (`both`) is hard.
 //!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
@@ -235,11 +235,10 @@ fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -
     if wide {
         hard |= x.l & p1(x.p & x.wide, pc.p & pc.wide);
         if named.cased_words() {
-            // a capital after a letter of several bytes that is not
-            // upper-case only: a start after `\p{Ll}`, but after a letter in
-            // both classes (`\p{Lo}`, `\p{Lm}`) it depends on the word so far
-            let lw = |c: &Classes| c.l & c.wide & !c.up;
-            hard |= x.up & p1(lw(x), lw(pc));
+            // a capital after a letter in both case classes (`\p{Lo}`,
+            // `\p{Lm}`): it depends on the word so far (after `\p{Ll}` it is
+            // a start, above)
+            hard |= x.up & p1(x.both, pc.both);
         }
     }
     let dx = x.d | x.na;

@@ -34,6 +34,10 @@ pub(crate) struct Classes {
     /// Bytes >= 0x80 of the characters [`super::wide::classify_beyond_ascii`]
     /// classed (0 from the classifiers).
     pub(super) wide: u64,
+    /// o200k's family: bytes of letters of several bytes in both of its case
+    /// classes (`\p{Lo}`, `\p{Lm}`), and of a letter begun in the block
+    /// before, whose case is not looked up (0 from the classifiers).
+    pub(super) both: u64,
 }
 
 #[cfg(test)]
@@ -109,6 +113,7 @@ pub(crate) fn classify_portable(b: &[u8; 64]) -> Classes {
         sl: m[9],
         ctl: m[10],
         wide: 0,
+        both: 0,
     }
 }
 
@@ -222,6 +227,7 @@ unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
         sl: eq!(b'/'),
         ctl: (range!(v, 0u8, 32) & !ws) | eq!(0x7Fu8),
         wide: 0,
+        both: 0,
     }
 }
 

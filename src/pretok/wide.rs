@@ -14,7 +14,7 @@
 
 use super::classes::{block_at, Classes, Classifier};
 use super::patterns::Named;
-use super::unicode::{Tables, L, LO, M, OTHER};
+use super::unicode::{Tables, L, LO, M, OTHER, UP};
 
 /// Classes the characters of several bytes in block `x` (at byte `at` of `b`,
 /// valid UTF-8) as `named` sees them: a letter (`\p{L}`) joins `l`, any
@@ -24,7 +24,8 @@ use super::unicode::{Tables, L, LO, M, OTHER};
 /// stays out of both. For o200k's family an upper-case-only letter (`\p{Lu}`,
 /// `\p{Lt}`) also joins `up`. What stays in `na` (numbers, whitespace, those
 /// marks, and a character begun before the block that is not a letter) is
-/// left to the hard positions.
+/// left to the hard positions. A letter in both of o200k's case classes, or
+/// begun before the block, joins `both`.
 ///
 /// Cost: a few vector compares, then one decode and one table lookup per
 /// character of several bytes outside the two fast ranges; the loop carries
@@ -45,7 +46,7 @@ pub(super) fn classify_beyond_ascii(
         OTHER
     };
     let (cont, fast) = how.wide_bytes(&block_at(b, at));
-    let (mut letters, mut punct, mut upper) = (fast, 0u64, 0u64);
+    let (mut letters, mut punct, mut upper, mut lower) = (fast, 0u64, 0u64, 0u64);
     let mut firsts = x.na & !cont & !fast;
     while firsts != 0 {
         let i = firsts.trailing_zeros();
@@ -53,12 +54,8 @@ pub(super) fn classify_beyond_ascii(
         letters |= u64::from(f & L != 0) << i;
         punct |= u64::from(f & other == OTHER) << i;
         upper |= u64::from(f & (L | LO) == L) << i;
+        lower |= u64::from(f & (L | UP) == L) << i;
         firsts &= firsts - 1;
-    }
-    if cased {
-        // a character begun before the block is left out: the position
-        // after it is hard whatever its case (`derive`)
-        x.up |= spread_chars(upper, cont);
     }
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes
     // before the block.
@@ -72,6 +69,14 @@ pub(super) fn classify_beyond_ascii(
     }
     let l = spread_chars(letters, cont);
     let p = spread_chars(punct, cont);
+    if cased {
+        // a letter begun before the block (bit 0 of `letters` on a
+        // continuation byte) is in neither `upper` nor `lower`: it counts as
+        // in both classes, and a capital after it is hard (`derive`)
+        let (up, lo) = (spread_chars(upper, cont), spread_chars(lower, cont));
+        x.up |= up;
+        x.both = l & !up & !lo;
+    }
     x.l |= l;
     x.p |= p;
     x.na &= !(l | p);
