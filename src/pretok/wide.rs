@@ -46,17 +46,15 @@ pub(super) fn classify_beyond_ascii(
         OTHER
     };
     let (cont, fast) = how.wide_bytes(&block_at(b, at));
-    let (mut letters, mut punct, mut upper, mut lower) = (fast, 0u64, 0u64, 0u64);
-    let mut firsts = x.na & !cont & !fast;
-    while firsts != 0 {
-        let i = firsts.trailing_zeros();
-        let f = t.decode_at(b, at + i as usize).0;
-        letters |= u64::from(f & L != 0) << i;
-        punct |= u64::from(f & other == OTHER) << i;
-        upper |= u64::from(f & (L | LO) == L) << i;
-        lower |= u64::from(f & (L | UP) == L) << i;
-        firsts &= firsts - 1;
-    }
+    let firsts = x.na & !cont & !fast;
+    // the case masks only where they are read: the loop is the cost per
+    // character
+    let [mut letters, punct, upper, lower] = if cased {
+        first_bytes::<true>(firsts, b, at, t, other)
+    } else {
+        first_bytes::<false>(firsts, b, at, t, other)
+    };
+    letters |= fast;
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes
     // before the block.
     if cont & 1 != 0 {
@@ -81,6 +79,33 @@ pub(super) fn classify_beyond_ascii(
     x.p |= p;
     x.na &= !(l | p);
     x.wide = l | p;
+}
+
+/// The letters, the other characters (`other` and no more of the flags
+/// `other` names), and with `CASED` the upper-case-only and the
+/// lower-case-only letters, among the characters whose first bytes are
+/// `firsts` (bits of the block at byte `at` of `b`): bits on first bytes.
+#[inline(always)]
+fn first_bytes<const CASED: bool>(
+    mut firsts: u64,
+    b: &[u8],
+    at: usize,
+    t: &Tables,
+    other: u8,
+) -> [u64; 4] {
+    let mut m = [0u64; 4];
+    while firsts != 0 {
+        let i = firsts.trailing_zeros();
+        let f = t.decode_at(b, at + i as usize).0;
+        m[0] |= u64::from(f & L != 0) << i;
+        m[1] |= u64::from(f & other == OTHER) << i;
+        if CASED {
+            m[2] |= u64::from(f & (L | LO) == L) << i;
+            m[3] |= u64::from(f & (L | UP) == L) << i;
+        }
+        firsts &= firsts - 1;
+    }
+    m
 }
 
 /// `first` (bits on the first bytes of characters) copied onto each one's
