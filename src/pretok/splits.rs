@@ -316,8 +316,9 @@ impl SplitChain {
     }
 
     /// The chain with a flat pass: each stretch of all-ASCII lines goes to
-    /// [`Flat::region`], each line with a byte >= 0x80 to [`fused::line`]
-    /// (the first stage's pieces are the lines and the line breaks).
+    /// [`Flat::region`], each stretch of lines with a byte >= 0x80 to
+    /// [`fused::line`] (the first stage's pieces are the lines and the line
+    /// breaks).
     fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
         let way = Way::detect();
         let mut scratch = fused::Scratch::default();
@@ -333,10 +334,10 @@ impl SplitChain {
             } else {
                 flat.region(b, p, ls, way, f);
             }
-            let le = memchr::memchr2(b'\r', b'\n', &b[q..]).map_or(b.len(), |i| q + i);
+            let le = non_ascii_lines(b, ls, q);
             if le - ls <= fused::LINE_MAX {
                 let classes = (&self.tables, &self.bmp[..]);
-                fused::line(&self.steps[1..], classes, b, (ls, le), &mut scratch, f);
+                fused::line(&self.steps, classes, b, (ls, le), &mut scratch, f);
             } else {
                 self.walk(1, b, ls, le, None, f);
             }
@@ -379,6 +380,33 @@ impl SplitChain {
             Step::Trailing { set, multiline } => trailing(t, piece, set, multiline, &mut sub),
         }
     }
+}
+
+/// Lines together in one fused pass, when each holds a byte >= 0x80 (a
+/// pass per line costs a few buffer resets, which short lines feel), up to
+/// about this many bytes.
+const FUSED_LINES: usize = 16 << 10;
+
+/// The end of the stretch of lines from `ls` that [`fused::line`] takes in
+/// one pass: the line of `q` (a byte >= 0x80 in it), and the lines after it,
+/// with the line breaks between, while each holds a byte >= 0x80 and the
+/// stretch stays under [`FUSED_LINES`] bytes (a longer line ends it).
+fn non_ascii_lines(b: &[u8], ls: usize, q: usize) -> usize {
+    let line_end = |a: usize| memchr::memchr2(b'\r', b'\n', &b[a..]).map_or(b.len(), |i| a + i);
+    let mut le = line_end(q);
+    while le - ls < FUSED_LINES {
+        let breaks = b[le..].iter().take_while(|&&c| c == b'\r' || c == b'\n');
+        let a = le + breaks.count();
+        if a == b.len() {
+            break;
+        }
+        let e = line_end(a);
+        if b[a..e].is_ascii() || e - ls > FUSED_LINES {
+            break;
+        }
+        le = e;
+    }
+    le
 }
 
 /// The first byte >= 0x80 at or after `p`.

@@ -1,14 +1,15 @@
-//! The chain on a line with characters outside ASCII, in one decoding pass
+//! The chain on lines with characters outside ASCII, in one decoding pass
 //! and a few passes over bit masks: [`line`].
 //!
-//! Each character of the line is decoded once, its flags (the chain's
+//! Each character of the lines is decoded once, its flags (the chain's
 //! classes, from the chain's [`Tables`]) written to a byte per character;
 //! the bytes are turned into one bit mask per class over the characters, 64
 //! characters a word. The pieces are then a mask too, `st`: bit `i` set when
-//! a piece starts at character `i` (bit 0, and bit `n` for the line's end).
-//! Each stage after the first (`[\r\n]`, which the line already is) adds the
-//! starts it makes inside the pieces it is given, read from the masks of its
-//! classes and `st` alone, with `same(i)` (no piece starts at `i`):
+//! a piece starts at character `i` (bit 0, and bit `n` for the end).
+//! Each stage, from the first (`[\r\n]`: the lines and each line break),
+//! adds the starts it makes inside the pieces it is given, read from the
+//! masks of its classes and `st` alone, with `same(i)` (no piece starts at
+//! `i`):
 //!
 //! * `[S]`: each character of `S` and the character after it;
 //! * `P?S+`: a run of `S` starts at `i` when `S(i)` and not (`S(i-1)` and
@@ -16,9 +17,9 @@
 //!   `P(i-1)` and `same(i)` (leftmost-first: the scan reaches `i-1` in a gap,
 //!   since `i-1` is not in `S`, and matches there); the character after the
 //!   run starts a piece;
-//! * `W+$`: in a line, `$` is the end of the piece (no `\n` is left), so a
-//!   run of `W` from its first character matches when it reaches a piece
-//!   start (or the line's end) before any character outside `W`.
+//! * `W+$`: after the first stage, `$` is the end of the piece (no `\n` is
+//!   left in one), so a run of `W` from its first character matches when it
+//!   reaches a piece start (or the end) before any character outside `W`.
 //!
 //! These are the stages' own semantics, stage by stage, whatever the classes
 //! and however they overlap; only their scan is replaced. Complexity: one
@@ -55,9 +56,10 @@ const LSB: u64 = 0x0101_0101_0101_0101;
 /// Gathers the low bit of each byte into the top byte (byte `j` to bit `j`).
 const GATHER: u64 = 0x0102_0408_1020_4080;
 
-/// The pieces of the line `b[s..e]` (no `\r`, no `\n`, at most [`LINE_MAX`]
-/// bytes, not empty) under `steps`, the chain's stages after the first;
-/// `t`: the chain's tables, and its flags of the code points below U+10000.
+/// The pieces of the lines `b[s..e]` (whole lines and the line breaks
+/// between them, at most [`LINE_MAX`] bytes, not empty) under `steps`, the
+/// chain's stages (the first `[\r\n]`); `t`: the chain's tables, and its
+/// flags of the code points below U+10000.
 pub(super) fn line<F: SpanSink>(
     steps: &[Step],
     t: (&Tables, &[u8]),
