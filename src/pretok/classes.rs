@@ -232,7 +232,7 @@ unsafe fn classify_avx512(b: &[u8; 64]) -> Classes {
 }
 
 /// One block's classes by the best classifier the CPU has.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Classifier {
     #[cfg(test)]
     Portable,

@@ -41,6 +41,7 @@
 //! summaries of the sub-pieces); the number of stages is fixed by the file.
 //! So the chain is linear in the text, hostile or not.
 
+use super::classes::Classifier;
 use super::unicode::Tables;
 use crate::SpanSink;
 use ascii::Flat;
@@ -109,6 +110,9 @@ pub struct SplitChain {
     /// With a flat pass: the flags of every code point below U+10000, one
     /// load per character for the lines outside ASCII ([`fused`]).
     bmp: Vec<u8>,
+    /// With a flat pass: the flags of the Hangul syllables U+AC00-U+D77F,
+    /// when they all have the same ([`fused::HangulLane`]).
+    hangul: Option<u8>,
 }
 
 fn class_of(h: &Hir) -> Option<Ranges> {
@@ -291,9 +295,15 @@ impl SplitChain {
             Some(_) => (0..0x10000).map(|cp| tables.of(cp)).collect(),
             None => Vec::new(),
         };
+        let syllables = bmp.get(0xAC00..=0xD77F).unwrap_or(&[]);
+        let hangul = syllables
+            .first()
+            .copied()
+            .filter(|&f| syllables.iter().all(|&g| g == f));
         Some(SplitChain {
             flat,
             bmp,
+            hangul,
             steps,
             tables,
             label,
@@ -321,6 +331,9 @@ impl SplitChain {
     /// breaks).
     fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
         let way = Way::detect();
+        let lane = self
+            .hangul
+            .and_then(|flags| Classifier::detect().map(|how| fused::HangulLane { how, flags }));
         let mut scratch = fused::Scratch::default();
         let mut p = 0;
         while p < b.len() {
@@ -337,7 +350,7 @@ impl SplitChain {
             let le = non_ascii_lines(b, ls, q);
             if le - ls <= fused::LINE_MAX {
                 let classes = (&self.tables, &self.bmp[..]);
-                fused::line(&self.steps, classes, b, (ls, le), &mut scratch, f);
+                fused::line(&self.steps, classes, lane, b, (ls, le), &mut scratch, f);
             } else {
                 self.walk(1, b, ls, le, None, f);
             }

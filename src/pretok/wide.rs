@@ -125,30 +125,40 @@ pub(super) const FAST_LETTERS: [(u32, u32); 2] = [(0x4E00, 0x9FFF), (0xAC00, 0xD
 impl Classifier {
     /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and the first
     /// bytes of the characters in the fast ranges (U+4E00-U+9FFF,
-    /// U+AC00-U+D77F) that the block shows to be there: lead `E5-E9` (U+5000-U+9FFF) or `EB-EC` (U+B000-U+CFFF)
-    /// alone, or `E4` with a second byte from `B8` (U+4E00-U+4FFF), `EA` from
-    /// `B0` (U+AC00-U+AFFF), `ED` below `9E` (U+D000-U+D77F).
+    /// U+AC00-U+D77F) that the block shows to be there ([`Self::wide_lanes`]).
+    #[inline(always)]
+    pub(super) fn wide_bytes(self, b: &[u8; 64]) -> (u64, u64) {
+        let (cont, hangul, cjk) = self.wide_lanes(b);
+        (cont, hangul | cjk)
+    }
+
+    /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and apart the
+    /// first bytes of the Hangul syllables U+AC00-U+D77F and of the CJK
+    /// ideographs U+4E00-U+9FFF that the block shows to be there: lead
+    /// `EB-EC` (U+B000-U+CFFF) or `E5-E9` (U+5000-U+9FFF) alone, or `EA`
+    /// with a second byte from `B0` (U+AC00-U+AFFF), `ED` below `9E`
+    /// (U+D000-U+D77F), `E4` from `B8` (U+4E00-U+4FFF).
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub(super) fn wide_bytes(self, b: &[u8; 64]) -> (u64, u64) {
+    pub(crate) fn wide_lanes(self, b: &[u8; 64]) -> (u64, u64, u64) {
         match self {
             #[cfg(test)]
-            Classifier::Portable => wide_bytes_portable(b),
+            Classifier::Portable => wide_lanes_portable(b),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Avx2` is only built by `available` after the CPU reported AVX2.
-            Classifier::Avx2 => unsafe { wide_bytes_avx2(b) },
+            Classifier::Avx2 => unsafe { wide_lanes_avx2(b) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Avx512` is only built by `available` after the CPU
             // reported AVX-512F and AVX-512BW.
-            Classifier::Avx512 => unsafe { wide_bytes_avx512(b) },
+            Classifier::Avx512 => unsafe { wide_lanes_avx512(b) },
         }
     }
 }
 
-/// [`Classifier::wide_bytes`] from the code points (the tests' oracle).
+/// [`Classifier::wide_lanes`] from the code points (the tests' oracle).
 #[cfg(test)]
-pub(super) fn wide_bytes_portable(b: &[u8; 64]) -> (u64, u64) {
-    let (mut cont, mut fast) = (0u64, 0u64);
+pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut cont, mut hangul, mut cjk) = (0u64, 0u64, 0u64);
     for (k, &c) in b.iter().enumerate() {
         cont |= u64::from(c & 0xC0 == 0x80) << k;
         if c & 0xF0 != 0xE0 {
@@ -164,13 +174,14 @@ pub(super) fn wide_bytes_portable(b: &[u8; 64]) -> (u64, u64) {
             }
             _ => (lead, lead + 0xFFF),
         };
-        let inside = FAST_LETTERS.iter().any(|&(a, z)| lo >= a && hi <= z);
-        fast |= u64::from(inside) << k;
+        let inside = |(a, z): (u32, u32)| lo >= a && hi <= z;
+        cjk |= u64::from(inside(FAST_LETTERS[0])) << k;
+        hangul |= u64::from(inside(FAST_LETTERS[1])) << k;
     }
-    (cont, fast)
+    (cont, hangul, cjk)
 }
 
-/// [`Classifier::wide_bytes`] with AVX2.
+/// [`Classifier::wide_lanes`] with AVX2.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -178,9 +189,10 @@ pub(super) fn wide_bytes_portable(b: &[u8; 64]) -> (u64, u64) {
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn wide_bytes_avx2(b: &[u8; 64]) -> (u64, u64) {
+unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64) {
     use std::arch::x86_64::*;
-    let (mut cont, mut sure, mut e4, mut ea, mut ed) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut cont, mut hangul, mut cjk) = (0u64, 0u64, 0u64);
+    let (mut e4, mut ea, mut ed) = (0u64, 0u64, 0u64);
     let (mut b8, mut b0, mut below_9e) = (0u64, 0u64, 0u64);
     for h in 0..2 {
         // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
@@ -193,7 +205,8 @@ unsafe fn wide_bytes_avx2(b: &[u8; 64]) -> (u64, u64) {
             u64::from(_mm256_movemask_epi8(m) as u32) << (32 * h)
         };
         cont |= range(0x80, 0x40);
-        sure |= range(0xE5, 5) | range(0xEB, 2);
+        hangul |= range(0xEB, 2);
+        cjk |= range(0xE5, 5);
         e4 |= range(0xE4, 1);
         ea |= range(0xEA, 1);
         ed |= range(0xED, 1);
@@ -203,11 +216,12 @@ unsafe fn wide_bytes_avx2(b: &[u8; 64]) -> (u64, u64) {
     }
     (
         cont,
-        sure | e4 & b8 >> 1 | ea & b0 >> 1 | ed & below_9e >> 1,
+        hangul | ea & b0 >> 1 | ed & below_9e >> 1,
+        cjk | e4 & b8 >> 1,
     )
 }
 
-/// [`Classifier::wide_bytes`] with AVX-512BW.
+/// [`Classifier::wide_lanes`] with AVX-512BW.
 ///
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512BW.
@@ -215,7 +229,7 @@ unsafe fn wide_bytes_avx2(b: &[u8; 64]) -> (u64, u64) {
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-unsafe fn wide_bytes_avx512(b: &[u8; 64]) -> (u64, u64) {
+unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64) {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
     let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
@@ -226,11 +240,11 @@ unsafe fn wide_bytes_avx512(b: &[u8; 64]) -> (u64, u64) {
         )
     };
     let cont = range(0x80, 0x40);
-    let sure = range(0xE5, 5) | range(0xEB, 2);
-    let by_second = range(0xE4, 1) & range(0xB8, 8) >> 1
+    let hangul = range(0xEB, 2)
         | range(0xEA, 1) & range(0xB0, 16) >> 1
         | range(0xED, 1) & range(0x80, 0x1E) >> 1;
-    (cont, sure | by_second)
+    let cjk = range(0xE5, 5) | range(0xE4, 1) & range(0xB8, 8) >> 1;
+    (cont, hangul, cjk)
 }
 
 #[cfg(test)]
@@ -248,35 +262,45 @@ mod tests {
         }
     }
 
-    /// On valid text, the fast first bytes are exactly the characters in
-    /// [`FAST_LETTERS`] (their second byte in the block, or a first byte that
-    /// decides alone), and the continuation bytes are the bytes 0x80-0xBF.
+    /// On valid text, the fast first bytes of each lane are exactly the
+    /// characters in its range of [`FAST_LETTERS`] (their second byte in the
+    /// block, or a first byte that decides alone), and the continuation
+    /// bytes are the bytes 0x80-0xBF.
     #[test]
-    fn portable_wide_bytes_follow_the_code_points() {
+    fn portable_wide_lanes_follow_the_code_points() {
         let text: String =
             "가힣\u{d77f}\u{d780}\u{abff}\u{4e00}\u{4dff}\u{9fff}\u{a000}\u{5000}\u{cfff}é😀a ひ"
                 .repeat(8);
         for skip in 0..4 {
             let b = &text.as_bytes()[skip..];
             let block = block_at(b, 0);
-            let (cont, fast) = wide_bytes_portable(&block);
+            let (cont, hangul, cjk) = wide_lanes_portable(&block);
             for (k, &c) in block.iter().enumerate() {
                 assert_eq!(cont >> k & 1 == 1, c & 0xC0 == 0x80, "byte {k}");
-                let want = c >= 0xC0 && {
+                let want = |(a, z): (u32, u32)| {
                     let s = std::str::from_utf8(&b[k..])
                         .ok()
                         .or_else(|| (1..=4).find_map(|n| std::str::from_utf8(&b[k..k + n]).ok()));
                     let cp = s.and_then(|s| s.chars().next()).map_or(0, u32::from);
                     let decided = k < 63 || matches!(c, 0xE5..=0xE9 | 0xEB | 0xEC);
-                    decided && FAST_LETTERS.iter().any(|&(a, z)| (a..=z).contains(&cp))
+                    c >= 0xC0 && decided && (a..=z).contains(&cp)
                 };
-                assert_eq!(fast >> k & 1 == 1, want, "byte {k} of {block:?}");
+                assert_eq!(
+                    cjk >> k & 1 == 1,
+                    want(FAST_LETTERS[0]),
+                    "byte {k} of {block:?}"
+                );
+                assert_eq!(
+                    hangul >> k & 1 == 1,
+                    want(FAST_LETTERS[1]),
+                    "byte {k} of {block:?}"
+                );
             }
         }
     }
 
     #[test]
-    fn vector_wide_bytes_match_portable() {
+    fn vector_wide_lanes_match_portable() {
         // bytes around the lanes' edges, and real text
         const PICK: [u8; 16] = [
             0xE4, 0xE5, 0xE9, 0xEA, 0xEB, 0xEC, 0xED, 0xEE, 0xB0, 0xB8, 0xB7, 0x9D, 0x9E, 0x80,
@@ -298,7 +322,7 @@ mod tests {
         }
         for how in Classifier::available() {
             for b in &blocks {
-                assert_eq!(how.wide_bytes(b), wide_bytes_portable(b), "{b:?}");
+                assert_eq!(how.wide_lanes(b), wide_lanes_portable(b), "{b:?}");
             }
         }
     }

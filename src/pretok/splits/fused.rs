@@ -28,6 +28,7 @@
 //! are disjoint: linear in all).
 
 use super::{Step, Tables};
+use crate::pretok::classes::Classifier;
 use crate::SpanSink;
 
 /// Buffers reused across the lines of one text.
@@ -56,19 +57,48 @@ const LSB: u64 = 0x0101_0101_0101_0101;
 /// Gathers the low bit of each byte into the top byte (byte `j` to bit `j`).
 const GATHER: u64 = 0x0102_0408_1020_4080;
 
+/// The Hangul syllables' fast lane of a chain whose flags are the same for
+/// every syllable U+AC00-U+D77F: their first bytes are found by a vector
+/// classifier, 64 bytes at a time, and given those flags without decoding.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HangulLane {
+    pub(super) how: Classifier,
+    pub(super) flags: u8,
+}
+
+/// The flags and byte length of the character whose first four bytes (or
+/// fewer, then padded with anything) are `w`: its length from the lead byte
+/// by comparisons, its code point by shifts.
+#[inline(always)]
+fn flags_at(t: &Tables, bmp: &[u8], w: [u8; 4]) -> (u8, usize) {
+    let [b0, b1, b2, b3] = w;
+    let len = 1 + usize::from(b0 >= 0xC0) + usize::from(b0 >= 0xE0) + usize::from(b0 >= 0xF0);
+    let lead = u32::from(b0 & LEAD_MASK[len]);
+    let x =
+        lead << 18 | u32::from(b1 & 0x3F) << 12 | u32::from(b2 & 0x3F) << 6 | u32::from(b3 & 0x3F);
+    let cp = x >> (6 * (4 - len));
+    let fl = match bmp.get(cp as usize) {
+        Some(&fl) => fl,
+        None => t.of(cp),
+    };
+    (fl, len)
+}
+
 /// The pieces of the lines `b[s..e]` (whole lines and the line breaks
 /// between them, at most [`LINE_MAX`] bytes, not empty) under `steps`, the
 /// chain's stages (the first `[\r\n]`); `t`: the chain's tables, and its
-/// flags of the code points below U+10000.
+/// flags of the code points below U+10000; `lane`: the Hangul syllables'
+/// fast lane, where the chain has one.
 pub(super) fn line<F: SpanSink>(
     steps: &[Step],
     t: (&Tables, &[u8]),
+    lane: Option<HangulLane>,
     b: &[u8],
     (s, e): (usize, usize),
     x: &mut Scratch,
     f: &mut F,
 ) {
-    let n = x.decode(t, &b[s..e]);
+    let n = x.decode(t, &b[s..e], lane);
     let words = n / 64 + 1;
     x.transpose(words);
     x.st.clear();
@@ -87,13 +117,14 @@ pub(super) fn line<F: SpanSink>(
 
 impl Scratch {
     /// Decodes `b` into flags and offsets; returns the number of characters.
-    /// Four bytes are read at each character (the tail byte by byte): its
+    /// With a Hangul lane, whole 64-byte blocks first ([`Self::hangul_blocks`]).
+    /// Then four bytes are read at each character (the tail byte by byte): its
     /// length from the lead byte by comparisons, its code point by shifts, so
     /// a line mixing spaces and syllables costs no branch per character, and
     /// the next character's position waits on one load and a few additions.
     /// The buffers only grow (no clearing per line): each slot up to the
     /// line's end is written before it is read.
-    fn decode(&mut self, (t, bmp): (&Tables, &[u8]), b: &[u8]) -> usize {
+    fn decode(&mut self, (t, bmp): (&Tables, &[u8]), b: &[u8], lane: Option<HangulLane>) -> usize {
         let words = b.len() / 64 + 1;
         if self.flags.len() < words * 64 {
             self.flags.resize(words * 64, 0);
@@ -101,21 +132,14 @@ impl Scratch {
         if self.offs.len() <= b.len() {
             self.offs.resize(b.len() + 1, 0);
         }
+        let (mut i, mut n) = match lane {
+            Some(lane) => self.hangul_blocks(lane, (t, bmp), b),
+            None => (0, 0),
+        };
         let (flags, offs) = (&mut self.flags[..], &mut self.offs[..]);
-        let (mut i, mut n) = (0, 0);
         while let Some(&[b0, b1, b2, b3]) = b.get(i..i + 4) {
-            let len =
-                1 + usize::from(b0 >= 0xC0) + usize::from(b0 >= 0xE0) + usize::from(b0 >= 0xF0);
-            let lead = u32::from(b0 & LEAD_MASK[len]);
-            let x = lead << 18
-                | u32::from(b1 & 0x3F) << 12
-                | u32::from(b2 & 0x3F) << 6
-                | u32::from(b3 & 0x3F);
-            let cp = x >> (6 * (4 - len));
-            flags[n] = match bmp.get(cp as usize) {
-                Some(&fl) => fl,
-                None => t.of(cp),
-            };
+            let (fl, len) = flags_at(t, bmp, [b0, b1, b2, b3]);
+            flags[n] = fl;
             offs[n] = i as u32;
             (i, n) = (i + len, n + 1);
         }
@@ -132,6 +156,64 @@ impl Scratch {
         offs[n] = b.len() as u32;
         flags[n..(n / 64 + 1) * 64].fill(0);
         n
+    }
+
+    /// The characters of `b`'s whole 64-byte blocks that have three bytes
+    /// after them: every character takes the syllables' flags and its
+    /// offset, in one loop over the block's first bytes; then the characters
+    /// outside the lane's syllables are decoded and their flags put right.
+    /// Returns the first character at or after the last block's end, and
+    /// the number of characters decoded.
+    fn hangul_blocks(
+        &mut self,
+        lane: HangulLane,
+        (t, bmp): (&Tables, &[u8]),
+        b: &[u8],
+    ) -> (usize, usize) {
+        let (flags, offs) = (&mut self.flags[..], &mut self.offs[..]);
+        let (mut base, mut n) = (0, 0);
+        while let Some(chunk) = b.get(base..base + 67) {
+            let mut block = [0u8; 64];
+            block.copy_from_slice(&chunk[..64]);
+            let (cont, hangul, _) = lane.how.wide_lanes(&block);
+            let firsts = !cont;
+            let mut rest = firsts & !hangul;
+            if rest.count_ones() > (firsts & hangul).count_ones() {
+                // mostly other characters: every one decoded, in one loop
+                let mut all = firsts;
+                while all != 0 {
+                    let k = all.trailing_zeros() as usize;
+                    all &= all - 1;
+                    let w = [chunk[k], chunk[k + 1], chunk[k + 2], chunk[k + 3]];
+                    offs[n] = (base + k) as u32;
+                    flags[n] = flags_at(t, bmp, w).0;
+                    n += 1;
+                }
+                base += 64;
+                continue;
+            }
+            let n0 = n;
+            let mut all = firsts;
+            while all != 0 {
+                offs[n] = (base + all.trailing_zeros() as usize) as u32;
+                flags[n] = lane.flags;
+                n += 1;
+                all &= all - 1;
+            }
+            while rest != 0 {
+                let k = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let at = n0 + (firsts & ((1u64 << k) - 1)).count_ones() as usize;
+                let w = [chunk[k], chunk[k + 1], chunk[k + 2], chunk[k + 3]];
+                flags[at] = flags_at(t, bmp, w).0;
+            }
+            base += 64;
+        }
+        // a character begun in the last block was decoded there
+        while b.get(base).is_some_and(|&c| c & 0xC0 == 0x80) {
+            base += 1;
+        }
+        (base, n)
     }
 
     /// One mask per flag bit over `words` words of characters.
