@@ -30,9 +30,9 @@
 //! A chain whose stages, restricted to ASCII, are DeepSeek's (`[\r\n]`, two
 //! runs with a whitespace prefix, maybe trailing whitespace, digits one by
 //! one) splits each stretch of all-ASCII lines in one flat pass instead,
-//! 64 bytes at a time ([`ascii`]); each line with a byte >= 0x80 is decoded
-//! once into masks of the chain's classes over its characters, and each stage
-//! after the first adds its piece starts to a mask by bit algebra ([`fused`]:
+//! 64 bytes at a time ([`ascii`]); each stretch of lines with a byte >= 0x80
+//! is decoded once into masks of the chain's classes over its characters,
+//! and each stage adds its piece starts to a mask by bit algebra ([`fused`]:
 //! the stages' semantics one by one, whatever the classes). Such chains must
 //! begin with exactly `[\r\n]`; the others run the nested stages.
 //!
@@ -352,7 +352,7 @@ impl SplitChain {
                 let classes = (&self.tables, &self.bmp[..]);
                 fused::line(&self.steps, classes, lane, b, (ls, le), &mut scratch, f);
             } else {
-                self.walk(1, b, ls, le, None, f);
+                self.walk(0, b, ls, le, None, f);
             }
             p = le;
         }

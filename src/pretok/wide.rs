@@ -71,9 +71,8 @@ pub(super) fn classify_beyond_ascii(
         // a letter begun before the block (bit 0 of `letters` on a
         // continuation byte) is in neither `upper` nor `lower`: it counts as
         // in both classes, and a capital after it is hard (`derive`)
-        let (up, lo) = (spread_chars(upper, cont), spread_chars(lower, cont));
-        x.up |= up;
-        x.both = l & !up & !lo;
+        x.up |= spread_chars(upper, cont);
+        x.both = spread_chars(letters & !upper & !lower, cont);
     }
     x.l |= l;
     x.p |= p;
