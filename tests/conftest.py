@@ -101,13 +101,18 @@ def no_panic(fn, *args, **kwargs):
 # Every temporary file of the run (this process and the commands it starts)
 # goes to one directory of its own, so a leftover is seen and removed at the end.
 # A process the run starts that imports this module (a worker unpickling a test's
-# function) joins the run's directory instead of making one of its own.
+# function) joins the run's directory instead of making one of its own. Each of
+# pytest-xdist's workers is a run of its own: its own directory and mark, so one
+# worker never counts the other, or the other's files, as left behind.
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 _PARENT_TMP = os.environ.get("BYTEPAIR_TEST_TMP")
-if _PARENT_TMP and Path(_PARENT_TMP).is_dir():
+if _PARENT_TMP and Path(_PARENT_TMP).is_dir() and os.environ.get("BYTEPAIR_TEST_WORKER", "") == _XDIST_WORKER:
     SESSION_TMP = Path(_PARENT_TMP)
-else:
-    SESSION_TMP = Path(tempfile.mkdtemp(prefix="bytepair-tests-"))
+else:  # a worker's directory is beside the main process's, not in it (Ray's socket paths are short)
+    _base = Path(_PARENT_TMP).parent if _PARENT_TMP else None
+    SESSION_TMP = Path(tempfile.mkdtemp(prefix="bytepair-tests-", dir=_base))
     os.environ["BYTEPAIR_TEST_TMP"] = str(SESSION_TMP)
+    os.environ["BYTEPAIR_TEST_WORKER"] = _XDIST_WORKER
     atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
 os.environ["TMPDIR"] = str(SESSION_TMP)
 tempfile.tempdir = None
