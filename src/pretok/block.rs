@@ -85,11 +85,11 @@
 //! last character; a letter after an apostrophe is hard (contractions).
 //!
 //! Wide blocks (text that is not mostly ASCII, in the families gpt2, cl100k,
-//! o200k, Llama 3, Qwen2, Qwen3.5 and tekken) class characters of several
-//! bytes too ([`super::wide`]): a letter's bytes all join `l`, another
-//! character outside `\s` and `\p{N}` joins `p`, and only numbers, whitespace
-//! (and the marks of Qwen3.5 and the o200k family) of several bytes stay in
-//! `na`. The rules above then hold with
+//! o200k, Llama 3, Qwen2, Qwen3.5, tekken and DeepSeek's chain) class
+//! characters of several bytes too ([`super::wide`]): a letter's bytes all
+//! join `l`, another character outside `\s` and `\p{N}` joins `p`, and only
+//! numbers, whitespace (and the marks of Qwen3.5 and the o200k family) of
+//! several bytes stay in `na`. The rules above then hold with
 //! "position" read as "character", for three reasons. A continuation byte
 //! is never a start: the byte before it has its class, and every start
 //! needs a change of class. The class of the character before a position is
@@ -109,6 +109,17 @@
 //! sometimes: `한AB` then a space is `한` and `AB` (the first alternative
 //! backtracks to its last letter of both classes), `한Ab` one word. So a
 //! capital after a letter of both classes (`both`) is hard.
+//!
+//! DeepSeek's chain on wide blocks has its own classes: letters and marks
+//! join `l`, and `[\p{P}\p{S}]` joins `p`, except in its CJK region: the
+//! region's letters join `both` as well, its punctuation stays in `na`.
+//! Three rules differ from cl100k's. No punctuation prefixes a letter but
+//! through `[ASCII punctuation][A-Za-z]+`, so a letter is a start after
+//! punctuation whenever one of the two is wide. That alternative stops at a
+//! wide letter, which therefore is hard right after an ASCII letter (`.a한` is
+//! `.a` and `한`, ` a한` one piece). And the CJK region is cut out before the
+//! main pattern runs, as the numbers are: every edge of `both` is a start,
+//! and a whitespace run before the region is one piece.
 //!
 //! `tests` check all of this against the scalar scanner (and `tests/pretokenize`
 //! against the regex), on the real corpora, random text over an alphabet of the
@@ -227,12 +238,23 @@ fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -
     // and `\s+(?!\S)` takes it whole.
     let mut end_ws = q & pwq & !pcr & !nw;
     if named.numbers_split_first() {
-        end_ws &= !(x.d >> 1 | (next.d & 1) << 63);
+        // (and likewise before a letter of DeepSeek's CJK region, in `both`)
+        let region = x.d | x.both;
+        end_ws &= !(region >> 1 | (next.d | next.both) << 63);
     }
     starts |= end_ws;
 
     let mut hard = x.na | pna | nna;
-    if wide {
+    if wide && named.is_chain() {
+        // DeepSeek: no punctuation prefixes a letter outside ASCII's
+        // `[punct][A-Za-z]+`, and that alternative stops at a wide letter,
+        // which an ASCII letter before it leaves hard; a piece never crosses
+        // the edge of the CJK region (`both`)
+        let wp = p1(x.p & x.wide, pc.p & pc.wide);
+        starts |= x.l & (x.wide & pp | wp);
+        starts |= x.both ^ p1(x.both, pc.both);
+        hard |= x.l & x.wide & !x.both & pl & !p1(x.wide, pc.wide);
+    } else if wide {
         hard |= x.l & p1(x.p & x.wide, pc.p & pc.wide);
         if named.cased_words() {
             // a capital after a letter in both case classes (`\p{Lo}`,
@@ -327,31 +349,21 @@ fn carry_of(named: Named, prev: &Carry, x: &Classes) -> Carry {
     }
 }
 
-/// The classes of the block at `at` as `named` sees them: for DeepSeek's
-/// chain the ASCII controls (outside `[\p{P}\p{S}]`, a letter prefix there)
-/// count with the bytes >= 0x80, whose block goes to the scalar scanner.
+/// The classes of the block at `at` for the walk of [`spans`], as `named`
+/// sees them: with `wide` (a family that allows it,
+/// [`Named::blocks_beyond_ascii`]) the characters of several bytes classed
+/// too, each of its bytes in its character's class. For DeepSeek's chain the
+/// ASCII controls (outside `[\p{P}\p{S}]`, a letter prefix there) are left
+/// hard, with the bytes the classes do not decide.
 #[inline(always)]
-fn classify_at(named: Named, b: &[u8], at: usize, how: Classifier) -> Classes {
-    let mut x = how.classify(&block_at(b, at));
+fn classify_chars(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Classes {
+    let mut x = how.classify(&block_at(s.b, at));
+    if wide && x.na != 0 {
+        classify_beyond_ascii(&mut x, how, s.b, at, s.t, named);
+    }
     if named.numbers_split_first() {
         x.na |= x.ctl;
         x.p &= !x.ctl;
-    }
-    x
-}
-
-/// The classes of the block at `at` for the walk of [`spans`]: those of
-/// [`classify_at`], and with `wide` (a family that allows it,
-/// [`Named::blocks_beyond_ascii`]) the characters of several bytes classed
-/// too, each of its bytes in its character's class.
-#[inline(always)]
-fn classify_chars(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Classes {
-    if !wide {
-        return classify_at(named, s.b, at, how);
-    }
-    let mut x = how.classify(&block_at(s.b, at));
-    if x.na != 0 {
-        classify_beyond_ascii(&mut x, how, s.b, at, s.t, named);
     }
     x
 }

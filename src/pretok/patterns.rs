@@ -179,8 +179,9 @@ impl Named {
 
     /// The block path classes the characters of several bytes too (module
     /// `wide`): the families whose classes outside ASCII are `\p{L}`,
-    /// `\p{N}`, `\s` and the rest (Qwen3.5's marks left hard), and o200k's,
-    /// whose upper- and lower-case classes overlap there (marks hard too).
+    /// `\p{N}`, `\s` and the rest (Qwen3.5's marks left hard), o200k's,
+    /// whose upper- and lower-case classes overlap there (marks hard too),
+    /// and DeepSeek's chain (its CJK region hard).
     pub fn blocks_beyond_ascii(self) -> bool {
         matches!(
             self,
@@ -191,6 +192,7 @@ impl Named {
                 | Named::Qwen2
                 | Named::Qwen35
                 | Named::Nemo
+                | Named::DeepSeekV3
         )
     }
 

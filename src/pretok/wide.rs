@@ -1,20 +1,23 @@
 //! Characters of several bytes on the block path ("wide" blocks): the classes
 //! of a block's non-ASCII characters, each of its bytes in its character's
 //! class, for the families whose classes outside ASCII are `\p{L}`, `\p{N}`,
-//! `\s` and the rest, and o200k's with its upper-case letters
+//! `\s` and the rest, o200k's with its upper-case letters, and DeepSeek's
+//! chain, whose letters take the marks, whose punctuation is `[\p{P}\p{S}]`
+//! and whose CJK ranges are regions of their own
 //! ([`super::patterns::Named::blocks_beyond_ascii`]).
 //!
 //! Most characters are decoded one by one and looked up in the scanners'
 //! tables. Two ranges skip that: the Hangul syllables U+AC00-U+D77F and the
 //! CJK ideographs U+4E00-U+9FFF, every one a letter (`\p{Lo}`, checked by a
 //! unit test against the tables), are told by their first two bytes in a few
-//! vector compares.
+//! vector compares. DeepSeek's chain takes only the Hangul lane: most of the
+//! ideographs are in its CJK region, whose characters stay hard.
 //!
 //! [`super::block`] explains why the bit algebra holds for such blocks.
 
 use super::classes::{block_at, Classes, Classifier};
 use super::patterns::Named;
-use super::unicode::{Tables, L, LO, M, OTHER, UP};
+use super::unicode::{Tables, DS_CJK, DS_L, DS_M, DS_PS, L, LO, M, OTHER, UP};
 
 /// Classes the characters of several bytes in block `x` (at byte `at` of `b`,
 /// valid UTF-8) as `named` sees them: a letter (`\p{L}`) joins `l`, any
@@ -25,7 +28,10 @@ use super::unicode::{Tables, L, LO, M, OTHER, UP};
 /// `\p{Lt}`) also joins `up`. What stays in `na` (numbers, whitespace, those
 /// marks, and a character begun before the block that is not a letter) is
 /// left to the hard positions. A letter in both of o200k's case classes, or
-/// begun before the block, joins `both`.
+/// begun before the block, joins `both`. For DeepSeek's chain (its own table)
+/// letters and marks join `l`, those of its CJK region `both` too,
+/// `[\p{P}\p{S}]` outside that region joins `p`, and the region's
+/// punctuation stays in `na`.
 ///
 /// Cost: a few vector compares, then one decode and one table lookup per
 /// character of several bytes outside the two fast ranges; the loop carries
@@ -45,24 +51,32 @@ pub(super) fn classify_beyond_ascii(
     } else {
         OTHER
     };
-    let (cont, fast) = how.wide_bytes(&block_at(b, at));
+    let ds = named.is_chain();
+    let (cont, hangul, cjk, cjk_9) = how.wide_lanes(&block_at(b, at));
+    // DeepSeek's CJK region ends at U+9FA5: the ideographs from U+9000 on
+    // are decoded
+    let region = if ds { cjk & !cjk_9 } else { 0 };
+    let fast = if ds { hangul | region } else { hangul | cjk };
     let firsts = x.na & !cont & !fast;
     // the case masks only where they are read: the loop is the cost per
-    // character
-    let [mut letters, punct, upper, lower] = if cased {
-        first_bytes::<true>(firsts, b, at, t, other)
-    } else {
-        first_bytes::<false>(firsts, b, at, t, other)
+    // character (for DeepSeek's chain the third is its region's letters)
+    let [mut letters, punct, mut upper, lower] = match (cased, ds) {
+        (true, _) => first_bytes::<true, false>(firsts, b, at, t, other),
+        (false, true) => first_bytes::<false, true>(firsts, b, at, t, other),
+        (false, false) => first_bytes::<false, false>(firsts, b, at, t, other),
     };
     letters |= fast;
+    upper |= region;
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes
     // before the block.
     if cont & 1 != 0 {
         let lead = (1..=3)
             .filter_map(|k| at.checked_sub(k))
             .find(|&j| b.get(j).is_some_and(|&c| c >= 0xC0));
-        if lead.is_some_and(|j| t.decode_at(b, j).0 & L != 0) {
-            letters |= 1;
+        if let Some(f) = lead.map(|j| t.decode_at(b, j).0) {
+            let letter = if ds { classes_ds(f).0 } else { f & L != 0 };
+            letters |= u64::from(letter);
+            upper |= u64::from(ds && letter && f & DS_CJK != 0);
         }
     }
     let l = spread_chars(letters, cont);
@@ -73,6 +87,8 @@ pub(super) fn classify_beyond_ascii(
         // in both classes, and a capital after it is hard (`derive`)
         x.up |= spread_chars(upper, cont);
         x.both = spread_chars(letters & !upper & !lower, cont);
+    } else if ds {
+        x.both = spread_chars(upper, cont);
     }
     x.l |= l;
     x.p |= p;
@@ -80,12 +96,22 @@ pub(super) fn classify_beyond_ascii(
     x.wide = l | p;
 }
 
+/// DeepSeek's classes of a character from its flags in DeepSeek's table: (a
+/// letter or mark, `[\p{P}\p{S}]` outside the CJK region). The region's
+/// punctuation is neither: it stays hard.
+#[inline(always)]
+fn classes_ds(f: u8) -> (bool, bool) {
+    (f & (DS_L | DS_M) != 0, f & (DS_PS | DS_CJK) == DS_PS)
+}
+
 /// The letters, the other characters (`other` and no more of the flags
 /// `other` names), and with `CASED` the upper-case-only and the
 /// lower-case-only letters, among the characters whose first bytes are
 /// `firsts` (bits of the block at byte `at` of `b`): bits on first bytes.
+/// With `DS` the table is DeepSeek's, read by [`classes_ds`], and the third
+/// mask holds the letters of its CJK region.
 #[inline(always)]
-fn first_bytes<const CASED: bool>(
+fn first_bytes<const CASED: bool, const DS: bool>(
     mut firsts: u64,
     b: &[u8],
     at: usize,
@@ -96,8 +122,16 @@ fn first_bytes<const CASED: bool>(
     while firsts != 0 {
         let i = firsts.trailing_zeros();
         let f = t.decode_at(b, at + i as usize).0;
-        m[0] |= u64::from(f & L != 0) << i;
-        m[1] |= u64::from(f & other == OTHER) << i;
+        let (letter, punct) = if DS {
+            classes_ds(f)
+        } else {
+            (f & L != 0, f & other == OTHER)
+        };
+        m[0] |= u64::from(letter) << i;
+        m[1] |= u64::from(punct) << i;
+        if DS {
+            m[2] |= u64::from(letter && f & DS_CJK != 0) << i;
+        }
         if CASED {
             m[2] |= u64::from(f & (L | LO) == L) << i;
             m[3] |= u64::from(f & (L | UP) == L) << i;
@@ -116,30 +150,22 @@ fn spread_chars(first: u64, cont: u64) -> u64 {
     s | (cont & s << 1)
 }
 
-/// The code points the fast lane takes (every one a letter): the tests'
-/// statement of what [`Classifier::wide_bytes`] finds.
+/// The code points the fast lanes take (every one a letter): the tests'
+/// statement of what [`Classifier::wide_lanes`] finds.
 #[cfg(test)]
 pub(super) const FAST_LETTERS: [(u32, u32); 2] = [(0x4E00, 0x9FFF), (0xAC00, 0xD77F)];
 
 impl Classifier {
-    /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and the first
-    /// bytes of the characters in the fast ranges (U+4E00-U+9FFF,
-    /// U+AC00-U+D77F) that the block shows to be there ([`Self::wide_lanes`]).
-    #[inline(always)]
-    pub(super) fn wide_bytes(self, b: &[u8; 64]) -> (u64, u64) {
-        let (cont, hangul, cjk) = self.wide_lanes(b);
-        (cont, hangul | cjk)
-    }
-
     /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and apart the
     /// first bytes of the Hangul syllables U+AC00-U+D77F and of the CJK
     /// ideographs U+4E00-U+9FFF that the block shows to be there: lead
     /// `EB-EC` (U+B000-U+CFFF) or `E5-E9` (U+5000-U+9FFF) alone, or `EA`
     /// with a second byte from `B0` (U+AC00-U+AFFF), `ED` below `9E`
-    /// (U+D000-U+D77F), `E4` from `B8` (U+4E00-U+4FFF).
+    /// (U+D000-U+D77F), `E4` from `B8` (U+4E00-U+4FFF). The fourth mask is
+    /// the bytes `E9` (first bytes of U+9000-U+9FFF).
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub(crate) fn wide_lanes(self, b: &[u8; 64]) -> (u64, u64, u64) {
+    pub(crate) fn wide_lanes(self, b: &[u8; 64]) -> (u64, u64, u64, u64) {
         match self {
             #[cfg(test)]
             Classifier::Portable => wide_lanes_portable(b),
@@ -156,7 +182,7 @@ impl Classifier {
 
 /// [`Classifier::wide_lanes`] from the code points (the tests' oracle).
 #[cfg(test)]
-pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64) {
+pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     let (mut cont, mut hangul, mut cjk) = (0u64, 0u64, 0u64);
     for (k, &c) in b.iter().enumerate() {
         cont |= u64::from(c & 0xC0 == 0x80) << k;
@@ -177,7 +203,8 @@ pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64) {
         cjk |= u64::from(inside(FAST_LETTERS[0])) << k;
         hangul |= u64::from(inside(FAST_LETTERS[1])) << k;
     }
-    (cont, hangul, cjk)
+    let nine = (0..64).fold(0u64, |m, k| m | u64::from(b[k] == 0xE9) << k);
+    (cont, hangul, cjk, nine)
 }
 
 /// [`Classifier::wide_lanes`] with AVX2.
@@ -188,10 +215,10 @@ pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64) {
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64) {
+unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::*;
     let (mut cont, mut hangul, mut cjk) = (0u64, 0u64, 0u64);
-    let (mut e4, mut ea, mut ed) = (0u64, 0u64, 0u64);
+    let (mut e4, mut ea, mut ed, mut e9) = (0u64, 0u64, 0u64, 0u64);
     let (mut b8, mut b0, mut below_9e) = (0u64, 0u64, 0u64);
     for h in 0..2 {
         // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
@@ -207,6 +234,7 @@ unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64) {
         hangul |= range(0xEB, 2);
         cjk |= range(0xE5, 5);
         e4 |= range(0xE4, 1);
+        e9 |= range(0xE9, 1);
         ea |= range(0xEA, 1);
         ed |= range(0xED, 1);
         b8 |= range(0xB8, 8);
@@ -217,6 +245,7 @@ unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64) {
         cont,
         hangul | ea & b0 >> 1 | ed & below_9e >> 1,
         cjk | e4 & b8 >> 1,
+        e9,
     )
 }
 
@@ -228,7 +257,7 @@ unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64) {
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64) {
+unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
     let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
@@ -243,13 +272,13 @@ unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64) {
         | range(0xEA, 1) & range(0xB0, 16) >> 1
         | range(0xED, 1) & range(0x80, 0x1E) >> 1;
     let cjk = range(0xE5, 5) | range(0xE4, 1) & range(0xB8, 8) >> 1;
-    (cont, hangul, cjk)
+    (cont, hangul, cjk, range(0xE9, 1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretok::unicode::tables;
+    use crate::pretok::unicode::{deepseek_tables, tables};
 
     #[test]
     fn fast_letters_are_letters() {
@@ -259,6 +288,21 @@ mod tests {
                 assert!(t.of(cp) & L != 0, "U+{cp:04X}");
             }
         }
+        // DeepSeek's chain: the Hangul syllables are letters outside its CJK
+        // region, the ideographs before U+9000 (the lane without `E9`)
+        // letters inside it; its region ends inside U+9000-U+9FFF
+        let ds = deepseek_tables();
+        let (a, z) = FAST_LETTERS[1];
+        for cp in a..=z {
+            assert_eq!(ds.of(cp) & DS_CJK, 0, "U+{cp:04X}");
+            assert_eq!(classes_ds(ds.of(cp)), (true, false), "U+{cp:04X}");
+        }
+        for cp in FAST_LETTERS[0].0..0x9000 {
+            assert_ne!(ds.of(cp) & DS_CJK, 0, "U+{cp:04X}");
+            assert_eq!(classes_ds(ds.of(cp)), (true, false), "U+{cp:04X}");
+        }
+        assert_ne!(ds.of(0x9FA5) & DS_CJK, 0);
+        assert_eq!(ds.of(0x9FA6) & DS_CJK, 0);
     }
 
     /// On valid text, the fast first bytes of each lane are exactly the
@@ -273,9 +317,10 @@ mod tests {
         for skip in 0..4 {
             let b = &text.as_bytes()[skip..];
             let block = block_at(b, 0);
-            let (cont, hangul, cjk) = wide_lanes_portable(&block);
+            let (cont, hangul, cjk, cjk_9) = wide_lanes_portable(&block);
             for (k, &c) in block.iter().enumerate() {
                 assert_eq!(cont >> k & 1 == 1, c & 0xC0 == 0x80, "byte {k}");
+                assert_eq!(cjk_9 >> k & 1 == 1, c == 0xE9, "byte {k}");
                 let want = |(a, z): (u32, u32)| {
                     let s = std::str::from_utf8(&b[k..])
                         .ok()

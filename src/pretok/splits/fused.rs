@@ -175,7 +175,7 @@ impl Scratch {
         while let Some(chunk) = b.get(base..base + 67) {
             let mut block = [0u8; 64];
             block.copy_from_slice(&chunk[..64]);
-            let (cont, hangul, _) = lane.how.wide_lanes(&block);
+            let (cont, hangul, _, _) = lane.how.wide_lanes(&block);
             let firsts = !cont;
             let mut rest = firsts & !hangul;
             if rest.count_ones() > (firsts & hangul).count_ones() {
