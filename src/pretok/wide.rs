@@ -52,11 +52,18 @@ pub(super) fn classify_beyond_ascii(
         OTHER
     };
     let ds = named.is_chain();
-    let (cont, hangul, cjk, cjk_9) = how.wide_lanes(&block_at(b, at));
+    let block = block_at(b, at);
+    let (cont, hangul, cjk, cjk_9) = how.wide_lanes(&block);
     // DeepSeek's CJK region ends at U+9FA5: the ideographs from U+9000 on
     // are decoded
     let region = if ds { cjk & !cjk_9 } else { 0 };
-    let fast = if ds { hangul | region } else { hangul | cjk };
+    // the two-byte lane's letters are cased: not for o200k's family
+    let two = if cased {
+        0
+    } else {
+        how.two_byte_letters(&block)
+    };
+    let fast = two | if ds { hangul | region } else { hangul | cjk };
     let firsts = x.na & !cont & !fast;
     // the case masks only where they are read: the loop is the cost per
     // character (for DeepSeek's chain the third is its region's letters)
@@ -155,7 +162,40 @@ fn spread_chars(first: u64, cont: u64) -> u64 {
 #[cfg(test)]
 pub(super) const FAST_LETTERS: [(u32, u32); 2] = [(0x4E00, 0x9FFF), (0xAC00, 0xD77F)];
 
+/// The two-byte letters the two-byte lane takes ([`Classifier::two_byte_letters`]):
+/// Latin Extended-A and -B, IPA and the modifier letters to U+02BF, most of
+/// Cyrillic, the Hebrew letters, and the Arabic letters U+0620-U+064A and
+/// U+0680-U+06BF. Every one is a letter (a unit test checks the tables).
+pub(super) const TWO_BYTE_LETTERS: [(u32, u32); 6] = [
+    (0x0100, 0x02BF),
+    (0x0400, 0x047F),
+    (0x04C0, 0x04FF),
+    (0x05D0, 0x05EA),
+    (0x0620, 0x064A),
+    (0x0680, 0x06BF),
+];
+
 impl Classifier {
+    /// The first bytes of the characters of [`TWO_BYTE_LETTERS`] that the
+    /// block shows to be there: lead `C4-CA`, `D0`, `D1`, `D3` or `DA`
+    /// alone, or `D7` with a second byte `90-AA` (U+05D0-U+05EA), `D8` with
+    /// `A0-BF` (U+0620-U+063F), `D9` with `80-8A` (U+0640-U+064A).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn two_byte_letters(self, b: &[u8; 64]) -> u64 {
+        match self {
+            #[cfg(test)]
+            Classifier::Portable => two_byte_letters_portable(b),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` is only built by `available` after the CPU reported AVX2.
+            Classifier::Avx2 => unsafe { two_byte_letters_avx2(b) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx512` is only built by `available` after the CPU
+            // reported AVX-512F and AVX-512BW.
+            Classifier::Avx512 => unsafe { two_byte_letters_avx512(b) },
+        }
+    }
+
     /// The block's UTF-8 continuation bytes (`0x80-0xBF`), and apart the
     /// first bytes of the Hangul syllables U+AC00-U+D77F and of the CJK
     /// ideographs U+4E00-U+9FFF that the block shows to be there: lead
@@ -275,6 +315,88 @@ unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     (cont, hangul, cjk, range(0xE9, 1))
 }
 
+/// [`Classifier::two_byte_letters`] from the code points (the tests' oracle).
+#[cfg(test)]
+pub(super) fn two_byte_letters_portable(b: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for (k, &c) in b.iter().enumerate() {
+        if c & 0xE0 != 0xC0 {
+            continue;
+        }
+        // the code points a character with this first byte may be, exactly
+        // where its second byte is in the block
+        let lead = u32::from(c & 0x1F) << 6;
+        let (lo, hi) = match b.get(k + 1) {
+            Some(&s) if s & 0xC0 == 0x80 => {
+                (lead | u32::from(s & 0x3F), lead | u32::from(s & 0x3F))
+            }
+            _ => (lead, lead + 0x3F),
+        };
+        let inside = TWO_BYTE_LETTERS.iter().any(|&(a, z)| lo >= a && hi <= z);
+        m |= u64::from(inside) << k;
+    }
+    m
+}
+
+/// [`Classifier::two_byte_letters`] with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn two_byte_letters_avx2(b: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    let (mut alone, mut d7, mut d8, mut d9) = (0u64, 0u64, 0u64, 0u64);
+    let (mut s90, mut sa0, mut s80) = (0u64, 0u64, 0u64);
+    for h in 0..2 {
+        // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
+        let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(32 * h).cast::<__m256i>()) };
+        // as in `wide_lanes_avx2`
+        let range = |lo: u8, len: i16| -> u64 {
+            let shifted = _mm256_add_epi8(v, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+            let m = _mm256_cmpgt_epi8(_mm256_set1_epi8((-128 + len) as i8), shifted);
+            u64::from(_mm256_movemask_epi8(m) as u32) << (32 * h)
+        };
+        alone |= range(0xC4, 7) | range(0xD0, 2) | range(0xD3, 1) | range(0xDA, 1);
+        d7 |= range(0xD7, 1);
+        d8 |= range(0xD8, 1);
+        d9 |= range(0xD9, 1);
+        s90 |= range(0x90, 0x1B);
+        sa0 |= range(0xA0, 0x20);
+        s80 |= range(0x80, 0x0B);
+    }
+    alone | d7 & s90 >> 1 | d8 & sa0 >> 1 | d9 & s80 >> 1
+}
+
+/// [`Classifier::two_byte_letters`] with AVX-512BW.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn two_byte_letters_avx512(b: &[u8; 64]) -> u64 {
+    use std::arch::x86_64::*;
+    // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
+    let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
+    let range = |lo: u8, len: u8| -> u64 {
+        _mm512_cmplt_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
+            _mm512_set1_epi8(len as i8),
+        )
+    };
+    range(0xC4, 7)
+        | range(0xD0, 2)
+        | range(0xD3, 1)
+        | range(0xDA, 1)
+        | range(0xD7, 1) & range(0x90, 0x1B) >> 1
+        | range(0xD8, 1) & range(0xA0, 0x20) >> 1
+        | range(0xD9, 1) & range(0x80, 0x0B) >> 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +425,65 @@ mod tests {
         }
         assert_ne!(ds.of(0x9FA5) & DS_CJK, 0);
         assert_eq!(ds.of(0x9FA6) & DS_CJK, 0);
+        for &(a, z) in &TWO_BYTE_LETTERS {
+            for cp in a..=z {
+                assert!(t.of(cp) & L != 0, "U+{cp:04X}");
+                assert_eq!(ds.of(cp) & DS_CJK, 0, "U+{cp:04X}");
+                assert_eq!(classes_ds(ds.of(cp)), (true, false), "U+{cp:04X}");
+            }
+        }
+    }
+
+    /// On valid text, the two-byte lane holds exactly the first bytes of the
+    /// characters of [`TWO_BYTE_LETTERS`] (the second byte in the block, or a
+    /// first byte that decides alone); every vector version agrees with it on
+    /// bytes around its edges.
+    #[test]
+    fn two_byte_letters_follow_the_code_points() {
+        let text: String = (0x80u32..0x800)
+            .filter_map(char::from_u32)
+            .flat_map(|c| [c, 'a'])
+            .collect();
+        let decides_alone = |c: u8| matches!(c, 0xC4..=0xCA | 0xD0 | 0xD1 | 0xD3 | 0xDA);
+        for skip in 0..3 {
+            let b = &text.as_bytes()[skip..];
+            for at in (0..b.len().saturating_sub(64)).step_by(61) {
+                let block = block_at(b, at);
+                let got = two_byte_letters_portable(&block);
+                for (k, &c) in block.iter().enumerate() {
+                    let cp = std::str::from_utf8(&b[at + k..])
+                        .ok()
+                        .and_then(|s| s.chars().next())
+                        .map_or(0, u32::from);
+                    let decided = k < 63 || decides_alone(c);
+                    let want = c >= 0xC0
+                        && decided
+                        && TWO_BYTE_LETTERS.iter().any(|&(a, z)| (a..=z).contains(&cp));
+                    assert_eq!(got >> k & 1 == 1, want, "byte {k} ({c:#x}) at {at}");
+                }
+                for how in Classifier::available() {
+                    assert_eq!(how.two_byte_letters(&block), got, "{block:?}");
+                }
+            }
+        }
+        const PICK: [u8; 16] = [
+            0xC3, 0xC4, 0xCA, 0xCB, 0xD0, 0xD3, 0xD7, 0xD8, 0xD9, 0xDA, 0x90, 0xAA, 0xAB, 0xA0,
+            0x8A, 0x8B,
+        ];
+        let mut rng = crate::TestRng(0x2b7e);
+        for _ in 0..4000 {
+            let mut block = [0u8; 64];
+            for slot in block.iter_mut() {
+                *slot = PICK[rng.below(PICK.len())];
+            }
+            for how in Classifier::available() {
+                assert_eq!(
+                    how.two_byte_letters(&block),
+                    two_byte_letters_portable(&block),
+                    "{block:?}"
+                );
+            }
+        }
     }
 
     /// On valid text, the fast first bytes of each lane are exactly the
