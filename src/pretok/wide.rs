@@ -249,6 +249,38 @@ pub(super) fn wide_lanes_portable(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     (cont, hangul, cjk, nine)
 }
 
+/// The bytes `x` of `v` with `x - lo < len` (unsigned), as a movemask:
+/// `x + 0x80 - lo` below `-128 + len` as signed bytes.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn in_range_avx2(v: std::arch::x86_64::__m256i, lo: u8, len: i16) -> u32 {
+    use std::arch::x86_64::*;
+    let shifted = _mm256_add_epi8(v, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+    let m = _mm256_cmpgt_epi8(_mm256_set1_epi8((-128 + len) as i8), shifted);
+    _mm256_movemask_epi8(m) as u32
+}
+
+/// The bytes `x` of `v` with `x - lo < len` (unsigned), as a mask.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn in_range_avx512(v: std::arch::x86_64::__m512i, lo: u8, len: u8) -> u64 {
+    use std::arch::x86_64::*;
+    _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
+        _mm512_set1_epi8(len as i8),
+    )
+}
+
 /// [`Classifier::wide_lanes`] with AVX2.
 ///
 /// # Safety
@@ -265,13 +297,8 @@ unsafe fn wide_lanes_avx2(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     for h in 0..2 {
         // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
         let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(32 * h).cast::<__m256i>()) };
-        // bytes `x` with `x - lo < len` (unsigned): `x + 0x80 - lo` below
-        // `-128 + len` as signed bytes
-        let range = |lo: u8, len: i16| -> u64 {
-            let shifted = _mm256_add_epi8(v, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
-            let m = _mm256_cmpgt_epi8(_mm256_set1_epi8((-128 + len) as i8), shifted);
-            u64::from(_mm256_movemask_epi8(m) as u32) << (32 * h)
-        };
+        // SAFETY: the caller's CPU supports AVX2 (this function's contract)
+        let range = |lo, len| u64::from(unsafe { in_range_avx2(v, lo, len) }) << (32 * h);
         cont |= range(0x80, 0x40);
         hangul |= range(0xEB, 2);
         cjk |= range(0xE5, 5);
@@ -303,12 +330,8 @@ unsafe fn wide_lanes_avx512(b: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
     let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
-    let range = |lo: u8, len: u8| -> u64 {
-        _mm512_cmplt_epu8_mask(
-            _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
-            _mm512_set1_epi8(len as i8),
-        )
-    };
+    // SAFETY: the caller's CPU supports AVX-512BW (this function's contract)
+    let range = |lo, len| unsafe { in_range_avx512(v, lo, len) };
     let cont = range(0x80, 0x40);
     let hangul = range(0xEB, 2)
         | range(0xEA, 1) & range(0xB0, 16) >> 1
@@ -355,12 +378,8 @@ unsafe fn two_byte_letters_avx2(b: &[u8; 64]) -> u64 {
     for h in 0..2 {
         // SAFETY: `b` is 64 readable bytes: both 32-byte loads are in bounds.
         let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(32 * h).cast::<__m256i>()) };
-        // as in `wide_lanes_avx2`
-        let range = |lo: u8, len: i16| -> u64 {
-            let shifted = _mm256_add_epi8(v, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
-            let m = _mm256_cmpgt_epi8(_mm256_set1_epi8((-128 + len) as i8), shifted);
-            u64::from(_mm256_movemask_epi8(m) as u32) << (32 * h)
-        };
+        // SAFETY: the caller's CPU supports AVX2 (this function's contract)
+        let range = |lo, len| u64::from(unsafe { in_range_avx2(v, lo, len) }) << (32 * h);
         alone |= range(0xC4, 7) | range(0xD0, 2) | range(0xD3, 1) | range(0xDA, 1);
         d7 |= range(0xD7, 1);
         d8 |= range(0xD8, 1);
@@ -384,12 +403,8 @@ unsafe fn two_byte_letters_avx512(b: &[u8; 64]) -> u64 {
     use std::arch::x86_64::*;
     // SAFETY: `b` is 64 readable bytes, so the unaligned 64-byte load is in bounds.
     let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
-    let range = |lo: u8, len: u8| -> u64 {
-        _mm512_cmplt_epu8_mask(
-            _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8)),
-            _mm512_set1_epi8(len as i8),
-        )
-    };
+    // SAFETY: the caller's CPU supports AVX-512BW (this function's contract)
+    let range = |lo, len| unsafe { in_range_avx512(v, lo, len) };
     range(0xC4, 7)
         | range(0xD0, 2)
         | range(0xD3, 1)
