@@ -181,7 +181,7 @@ impl Named {
     /// `wide`): the families whose classes outside ASCII are `\p{L}`,
     /// `\p{N}`, `\s` and the rest (Qwen3.5's marks left hard), o200k's,
     /// whose upper- and lower-case classes overlap there (marks hard too),
-    /// and DeepSeek's chain (its CJK region hard).
+    /// and DeepSeek's chain (its CJK region a class of its own).
     pub fn blocks_beyond_ascii(self) -> bool {
         matches!(
             self,

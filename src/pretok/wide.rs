@@ -7,11 +7,14 @@
 //! ([`super::patterns::Named::blocks_beyond_ascii`]).
 //!
 //! Most characters are decoded one by one and looked up in the scanners'
-//! tables. Two ranges skip that: the Hangul syllables U+AC00-U+D77F and the
-//! CJK ideographs U+4E00-U+9FFF, every one a letter (`\p{Lo}`, checked by a
-//! unit test against the tables), are told by their first two bytes in a few
-//! vector compares. DeepSeek's chain takes only the Hangul lane: most of the
-//! ideographs are in its CJK region, whose characters stay hard.
+//! tables. Three lanes skip that, told by their first one or two bytes in a
+//! few vector compares, every character in them a letter (checked by unit
+//! tests against the tables): the Hangul syllables U+AC00-U+D77F, the CJK
+//! ideographs U+4E00-U+9FFF, and the two-byte letters of Latin Extended,
+//! Cyrillic, Hebrew and Arabic (not for o200k's family, whose words need
+//! their case). For DeepSeek's chain the ideographs before U+9000 are the
+//! letters of its CJK region; those from U+9000 on are decoded, as its region
+//! ends at U+9FA5.
 //!
 //! [`super::block`] explains why the bit algebra holds for such blocks.
 
@@ -34,7 +37,7 @@ use super::unicode::{Tables, DS_CJK, DS_L, DS_M, DS_PS, L, LO, M, OTHER, UP};
 /// punctuation stays in `na`.
 ///
 /// Cost: a few vector compares, then one decode and one table lookup per
-/// character of several bytes outside the two fast ranges; the loop carries
+/// character of several bytes outside the fast lanes; the loop carries
 /// only the mask of first bytes.
 #[inline(always)]
 pub(super) fn classify_beyond_ascii(
@@ -66,14 +69,15 @@ pub(super) fn classify_beyond_ascii(
     let fast = two | if ds { hangul | region } else { hangul | cjk };
     let firsts = x.na & !cont & !fast;
     // the case masks only where they are read: the loop is the cost per
-    // character (for DeepSeek's chain the third is its region's letters)
-    let [mut letters, punct, mut upper, lower] = match (cased, ds) {
+    // character. `third` is o200k's upper-case-only letters, or the letters
+    // of DeepSeek's CJK region.
+    let [mut letters, punct, mut third, lower] = match (cased, ds) {
         (true, _) => first_bytes::<true, false>(firsts, b, at, t, other),
         (false, true) => first_bytes::<false, true>(firsts, b, at, t, other),
         (false, false) => first_bytes::<false, false>(firsts, b, at, t, other),
     };
     letters |= fast;
-    upper |= region;
+    third |= region;
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes
     // before the block.
     if cont & 1 != 0 {
@@ -83,19 +87,19 @@ pub(super) fn classify_beyond_ascii(
         if let Some(f) = lead.map(|j| t.decode_at(b, j).0) {
             let letter = if ds { classes_ds(f).0 } else { f & L != 0 };
             letters |= u64::from(letter);
-            upper |= u64::from(ds && letter && f & DS_CJK != 0);
+            third |= u64::from(ds && letter && f & DS_CJK != 0);
         }
     }
     let l = spread_chars(letters, cont);
     let p = spread_chars(punct, cont);
     if cased {
         // a letter begun before the block (bit 0 of `letters` on a
-        // continuation byte) is in neither `upper` nor `lower`: it counts as
+        // continuation byte) is in neither `third` nor `lower`: it counts as
         // in both classes, and a capital after it is hard (`derive`)
-        x.up |= spread_chars(upper, cont);
-        x.both = spread_chars(letters & !upper & !lower, cont);
+        x.up |= spread_chars(third, cont);
+        x.both = spread_chars(letters & !third & !lower, cont);
     } else if ds {
-        x.both = spread_chars(upper, cont);
+        x.both = spread_chars(third, cont);
     }
     x.l |= l;
     x.p |= p;
