@@ -58,6 +58,7 @@
 mod block;
 mod classes;
 mod deepseek;
+mod lanes;
 mod named;
 mod patterns;
 mod scan;

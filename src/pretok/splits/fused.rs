@@ -175,7 +175,8 @@ impl Scratch {
         while let Some(chunk) = b.get(base..base + 67) {
             let mut block = [0u8; 64];
             block.copy_from_slice(&chunk[..64]);
-            let (cont, hangul, _, _) = lane.how.wide_lanes(&block);
+            let lanes = lane.how.lanes(&block);
+            let (cont, hangul) = (lanes.cont, lanes.hangul);
             let firsts = !cont;
             let mut rest = firsts & !hangul;
             if rest.count_ones() > (firsts & hangul).count_ones() {
