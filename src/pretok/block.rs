@@ -84,8 +84,7 @@
 //! each joined by a space just before it, and whitespace runs cut before their
 //! last character; a letter after an apostrophe is hard (contractions).
 //!
-//! Wide blocks (text that is not mostly ASCII, in the families gpt2, cl100k,
-//! o200k, Llama 3, Qwen2, Qwen3.5, tekken and DeepSeek's chain) class
+//! Blocks with bytes >= 0x80 ("wide" blocks, in every family) class
 //! characters of several bytes too ([`super::wide`]): a letter's bytes all
 //! join `l`, another character outside `\s` and `\p{N}` joins `p`, and only
 //! numbers, whitespace (and the marks of Qwen3.5 and the o200k family) of
@@ -127,7 +126,7 @@
 //!
 //! The classifier (the masks of one block) is [`super::classes`].
 
-use super::classes::{block_at, has_high, mostly_ascii, Classes, Classifier};
+use super::classes::{block_at, Classes, Classifier};
 use super::patterns::{next_char_boundary, Named};
 use super::scan::Scan;
 use super::wide::classify_beyond_ascii;
@@ -190,7 +189,7 @@ fn mark_precedes(runs: u64, marks: u64) -> u64 {
 /// The piece starts and hard positions of the block `x`, given the block
 /// before (`prev`) and the classes of the block after (`next`, bit 0 only).
 #[inline(always)]
-fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
+fn derive(named: Named, prev: &Carry, x: &Classes, next: &Classes) -> (u64, u64) {
     if named == Named::Gpt2 {
         return derive_gpt2(prev, x, next);
     }
@@ -245,7 +244,7 @@ fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -
     starts |= end_ws;
 
     let mut hard = x.na | pna | nna;
-    if wide && named.is_chain() {
+    if named.is_chain() {
         // DeepSeek: no punctuation prefixes a letter outside ASCII's
         // `[punct][A-Za-z]+`, and that alternative stops at a wide letter,
         // which an ASCII letter before it leaves hard; a piece never crosses
@@ -254,7 +253,7 @@ fn derive(named: Named, wide: bool, prev: &Carry, x: &Classes, next: &Classes) -
         starts |= x.l & (x.wide & pp | wp);
         starts |= x.both ^ p1(x.both, pc.both);
         hard |= x.l & x.wide & !x.both & pl & !p1(x.wide, pc.wide);
-    } else if wide {
+    } else {
         hard |= x.l & p1(x.p & x.wide, pc.p & pc.wide);
         if named.cased_words() {
             // a capital after a letter in both case classes (`\p{Lo}`,
@@ -350,15 +349,14 @@ fn carry_of(named: Named, prev: &Carry, x: &Classes) -> Carry {
 }
 
 /// The classes of the block at `at` for the walk of [`spans`], as `named`
-/// sees them: with `wide` (a family that allows it,
-/// [`Named::blocks_beyond_ascii`]) the characters of several bytes classed
-/// too, each of its bytes in its character's class. For DeepSeek's chain the
+/// sees them: the characters of several bytes classed too, each of its
+/// bytes in its character's class. For DeepSeek's chain the
 /// ASCII controls (outside `[\p{P}\p{S}]`, a letter prefix there) are left
 /// hard, with the bytes the classes do not decide.
 #[inline(always)]
-fn classify_chars(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Classes {
+fn classify_chars(named: Named, s: &Scan, at: usize, how: Classifier) -> Classes {
     let mut x = how.classify(&block_at(s.b, at));
-    if wide && x.na != 0 {
+    if x.na != 0 {
         classify_beyond_ascii(&mut x, how, s.b, at, s.t, named);
     }
     if named.numbers_split_first() {
@@ -377,8 +375,8 @@ const MAX_UNCLASSED: u32 = 12;
 /// block may be eaten by punctuation before it, which is marked unsure (hard
 /// positions follow).
 #[inline(always)]
-fn resume_carry(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) -> Carry {
-    let x = classify_chars(named, wide, s, at - 64, how);
+fn resume_carry(named: Named, s: &Scan, at: usize, how: Classifier) -> Carry {
+    let x = classify_chars(named, s, at - 64, how);
     let mut carry = carry_of(named, &Carry::default(), &x);
     if x.c == !0 {
         carry.eaten &= !(1 << 63);
@@ -393,22 +391,19 @@ fn resume_carry(named: Named, wide: bool, s: &Scan, at: usize, how: Classifier) 
 /// Calls `f(start, end)` for every cl100k piece of `s.b`, left to right: the
 /// same spans as the scalar loop.
 ///
-/// Blocks start wherever the walk needs them: at 0, 64, 128, ... while the text
-/// is ASCII; after a block with a byte >= 0x80 the scalar scanner goes on for at
-/// least 64 bytes, and block processing resumes at the next piece start whose
-/// 64 bytes are ASCII. A text that is not mostly ASCII, in a family that
-/// allows it ([`Named::blocks_beyond_ascii`]), takes the "wide" walk instead:
-/// characters of several bytes are classed too ([`classify_beyond_ascii`]),
-/// and only a block with many bytes left unclassed goes to the scalar scanner.
-/// (Mostly ASCII text keeps the narrow walk, which leaves its rare non-ASCII
-/// blocks to the scalar scanner.)
+/// Blocks follow each other at 0, 64, 128, ...; characters of several bytes
+/// are classed too ([`classify_beyond_ascii`]), and only a block with many
+/// bytes left unclassed ([`MAX_UNCLASSED`]) goes to the scalar scanner, for
+/// at least 64 bytes, after which blocks resume at the next piece start.
+/// Leaving every block with a byte >= 0x80 to the scalar scanner would run
+/// European text, with an accented letter in most blocks, at a third of
+/// English's speed.
 #[inline(always)]
 pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
-    let wide = named.blocks_beyond_ascii() && !mostly_ascii(s.b);
-    spans_as(named, wide, s, text, how, f);
+    spans_as(named, s, text, how, f);
 }
 
-/// [`spans`], narrow or wide as told (`wide` only for a family that allows it).
+/// [`spans`] (for a family with a block path).
 ///
 /// The walk is compiled once per classifier inside a function with that
 /// instruction set enabled ([`spans_avx2`], [`spans_avx512`]), so the
@@ -416,27 +411,20 @@ pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classi
 /// sink's steps are inlined into one loop instead of a call per block.
 #[inline(always)]
 #[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
-fn spans_as<F: SpanSink>(
-    named: Named,
-    wide: bool,
-    s: &Scan,
-    text: &str,
-    how: Classifier,
-    f: &mut F,
-) {
-    debug_assert!(!wide || named.blocks_beyond_ascii());
+fn spans_as<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+    debug_assert!(named.has_block_path());
     match how {
         #[cfg(test)]
-        Classifier::Portable => spans_with(named, wide, s, text, how, f),
+        Classifier::Portable => spans_with(named, s, text, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `spans_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { spans_avx2(named, wide, s, text, f) },
+        Classifier::Avx2 => unsafe { spans_avx2(named, s, text, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which
         // `spans_avx512` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { spans_avx512(named, wide, s, text, f) },
+        Classifier::Avx512 => unsafe { spans_avx512(named, s, text, f) },
     }
 }
 
@@ -447,8 +435,8 @@ fn spans_as<F: SpanSink>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx2<F: SpanSink>(named: Named, wide: bool, s: &Scan, text: &str, f: &mut F) {
-    spans_with(named, wide, s, text, Classifier::Avx2, f);
+unsafe fn spans_avx2<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, s, text, Classifier::Avx2, f);
 }
 
 /// [`spans_with`] for CPUs with AVX-512 (see [`spans`]).
@@ -458,20 +446,13 @@ unsafe fn spans_avx2<F: SpanSink>(named: Named, wide: bool, s: &Scan, text: &str
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn spans_avx512<F: SpanSink>(named: Named, wide: bool, s: &Scan, text: &str, f: &mut F) {
-    spans_with(named, wide, s, text, Classifier::Avx512, f);
+unsafe fn spans_avx512<F: SpanSink>(named: Named, s: &Scan, text: &str, f: &mut F) {
+    spans_with(named, s, text, Classifier::Avx512, f);
 }
 
 /// The walk of [`spans`], for one classifier.
 #[inline(always)]
-fn spans_with<F: SpanSink>(
-    named: Named,
-    wide: bool,
-    s: &Scan,
-    text: &str,
-    how: Classifier,
-    f: &mut F,
-) {
+fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
     let b = s.b;
     let n = b.len();
     let mut cur = 0usize;
@@ -480,7 +461,7 @@ fn spans_with<F: SpanSink>(
     // `base`, while blocks are being processed.
     let mut state: Option<(Carry, Classes)> = None;
     // How far the scalar scanner goes before blocks are tried again: doubling
-    // while the text stays non-ASCII (each switch costs a call and a
+    // while the blocks stay unclassed (each switch costs a call and a
     // mispredicted branch or two), back to one block after an ASCII block.
     const MAX_WINDOW: usize = 2048;
     let mut window = 64usize;
@@ -489,19 +470,18 @@ fn spans_with<F: SpanSink>(
         while base + 64 < n {
             let (prev, x) = match state {
                 Some(v) => v,
-                None if !wide && has_high(b, base) => break,
-                None if base == 0 => (Carry::default(), classify_chars(named, wide, s, 0, how)),
+                None if base == 0 => (Carry::default(), classify_chars(named, s, 0, how)),
                 None if base >= 64 => (
-                    resume_carry(named, wide, s, base, how),
-                    classify_chars(named, wide, s, base, how),
+                    resume_carry(named, s, base, how),
+                    classify_chars(named, s, base, how),
                 ),
                 None => break,
             };
-            if x.na != 0 && (!wide || x.na.count_ones() > MAX_UNCLASSED) {
+            if x.na.count_ones() > MAX_UNCLASSED {
                 break;
             }
-            let next = classify_chars(named, wide, s, base + 64, how);
-            let (starts, hard) = derive(named, wide, &prev, &x, &next);
+            let next = classify_chars(named, s, base + 64, how);
+            let (starts, hard) = derive(named, &prev, &x, &next);
             let mut ev = starts | hard;
             if cur >= base {
                 ev &= above(cur - base);
@@ -528,7 +508,7 @@ fn spans_with<F: SpanSink>(
             window = 64;
             base += 64;
         }
-        // The scalar scanner: non-ASCII text, or the end.
+        // The scalar scanner: blocks it must take, or the end.
         let until = if base + 64 < n { base + window } else { n };
         cur = scalar_until(named, s, text, cur, until, f);
         if cur >= n {

@@ -303,52 +303,9 @@ pub(super) fn block_at(b: &[u8], at: usize) -> [u8; 64] {
     out
 }
 
-/// Whether a text suits the block path: it is longer than a block, and
-/// either the block path classes characters of several bytes (`wide`) or at
-/// most one byte in 16 of its first KB is >= 0x80. Otherwise mostly non-ASCII
-/// text (Korean, Japanese, ...) runs the plain scalar loop, which the block
-/// path would only hand every piece back to (a speed choice: both paths give
-/// the same pieces).
+/// Whether a text suits the block path: it is longer than a block. Shorter
+/// text runs the scalar loop, which a block's set-up would not pay back.
 #[inline]
-pub(crate) fn worth_blocks(b: &[u8], wide: bool) -> bool {
-    b.len() > 64 && (wide || mostly_ascii(b))
-}
-
-/// At most one byte in 16 of the first KB of `b` is >= 0x80.
-#[inline]
-pub(super) fn mostly_ascii(b: &[u8]) -> bool {
-    let head = &b[..b.len().min(1024)];
-    high_bytes(head) * 16 <= head.len()
-}
-
-/// The number of bytes >= 0x80 in `b` (at most 2,040 bytes long), eight at a
-/// time: each byte's top bit added into its own 8-bit lane of one word. Once
-/// per encode call, so per document in a batch: a byte-by-byte count (widened
-/// to 64 bits per byte by the compiler) takes 11 % of a batch of 1-10 KB
-/// documents.
-#[inline]
-pub(super) fn high_bytes(b: &[u8]) -> usize {
-    debug_assert!(b.len() <= 255 * 8);
-    let words = b.chunks_exact(8);
-    let rest = words.remainder();
-    let mut lanes = 0u64;
-    for w in words {
-        let mut x = [0u8; 8];
-        x.copy_from_slice(w);
-        lanes += (u64::from_le_bytes(x) >> 7) & 0x0101_0101_0101_0101;
-    }
-    let in_words: usize = lanes.to_le_bytes().iter().map(|&n| usize::from(n)).sum();
-    in_words + rest.iter().filter(|&&c| c >= 0x80).count()
-}
-
-/// Whether any of the 64 bytes at `at` is >= 0x80 (`b[at..at + 64]` exists).
-#[inline(always)]
-pub(super) fn has_high(b: &[u8], at: usize) -> bool {
-    let mut acc = 0u64;
-    for chunk in b.get(at..at + 64).unwrap_or(&[]).chunks_exact(8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        acc |= u64::from_le_bytes(w);
-    }
-    acc & 0x8080_8080_8080_8080 != 0
+pub(crate) fn worth_blocks(b: &[u8]) -> bool {
+    b.len() > 64
 }

@@ -50,9 +50,9 @@
 //! * The scanners are `#[inline(always)]` into one loop per pattern
 //!   ([`Scanner::for_each_span`]); the rarer general paths stay out of line.
 //! * On a CPU with AVX2, [`Scanner::for_each_span`] runs the block path
-//!   (module `block`) for every family: ASCII text 64 bytes at a time,
-//!   piece starts from class bit masks, the scalar scanner for non-ASCII text
-//!   and the rare uncertain positions. `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
+//!   (module `block`) for every family: text 64 bytes at a time, piece
+//!   starts from class bit masks (characters of several bytes classed too),
+//!   the scalar scanner for the rare uncertain positions. `Scanner::pieces` / [`Scanner::piece_end`] stay scalar;
 //!   [`Scanner::for_each_span_scalar`] is the reference it is tested against.
 
 mod block;

@@ -89,10 +89,7 @@ impl Scanner {
             ($named:expr) => {{
                 let named = $named;
                 match classes::Classifier::detect() {
-                    Some(how)
-                        if named.has_block_path()
-                            && classes::worth_blocks(s.b, named.blocks_beyond_ascii()) =>
-                    {
+                    Some(how) if named.has_block_path() && classes::worth_blocks(s.b) => {
                         block::spans(named, &s, text, how, &mut f)
                     }
                     _ => {

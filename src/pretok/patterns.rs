@@ -177,25 +177,6 @@ impl Named {
         self != Named::Superword
     }
 
-    /// The block path classes the characters of several bytes too (module
-    /// `wide`): the families whose classes outside ASCII are `\p{L}`,
-    /// `\p{N}`, `\s` and the rest (Qwen3.5's marks left hard), o200k's,
-    /// whose upper- and lower-case classes overlap there (marks hard too),
-    /// and DeepSeek's chain (its CJK region a class of its own).
-    pub fn blocks_beyond_ascii(self) -> bool {
-        matches!(
-            self,
-            Named::Gpt2
-                | Named::Cl100k
-                | Named::O200k
-                | Named::Llama3
-                | Named::Qwen2
-                | Named::Qwen35
-                | Named::Nemo
-                | Named::DeepSeekV3
-        )
-    }
-
     /// Numbers are cut out by a `Split` stage of their own before the main
     /// pattern runs, which then sees the text around them as ending there
     /// (the DeepSeek chain).

@@ -1,10 +1,10 @@
 //! Characters of several bytes on the block path ("wide" blocks): the classes
 //! of a block's non-ASCII characters, each of its bytes in its character's
-//! class, for the families whose classes outside ASCII are `\p{L}`, `\p{N}`,
-//! `\s` and the rest, o200k's with its upper-case letters, and DeepSeek's
-//! chain, whose letters take the marks, whose punctuation is `[\p{P}\p{S}]`
-//! and whose CJK ranges are regions of their own
-//! ([`super::patterns::Named::blocks_beyond_ascii`]).
+//! class, for every family with a block path: those whose classes outside
+//! ASCII are `\p{L}`, `\p{N}`, `\s` and the rest, o200k's with its upper-case
+//! letters, and DeepSeek's chain, whose letters take the marks, whose
+//! punctuation is `[\p{P}\p{S}]` and whose CJK ranges are regions of their
+//! own.
 //!
 //! Most characters are decoded one by one and looked up in the scanners'
 //! tables. The fast lanes of [`super::lanes`] skip that for the characters

@@ -32,7 +32,7 @@
 
 use memchr::memmem::Finder;
 
-use super::super::classes::{has_high, mostly_ascii, worth_blocks, Classes, Classifier};
+use super::super::classes::{worth_blocks, Classes, Classifier};
 use super::super::patterns::{next_char_boundary, Named};
 use super::super::scan::Scan;
 use super::{above, carry_of, classify_chars, derive_gpt2, later, Carry, MAX_UNCLASSED};
@@ -49,39 +49,29 @@ pub(crate) fn spans<F: SpanSink>(s: &Scan, text: &str, ids: &[Rank], f: &mut F) 
     debug_assert!(!ids.is_empty() && ids.len() < MAX_RUN);
     let mut runs = Runs::new(s.b, ids);
     match Classifier::detect() {
-        Some(how) if worth_blocks(s.b, true) => {
-            walk_on(!mostly_ascii(s.b), s, text, &mut runs, how, f)
-        }
+        Some(how) if worth_blocks(s.b) => walk_on(s, text, &mut runs, how, f),
         _ => {
             steps(s, text, &mut runs, 0, s.b.len(), f);
         }
     }
 }
 
-/// The walk for one classifier, compiled with its instruction set; `wide`
-/// for text that is not mostly ASCII (as in [`super::spans`]).
+/// The walk for one classifier, compiled with its instruction set.
 #[inline(always)]
 #[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
-fn walk_on<F: SpanSink>(
-    wide: bool,
-    s: &Scan,
-    text: &str,
-    runs: &mut Runs,
-    how: Classifier,
-    f: &mut F,
-) {
+fn walk_on<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, f: &mut F) {
     match how {
         #[cfg(test)]
-        Classifier::Portable => walk(wide, s, text, runs, how, f),
+        Classifier::Portable => walk(s, text, runs, how, f),
         // SAFETY: `Avx2` is only built by `available` after the CPU reported
         // AVX2, BMI1, BMI2, LZCNT and POPCNT, the features `walk_avx2` enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx2 => unsafe { walk_avx2(wide, s, text, runs, f) },
+        Classifier::Avx2 => unsafe { walk_avx2(s, text, runs, f) },
         // SAFETY: `Avx512` is only built by `available` after the CPU reported
         // AVX-512F, AVX-512BW and the features of `Avx2`, which `walk_avx512`
         // enables.
         #[cfg(target_arch = "x86_64")]
-        Classifier::Avx512 => unsafe { walk_avx512(wide, s, text, runs, f) },
+        Classifier::Avx512 => unsafe { walk_avx512(s, text, runs, f) },
     }
 }
 
@@ -92,8 +82,8 @@ fn walk_on<F: SpanSink>(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx2<F: SpanSink>(wide: bool, s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
-    walk(wide, s, text, runs, Classifier::Avx2, f);
+unsafe fn walk_avx2<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
+    walk(s, text, runs, Classifier::Avx2, f);
 }
 
 /// [`walk`] for CPUs with AVX-512.
@@ -103,8 +93,8 @@ unsafe fn walk_avx2<F: SpanSink>(wide: bool, s: &Scan, text: &str, runs: &mut Ru
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx512<F: SpanSink>(wide: bool, s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
-    walk(wide, s, text, runs, Classifier::Avx512, f);
+unsafe fn walk_avx512<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, f: &mut F) {
+    walk(s, text, runs, Classifier::Avx512, f);
 }
 
 /// The runs of spaces: their tokens' ids and where the next pair of spaces is.
@@ -241,9 +231,9 @@ struct Edge {
 impl Edge {
     /// The edge of the 64 bytes before `at` (`64 <= at < b.len()`) when they
     /// were not walked as a block.
-    fn resume(s: &Scan, wide: bool, at: usize, how: Classifier) -> Edge {
+    fn resume(s: &Scan, at: usize, how: Classifier) -> Edge {
         let b = s.b;
-        let x = classify_chars(Named::Gpt2, wide, s, at - 64, how);
+        let x = classify_chars(Named::Gpt2, s, at - 64, how);
         let before = u64::from(at > 64 && b.get(at - 65) == Some(&b' '));
         let after = u64::from(b.get(at) == Some(&b' '));
         let sp = x.sp;
@@ -319,34 +309,27 @@ fn masks(prev: &Edge, x: &Classes, next: &Classes, max: usize) -> Option<Masks> 
     })
 }
 
-/// The walk of [`spans`]: blocks while the text is ASCII and its runs are
-/// short, the scalar step elsewhere (as [`super::spans`] walks).
+/// The walk of [`spans`]: blocks while their characters are classed and
+/// their runs are short, the scalar step elsewhere (as [`super::spans`]
+/// walks).
 #[inline(always)]
-fn walk<F: SpanSink>(
-    wide: bool,
-    s: &Scan,
-    text: &str,
-    runs: &mut Runs,
-    how: Classifier,
-    f: &mut F,
-) {
+fn walk<F: SpanSink>(s: &Scan, text: &str, runs: &mut Runs, how: Classifier, f: &mut F) {
     let b = s.b;
     let n = b.len();
     let (mut cur, mut base) = (0usize, 0usize);
     let mut state: Option<(Edge, Classes)> = None;
-    let classify = |at: usize| classify_chars(Named::Gpt2, wide, s, at, how);
+    let classify = |at: usize| classify_chars(Named::Gpt2, s, at, how);
     const MAX_WINDOW: usize = 2048;
     let mut window = 64usize;
     loop {
         while base + 64 < n {
             let (prev, x) = match state {
                 Some(v) => v,
-                None if !wide && has_high(b, base) => break,
                 None if base == 0 => (Edge::default(), classify(0)),
-                None if base >= 64 => (Edge::resume(s, wide, base, how), classify(base)),
+                None if base >= 64 => (Edge::resume(s, base, how), classify(base)),
                 None => break,
             };
-            if x.na != 0 && (!wide || x.na.count_ones() > MAX_UNCLASSED) {
+            if x.na.count_ones() > MAX_UNCLASSED {
                 break;
             }
             let next = classify(base + 64);

@@ -2,29 +2,8 @@
 //! portable one, and the pieces on the fixtures in tests/data, random text
 //! over the patterns' edge cases, every block offset and the hostile inputs.
 
-use super::super::classes::{
-    classify_portable, high_bytes, CLASS, CL_C, CL_D, CL_L, CL_P, CL_SP, CL_T,
-};
+use super::super::classes::{classify_portable, CLASS, CL_C, CL_D, CL_L, CL_P, CL_SP, CL_T};
 use super::*;
-
-#[test]
-fn high_bytes_counts_every_byte_from_0x80() {
-    let mut x = 1u64;
-    for len in [0usize, 1, 7, 8, 9, 63, 64, 65, 1000, 1024, 2040] {
-        let b: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
-        let want = b.iter().filter(|&&c| c >= 0x80).count();
-        assert_eq!(high_bytes(&b), want, "{len} bytes");
-    }
-    assert_eq!(high_bytes(&[0xFF; 2040]), 2040);
-    assert_eq!(high_bytes(&[0x7F; 2040]), 0);
-}
 
 #[test]
 fn classes_agree_with_the_scanner_tables() {
@@ -66,7 +45,7 @@ fn vector_matches_portable(how: Classifier) {
     }
 }
 
-fn spans(named: Named, wide: bool, text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
+fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize)> {
     let sc = super::super::Scanner::new(named);
     let mut out = Vec::new();
     match how {
@@ -81,7 +60,7 @@ fn spans(named: Named, wide: bool, text: &str, how: Option<Classifier>) -> Vec<(
                 b: text.as_bytes(),
                 t,
             };
-            super::spans_as(named, wide, &s, text, how, &mut |a, b| out.push((a, b)));
+            super::spans_as(named, &s, text, how, &mut |a, b| out.push((a, b)));
         }
     }
     out
@@ -106,28 +85,20 @@ fn check(text: &str) {
     }
 }
 
-/// The narrow and the wide walk (where the family has one) equal the scalar
-/// scanner on `text`, with every classifier.
+/// The block walk equals the scalar scanner on `text`, with every
+/// classifier.
 fn check_one(named: Named, text: &str) {
-    let want = spans(named, false, text, None);
+    let want = spans(named, text, None);
     let mut ways = vec![Classifier::Portable];
     ways.extend(Classifier::available());
-    let widths = if named.blocks_beyond_ascii() {
-        &[false, true][..]
-    } else {
-        &[false][..]
-    };
-    for (&wide, how) in widths
-        .iter()
-        .flat_map(|w| ways.iter().map(move |&h| (w, h)))
-    {
-        let got = spans(named, wide, text, Some(how));
+    for how in ways {
+        let got = spans(named, text, Some(how));
         if got != want {
             let at = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
             let lo = want.get(at.saturating_sub(3)).map_or(0, |s| s.0);
             let hi = want.get(at + 3).map_or(text.len(), |s| s.1);
             panic!(
-                "{named:?} block path (wide: {wide}) differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
+                "{named:?} block path ({how:?}) differs at piece {at}: got {:?}, want {:?}, near {:?} (byte {lo}, text of {} bytes)",
                 got.get(at),
                 want.get(at),
                 &text.as_bytes()[lo..hi],

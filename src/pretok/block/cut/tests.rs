@@ -57,7 +57,7 @@ fn reference(text: &str, max: usize) -> Out {
 }
 
 /// The walk with `how` (`None`: the scalar steps alone).
-fn walked(text: &str, max: usize, how: Option<(Classifier, bool)>) -> Out {
+fn walked(text: &str, max: usize, how: Option<Classifier>) -> Out {
     let s = Scan {
         b: text.as_bytes(),
         t: tables(),
@@ -66,7 +66,7 @@ fn walked(text: &str, max: usize, how: Option<(Classifier, bool)>) -> Out {
     let mut sink = Sink(Out::new());
     let mut runs = Runs::new(s.b, &ids);
     match how {
-        Some((how, wide)) => walk(wide, &s, text, &mut runs, how, &mut sink),
+        Some(how) => walk(&s, text, &mut runs, how, &mut sink),
         None => {
             steps(&s, text, &mut runs, 0, text.len(), &mut sink);
         }
@@ -76,11 +76,9 @@ fn walked(text: &str, max: usize, how: Option<(Classifier, bool)>) -> Out {
 
 fn check(text: &str, max: usize) {
     let want = reference(text, max);
-    // the narrow and the wide walk with each classifier
-    let mut ways = vec![None];
-    for how in std::iter::once(Classifier::Portable).chain(Classifier::available()) {
-        ways.extend([Some((how, false)), Some((how, true))]);
-    }
+    // the scalar steps, then the walk with each classifier
+    let mut ways = vec![None, Some(Classifier::Portable)];
+    ways.extend(Classifier::available().map(Some));
     for (way, how) in ways.into_iter().enumerate() {
         let got = walked(text, max, how);
         if got != want {
@@ -88,7 +86,7 @@ fn check(text: &str, max: usize) {
             let lo = want.get(at.saturating_sub(3)).map_or(0, |s| s.0);
             let hi = want.get(at + 3).map_or(text.len(), |s| s.1);
             panic!(
-                "way {way} (0: scalar steps, 1-2: portable blocks, narrow and wide), max {max}: piece {at} is {:?}, want {:?}, near {:?} (byte {lo} of {})",
+                "way {way} (0: scalar steps, 1: portable blocks, then the vector ones), max {max}: piece {at} is {:?}, want {:?}, near {:?} (byte {lo} of {})",
                 got.get(at),
                 want.get(at),
                 &text[lo..hi],
