@@ -19,11 +19,13 @@
 //! **Bounded, never frozen.** Each cache has a byte budget ([`budget`]: env
 //! `BYTEPAIR_PIECE_CACHE_BYTES`, or [`set_budget`]; default
 //! [`DEFAULT_BUDGET`]). The table starts at the seed's size (the seed at most
-//! half full) and doubles when 3/4 full, as long as table + arenas stay
-//! within the budget (gpt2's 4 MiB table grows to 16 MiB, a small trained
-//! vocabulary's from a few KB; o200k's 16 MiB stays). When it cannot double,
-//! or the arenas reach the budget, the cache is wiped back to the seed (one
-//! copy of the seed table, at the seed's size) and refills with
+//! half full) and doubles when over half full, as long as table + arenas
+//! stay within the budget (gpt2's 4 MiB table grows to 16 MiB, a small
+//! trained vocabulary's from a few KB; o200k's 16 MiB stays): past half load,
+//! linear probing's clusters make the pieces added late slow to find. A
+//! table that cannot double fills on to 3/4. When it is that full, or the
+//! arenas reach the budget, the cache is wiped back to the seed (one copy of
+//! the seed table, at the seed's size) and refills with
 //! the text being encoded now. So a long-lived process runs as fast as a
 //! fresh one: what it saw first does not decide what stays. A budget below
 //! the seed table's size leaves the seed alone (nothing is added). Text with
@@ -306,16 +308,17 @@ impl PieceCache {
         self.table.is_full() || self.bytes_if_grown(extra) > self.budget
     }
 
-    /// Room for one more entry of `extra` arena bytes: as it is, or by
-    /// doubling the table when that is what is full and the doubled table
-    /// fits the budget, or else by a wipe. False when not even a wiped cache
-    /// has room (a budget below the seed table).
+    /// Room for one more entry of `extra` arena bytes: by doubling a table
+    /// over half full when the doubled table fits the budget, as it is while
+    /// it is under 3/4 full and the arenas fit, or else by a wipe. False when
+    /// not even a wiped cache has room (a budget below the seed table).
     fn make_room(&mut self, seed: &Seed, extra: usize) -> bool {
-        if !self.full(extra) {
+        if self.table.over_half() && self.bytes_if_grown(extra) + self.table.bytes() <= self.budget
+        {
+            self.table = self.table.rehashed(2 * self.table.buckets.len());
             return true;
         }
-        if self.table.is_full() && self.bytes_if_grown(extra) + self.table.bytes() <= self.budget {
-            self.table = self.table.rehashed(2 * self.table.buckets.len());
+        if !self.full(extra) {
             return true;
         }
         if seed.table.is_full() || seed.table.bytes() + extra > self.budget {

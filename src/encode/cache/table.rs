@@ -114,6 +114,14 @@ impl Table {
         self.len * 4 >= self.slots() * 3
     }
 
+    /// Over half of its slots: where the table doubles if the budget
+    /// allows. Linear probing's clusters grow fast past it: a piece added
+    /// at 70 % load is found in 2.3 buckets on average, at 50 % in 1.4, and
+    /// each bucket is a cache line and a branch the hit loop mispredicts.
+    pub(super) fn over_half(&self) -> bool {
+        self.len * 2 > self.slots()
+    }
+
     #[inline(always)]
     pub(super) fn home(&self, h: u64) -> usize {
         home(h, self.shift, self.mask)

@@ -142,7 +142,25 @@ fn the_table_doubles_within_the_budget_then_wipes_and_ids_stay() {
     assert!(c.stats().table_bytes > seed.bytes(), "the table never grew");
     assert_each_piece_once(&c);
     let wipes = c.stats().wipes;
+    // the load: at most half while the doubled table fits the budget, up
+    // to 3/4 once it does not (then a wipe)
+    let mut c = PieceCache::new(&seed);
+    let text = random_text(400_000, b"abcdefghijklmnopqrstuvwxyz", 0x51_7cc1_b727_220a);
+    let (mut could_double, mut could_not) = (0f64, 0f64);
+    for chunk in text.as_bytes().chunks(4_000) {
+        run(&mut c, &seed, &v, std::str::from_utf8(chunk).unwrap(), 4);
+        let s = c.stats();
+        let load = s.entries as f64 / (s.table_bytes / std::mem::size_of::<table::Slot>()) as f64;
+        let slack = 1.0 / (s.table_bytes / std::mem::size_of::<table::Slot>()) as f64;
+        if s.bytes + 2 * s.table_bytes < s.budget {
+            could_double = could_double.max(load - slack);
+        } else {
+            could_not = could_not.max(load);
+        }
+    }
     set_budget(old);
+    assert!(could_double > 0.3 && could_double <= 0.5, "{could_double}");
+    assert!(could_not > 0.5 && could_not <= 0.75, "{could_not}");
     // grew by doubling, within the budget, and was wiped once it could not
     assert!(most >= 2 * seed.bytes(), "{most}");
     assert!(
