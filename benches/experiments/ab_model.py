@@ -7,6 +7,9 @@ extension, and every round runs one fresh process per build, alternated (order
 reversed on odd rounds), each pinned to one core. A process loads the file,
 encodes each corpus's first ``--mb`` MB once to warm the piece cache, then
 prints the best of ``--repeat`` ``encode_to_numpy`` calls in MB/s (CPU time).
+The corpora are encoded in the order given, in one process: a corpus after
+others meets the piece cache they left. A corpus is a name, or a path to any
+text file (for example ``help_pages_text.py``'s).
 
 Make the builds with the tree in each state, for example::
 
@@ -49,11 +52,16 @@ print(" ".join(f"{r:.0f}" for r in rates))
 """
 
 
+def corpus_path(c: str) -> str:
+    """A corpus by name (under ``$BYTEPAIR_DATA/corpora``), or a text file by path."""
+    return c if "/" in c else str(DATA / "corpora" / f"{c}.txt")
+
+
 def run(build: str, model: Path, corpora: list, mb: float, repeat: int, cpu: int) -> list:
     """One fresh process of ``build``: MB/s per corpus."""
     env = dict(os.environ, PYTHONPATH=build)
     cmd = ["taskset", "-c", str(cpu), sys.executable, "-c", CHILD, str(model), str(mb), str(repeat)]
-    out = subprocess.run(cmd + [str(DATA / "corpora" / f"{c}.txt") for c in corpora],
+    out = subprocess.run(cmd + [corpus_path(c) for c in corpora],
                          env=env, capture_output=True, text=True, check=True)
     return [float(x) for x in out.stdout.split()]
 

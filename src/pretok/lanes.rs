@@ -35,10 +35,10 @@ pub(crate) struct Lanes {
     pub(crate) kana: u64,
     /// The two-byte letters of `TWO_BYTE`, case not told apart.
     pub(crate) two: u64,
-    /// The Cyrillic capitals (`CYRILLIC_UPPER`).
-    pub(crate) cyr_upper: u64,
-    /// The Cyrillic small letters (`CYRILLIC_LOWER`).
-    pub(crate) cyr_lower: u64,
+    /// The Latin-1 and Cyrillic capitals (`UPPER_TWO_BYTE`).
+    pub(crate) upper_two: u64,
+    /// The Latin-1 and Cyrillic small letters (`LOWER_TWO_BYTE`).
+    pub(crate) lower_two: u64,
     /// The Hebrew and Arabic letters of `CASELESS_TWO_BYTE`.
     pub(crate) caseless_two: u64,
 }
@@ -64,13 +64,16 @@ pub(super) const KANA: &[(u32, u32)] = &[
     (0x30FC, 0x30FF),
 ];
 
-/// Latin Extended-A and -B, IPA and the modifier letters to U+02BF, most of
-/// Cyrillic, the Hebrew letters, and the Arabic letters U+0620-U+064A and
-/// U+0680-U+06BF: lead `C4-CA`, `D0`, `D1`, `D3` or `DA` alone, or `D7`
-/// with `90-AA`, `D8` with `A0-BF`, `D9` with `80-8A`.
+/// The Latin-1 letters, Latin Extended-A and -B, IPA and the modifier
+/// letters to U+02BF, most of Cyrillic, the Hebrew letters, and the Arabic
+/// letters U+0620-U+064A and U+0680-U+06BF: lead `C4-CA`, `D0`, `D1`, `D3`
+/// or `DA` alone, or `C3` with any but `97` and `B7` (the signs `×` and
+/// `÷`), `D7` with `90-AA`, `D8` with `A0-BF`, `D9` with `80-8A`.
 #[cfg(test)]
 pub(super) const TWO_BYTE: &[(u32, u32)] = &[
-    (0x0100, 0x02BF),
+    (0x00C0, 0x00D6),
+    (0x00D8, 0x00F6),
+    (0x00F8, 0x02BF),
     (0x0400, 0x047F),
     (0x04C0, 0x04FF),
     (0x05D0, 0x05EA),
@@ -78,14 +81,17 @@ pub(super) const TWO_BYTE: &[(u32, u32)] = &[
     (0x0680, 0x06BF),
 ];
 
-/// The Cyrillic capitals U+0400-U+042F (`\p{Lu}`): `D0` with `80-AF`.
+/// The Latin-1 and Cyrillic capitals (`\p{Lu}`): `C3` with `80-96` or
+/// `98-9E`, `D0` with `80-AF`.
 #[cfg(test)]
-pub(super) const CYRILLIC_UPPER: &[(u32, u32)] = &[(0x0400, 0x042F)];
+pub(super) const UPPER_TWO_BYTE: &[(u32, u32)] =
+    &[(0x00C0, 0x00D6), (0x00D8, 0x00DE), (0x0400, 0x042F)];
 
-/// The Cyrillic small letters U+0430-U+045F (`\p{Ll}`): `D0` with `B0-BF`,
-/// `D1` with `80-9F`.
+/// The Latin-1 and Cyrillic small letters (`\p{Ll}`): `C3` with `9F-B6` or
+/// `B8-BF`, `D0` with `B0-BF`, `D1` with `80-9F`.
 #[cfg(test)]
-pub(super) const CYRILLIC_LOWER: &[(u32, u32)] = &[(0x0430, 0x045F)];
+pub(super) const LOWER_TWO_BYTE: &[(u32, u32)] =
+    &[(0x00DF, 0x00F6), (0x00F8, 0x00FF), (0x0430, 0x045F)];
 
 /// The Hebrew and Arabic letters of `TWO_BYTE`, all `\p{Lo}` or `\p{Lm}`
 /// (in both of o200k's case classes): `DA` alone, `D7` with `90-AA`, `D8`
@@ -106,8 +112,8 @@ impl Classifier {
             Classifier::Portable => Lanes {
                 kana: 0,
                 two: 0,
-                cyr_upper: 0,
-                cyr_lower: 0,
+                upper_two: 0,
+                lower_two: 0,
                 caseless_two: 0,
                 ..lanes_portable(b)
             },
@@ -165,11 +171,21 @@ fn lanes_from<const MORE: bool>(range: impl Fn(u8, u8) -> u64, base: Lanes) -> L
         | second(0xD7, 0x90, 0x1B)
         | second(0xD8, 0xA0, 0x20)
         | second(0xD9, 0x80, 0x0B);
+    let upper_two = second(0xC3, 0x80, 0x17) | second(0xC3, 0x98, 0x07) | second(0xD0, 0x80, 0x30);
+    let lower_two = second(0xC3, 0x9F, 0x18)
+        | second(0xC3, 0xB8, 0x08)
+        | second(0xD0, 0xB0, 0x10)
+        | second(0xD1, 0x80, 0x20);
     Lanes {
         kana,
-        two: range(0xC4, 7) | range(0xD0, 2) | range(0xD3, 1) | caseless_two,
-        cyr_upper: second(0xD0, 0x80, 0x30),
-        cyr_lower: second(0xD0, 0xB0, 0x10) | second(0xD1, 0x80, 0x20),
+        two: range(0xC4, 7)
+            | range(0xD0, 2)
+            | range(0xD3, 1)
+            | caseless_two
+            | upper_two
+            | lower_two,
+        upper_two,
+        lower_two,
         caseless_two,
         ..base
     }
@@ -216,8 +232,8 @@ pub(super) fn lanes_portable(b: &[u8; 64]) -> Lanes {
         e9: bytes(0xE9, 1),
         kana: lane_portable(b, KANA),
         two: lane_portable(b, TWO_BYTE),
-        cyr_upper: lane_portable(b, CYRILLIC_UPPER),
-        cyr_lower: lane_portable(b, CYRILLIC_LOWER),
+        upper_two: lane_portable(b, UPPER_TWO_BYTE),
+        lower_two: lane_portable(b, LOWER_TWO_BYTE),
         caseless_two: lane_portable(b, CASELESS_TWO_BYTE),
     }
 }

@@ -9,10 +9,11 @@
 //! Most characters are decoded one by one and looked up in the scanners'
 //! tables. The fast lanes of [`super::lanes`] skip that for the characters
 //! whose first bytes tell they are letters: the Hangul syllables, the CJK
-//! ideographs, the kana, and the two-byte letters of Latin Extended,
-//! Cyrillic, Hebrew and Arabic. o200k's family, whose words need each
-//! letter's case, takes of the two-byte ones only the Cyrillic capitals and
-//! small letters and the caseless Hebrew and Arabic letters. For DeepSeek's
+//! ideographs, the kana, and the two-byte letters of Latin-1, Latin
+//! Extended, Cyrillic, Hebrew and Arabic. o200k's family, whose words need
+//! each letter's case, takes of the two-byte ones only the Latin-1 and
+//! Cyrillic capitals and small letters and the caseless Hebrew and Arabic
+//! letters. For DeepSeek's
 //! chain the kana and the ideographs before U+9000 are the letters of its CJK
 //! region; the ideographs from U+9000 on are decoded, as its region ends at
 //! U+9FA5.
@@ -75,11 +76,11 @@ pub(super) fn classify_beyond_ascii(
             lanes.hangul
                 | lanes.cjk
                 | lanes.kana
-                | lanes.cyr_upper
-                | lanes.cyr_lower
+                | lanes.upper_two
+                | lanes.lower_two
                 | lanes.caseless_two,
-            lanes.cyr_upper,
-            lanes.cyr_lower,
+            lanes.upper_two,
+            lanes.lower_two,
         ),
         (false, true) => (lanes.two | lanes.hangul | region, 0, 0),
         (false, false) => (lanes.two | lanes.hangul | lanes.cjk | lanes.kana, 0, 0),
