@@ -7,8 +7,10 @@ kitoken, per model file. Protocol:
 * **One fresh process per (peer, model, corpus)**, started by this script
   (``--child``) and pinned to one CPU (``os.sched_setaffinity``; CPU time,
   ``time.process_time``, so other load on a shared machine counts less).
-* **Text**: the first ``--mb`` MB of each corpus (``$BYTEPAIR_DATA/corpora``),
-  cut back to whole characters; the same text for every peer.
+* **Text**: the first ``--mb`` MB of each corpus (``$BYTEPAIR_DATA/corpora``,
+  or a text file given by its path, such as the French and German prose of
+  ``benches/experiments/help_pages_text.py``), cut back to whole characters;
+  the same text for every peer.
 * **load**: the tokenizer built from the file (imports excluded).
 * **cold**: the first encode call after the load (arrays where the peer has
   them, else lists), MB/s of that one call.
@@ -125,8 +127,17 @@ def model_path(model: str) -> Path:
     return data_dir() / "models" / folder / MODELS[model][0]
 
 
+def corpus_file(name: str) -> Path:
+    """A corpus by name (``$BYTEPAIR_DATA/corpora``), or any text file by path."""
+    return Path(name) if "/" in name else data_dir() / "corpora" / f"{name}.txt"
+
+
+def corpus_label(name: str) -> str:
+    return Path(name).stem if "/" in name else name
+
+
 def corpus_text(name: str, mb: float) -> str:
-    raw = (data_dir() / "corpora" / f"{name}.txt").read_bytes()
+    raw = corpus_file(name).read_bytes()
     return raw[: int(mb * 1_000_000)].decode("utf-8", "ignore")
 
 
@@ -361,11 +372,11 @@ def run(models: List[str], corpora: List[str], mb: float, repeat: int, cpu: int)
                 if r is None:
                     print(f"  skip {p} on {m} ({c}): {why}", file=sys.stderr)
             first.setdefault(m, res)
-            rows.append(row(m, c, res, yard))
-            colds.append(cold_row(m, c, res, yard_cold))
+            rows.append(row(m, corpus_label(c), res, yard))
+            colds.append(cold_row(m, corpus_label(c), res, yard_cold))
             print(f"  done {m} {c}", file=sys.stderr)
-        rows.append([YARDSTICK, c, "Tokenizer", fmt(yard), fmt(rate(yres, "list_s"))] + ["-"] * (len(HEADER) - 5))
-        colds.append([YARDSTICK, c, fmt(yard_cold)] + ["-"] * (len(COLD_HEADER) - 3))
+        rows.append([YARDSTICK, corpus_label(c), "Tokenizer", fmt(yard), fmt(rate(yres, "list_s"))] + ["-"] * (len(HEADER) - 5))
+        colds.append([YARDSTICK, corpus_label(c), fmt(yard_cold)] + ["-"] * (len(COLD_HEADER) - 3))
     table(f"steady encode, MB/s, one core (CPU time), first {mb:g} MB of each corpus, median of {repeat} "
           "passes over the same text", HEADER, rows)
     table("cold encode: the first call after the load (arrays where the peer has them), MB/s",
@@ -530,7 +541,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--patterns", nargs="+", default=PATTERNS, choices=PATTERNS, help="section patterns")
     ap.add_argument("--no-regex", action="store_true", help="section patterns: skip the fancy-regex engine column")
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
-    ap.add_argument("--corpora", nargs="+", default=CORPORA, choices=CORPORA)
+    ap.add_argument("--corpora", nargs="+", default=CORPORA,
+                    help=f"corpus names ({', '.join(CORPORA)}) or paths of text files (section models)")
     ap.add_argument("--mb", type=float, default=1.0, help="MB of each corpus (from its start), 0.01..100")
     ap.add_argument("--repeat", type=int, default=3,
                     help="models: steady passes per process; patterns: interleaved rounds; 1..50 (median)")
@@ -547,6 +559,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         return
     if not 0.01 <= args.mb <= 100 or not 1 <= args.repeat <= 50 or not 0 <= args.cpu < (os.cpu_count() or 1):
         ap.error("--mb must be 0.01..100, --repeat 1..50, --cpu a CPU of this machine")
+    unknown = [c for c in args.corpora if not corpus_file(c).is_file() and ("/" in c or c not in CORPORA)]
+    if unknown:
+        ap.error(f"no corpus {unknown[0]!r}: a name of {', '.join(CORPORA)} or the path of a text file")
     if args.section == "patterns":
         run_patterns(args)
         return
