@@ -457,8 +457,7 @@ def run_load(models: List[str], repeat: int, cpu: int) -> None:
 
 
 def slices(corpus: str, mb: float, n: int = 5) -> List[str]:
-    root = Path(os.environ.get("BYTEPAIR_DATA", Path.home() / ".cache" / "bytepair-data")) / "corpora"
-    data = (root / f"{corpus}.txt").read_bytes()
+    data = corpus_file(corpus).read_bytes()
     size = min(int(mb * 1e6), len(data) // n)
     out = []
     for k in range(n):

@@ -398,12 +398,6 @@ fn resume_carry(named: Named, s: &Scan, at: usize, how: Classifier) -> Carry {
 /// Leaving every block with a byte >= 0x80 to the scalar scanner would run
 /// European text, with an accented letter in most blocks, at a third of
 /// English's speed.
-#[inline(always)]
-pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
-    spans_as(named, s, text, how, f);
-}
-
-/// [`spans`] (for a family with a block path).
 ///
 /// The walk is compiled once per classifier inside a function with that
 /// instruction set enabled ([`spans_avx2`], [`spans_avx512`]), so the
@@ -411,7 +405,7 @@ pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classi
 /// sink's steps are inlined into one loop instead of a call per block.
 #[inline(always)]
 #[allow(unsafe_code)] // the calls into the feature-enabled walks, see the SAFETY comments
-fn spans_as<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
+pub(crate) fn spans<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, f: &mut F) {
     debug_assert!(named.has_block_path());
     match how {
         #[cfg(test)]
@@ -462,7 +456,7 @@ fn spans_with<F: SpanSink>(named: Named, s: &Scan, text: &str, how: Classifier, 
     let mut state: Option<(Carry, Classes)> = None;
     // How far the scalar scanner goes before blocks are tried again: doubling
     // while the blocks stay unclassed (each switch costs a call and a
-    // mispredicted branch or two), back to one block after an ASCII block.
+    // mispredicted branch or two), back to one block after a classed block.
     const MAX_WINDOW: usize = 2048;
     let mut window = 64usize;
     loop {

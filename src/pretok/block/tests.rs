@@ -60,7 +60,7 @@ fn spans(named: Named, text: &str, how: Option<Classifier>) -> Vec<(usize, usize
                 b: text.as_bytes(),
                 t,
             };
-            super::spans_as(named, &s, text, how, &mut |a, b| out.push((a, b)));
+            super::spans(named, &s, text, how, &mut |a, b| out.push((a, b)));
         }
     }
     out
