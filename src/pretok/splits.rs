@@ -31,9 +31,9 @@
 //! runs with a whitespace prefix, maybe trailing whitespace, digits one by
 //! one) splits each stretch of all-ASCII lines in one flat pass instead,
 //! 64 bytes at a time ([`ascii`]); each stretch of lines with a byte >= 0x80
-//! is decoded once into masks of the chain's classes over its characters,
-//! and each stage adds its piece starts to a mask by bit algebra ([`fused`]:
-//! the stages' semantics one by one, whatever the classes). Such chains must
+//! is classed into masks of the chain's classes over its bytes, 64 at a
+//! time, and each stage adds its piece starts to a mask by bit algebra
+//! ([`fused`]: the stages' semantics one by one, whatever the classes). Such chains must
 //! begin with exactly `[\r\n]`; the others run the nested stages.
 //!
 //! Complexity: a stage reads each character of a piece it splits at most
@@ -105,14 +105,9 @@ pub struct SplitChain {
     steps: Vec<Step>,
     tables: Tables,
     label: String,
-    /// The flat pass for all-ASCII lines, when the chain has one.
-    flat: Option<Flat>,
-    /// With a flat pass: the flags of every code point below U+10000, one
-    /// load per character for the lines outside ASCII ([`fused`]).
-    bmp: Vec<u8>,
-    /// With a flat pass: the flags of the Hangul syllables U+AC00-U+D77F,
-    /// when they all have the same ([`fused::HangulLane`]).
-    hangul: Option<u8>,
+    /// The flat pass for all-ASCII lines, when the chain has one, with
+    /// what the pass over the other lines knows of the classes ([`fused`]).
+    flat: Option<(Flat, fused::Classes)>,
 }
 
 fn class_of(h: &Hir) -> Option<Ranges> {
@@ -291,19 +286,9 @@ impl SplitChain {
         }
         let tables = Tables::from_ranges(&table);
         let flat = by_lines.then(|| Flat::new(&steps, &tables)).flatten();
-        let bmp = match flat {
-            Some(_) => (0..0x10000).map(|cp| tables.of(cp)).collect(),
-            None => Vec::new(),
-        };
-        let syllables = bmp.get(0xAC00..=0xD77F).unwrap_or(&[]);
-        let hangul = syllables
-            .first()
-            .copied()
-            .filter(|&f| syllables.iter().all(|&g| g == f));
+        let flat = flat.map(|flat| (flat, fused::Classes::new(&tables)));
         Some(SplitChain {
             flat,
-            bmp,
-            hangul,
             steps,
             tables,
             label,
@@ -319,7 +304,7 @@ impl SplitChain {
     /// pieces of the stages run one after another.
     pub fn for_each_span<F: SpanSink>(&self, text: &str, mut f: F) {
         match &self.flat {
-            Some(flat) => self.lines(flat, text.as_bytes(), &mut f),
+            Some((flat, fused)) => self.lines((flat, fused), text.as_bytes(), &mut f),
             None if !text.is_empty() => self.walk(0, text.as_bytes(), 0, text.len(), None, &mut f),
             None => {}
         }
@@ -329,12 +314,9 @@ impl SplitChain {
     /// [`Flat::region`], each stretch of lines with a byte >= 0x80 to
     /// [`fused::line`] (the first stage's pieces are the lines and the line
     /// breaks).
-    fn lines<F: SpanSink>(&self, flat: &Flat, b: &[u8], f: &mut F) {
+    fn lines<F: SpanSink>(&self, (flat, classes): (&Flat, &fused::Classes), b: &[u8], f: &mut F) {
         let way = Way::detect();
-        let lane = self
-            .hangul
-            .and_then(|flags| Classifier::detect().map(|how| fused::HangulLane { how, flags }));
-        let mut scratch = fused::Scratch::default();
+        let mut scratch = fused::Scratch::new(way, Classifier::detect());
         let mut p = 0;
         while p < b.len() {
             let Some(q) = first_high(b, p) else {
@@ -348,12 +330,14 @@ impl SplitChain {
                 flat.region(b, p, ls, way, f);
             }
             let le = non_ascii_lines(b, ls, q);
-            if le - ls <= fused::LINE_MAX {
-                let classes = (&self.tables, &self.bmp[..]);
-                fused::line(&self.steps, classes, lane, b, (ls, le), &mut scratch, f);
-            } else {
-                self.walk(0, b, ls, le, None, f);
-            }
+            fused::line(
+                &self.steps,
+                (&self.tables, classes),
+                b,
+                (ls, le),
+                &mut scratch,
+                f,
+            );
             p = le;
         }
     }

@@ -1,11 +1,15 @@
-//! The chain on lines with characters outside ASCII, in one decoding pass
-//! and a few passes over bit masks: [`line`].
+//! The chain on lines with characters outside ASCII, on bit masks over
+//! their bytes: [`line`].
 //!
-//! Each character of the lines is decoded once, its flags (the chain's
-//! classes, from the chain's [`Tables`]) written to a byte per character;
-//! the bytes are turned into one bit mask per class over the characters, 64
-//! characters a word. The pieces are then a mask too, `st`: bit `i` set when
-//! a piece starts at character `i` (bit 0, and bit `n` for the end).
+//! Each 64-byte block of the lines is classed at once: the ASCII bytes by a
+//! table of their flags, turned into a mask per flag by vector instructions
+//! ([`Way::planes`]), the Hangul syllables by a vector lane where the chain gives them all the same
+//! flags, and only the other characters outside ASCII are decoded. A class's
+//! mask has every byte of each of its characters set, so a run of a class
+//! is a run of bits, and the byte before a character is the last byte of the
+//! character before it. The pieces are a mask too, `st`: bit `i` set when a
+//! piece starts at byte `i` (bit 0, and bit `n` for the end); pieces start
+//! only at a character's first byte (the `lead` mask).
 //! Each stage, from the first (`[\r\n]`: the lines and each line break),
 //! adds the starts it makes inside the pieces it is given, read from the
 //! masks of its classes and `st` alone, with `same(i)` (no piece starts at
@@ -13,58 +17,68 @@
 //!
 //! * `[S]`: each character of `S` and the character after it;
 //! * `P?S+`: a run of `S` starts at `i` when `S(i)` and not (`S(i-1)` and
-//!   `same(i)`); its match starts one character earlier, at `i-1`, when
-//!   `P(i-1)` and `same(i)` (leftmost-first: the scan reaches `i-1` in a gap,
-//!   since `i-1` is not in `S`, and matches there); the character after the
-//!   run starts a piece;
+//!   `same(i)`); its match starts one character earlier, at the first byte of
+//!   the character ending at `i-1`, when `P(i-1)` and `same(i)`
+//!   (leftmost-first: the scan reaches that character in a gap, since it is
+//!   not in `S`, and matches there); the character after the run starts a
+//!   piece;
 //! * `W+$`: after the first stage, `$` is the end of the piece (no `\n` is
 //!   left in one), so a run of `W` from its first character matches when it
 //!   reaches a piece start (or the end) before any character outside `W`.
 //!
 //! These are the stages' own semantics, stage by stage, whatever the classes
-//! and however they overlap; only their scan is replaced. Complexity: one
-//! decoding pass, a fixed number of word operations per 64 characters and
-//! stage, and for `W+$` a search from each run start to the run's end (runs
-//! are disjoint: linear in all).
+//! and however they overlap; only their scan is replaced. Complexity: a fixed
+//! number of vector and word operations per 64 bytes, one decoding per
+//! character outside ASCII and the lane, a fixed number of word operations
+//! per 64 bytes and stage, and for `W+$` a search from each run start to the
+//! run's end (runs are disjoint: linear in all).
 
+use super::masks::Way;
 use super::{Step, Tables};
 use crate::pretok::classes::Classifier;
 use crate::SpanSink;
 
-/// Buffers reused across the lines of one text.
-#[derive(Debug, Default)]
+/// What the pass knows of a chain's classes, built with the chain.
+#[derive(Debug)]
+pub(super) struct Classes {
+    /// The flags of every code point below U+10000: one load per character
+    /// decoded.
+    bmp: Vec<u8>,
+    /// The flags of the Hangul syllables U+AC00-U+D77F, when they all have
+    /// the same: then their bytes are classed by a vector lane, undecoded.
+    hangul: Option<u8>,
+}
+
+impl Classes {
+    pub(super) fn new(t: &Tables) -> Classes {
+        let bmp: Vec<u8> = (0..0x10000).map(|cp| t.of(cp)).collect();
+        let syllables = bmp.get(0xAC00..=0xD77F).unwrap_or(&[]);
+        let hangul = syllables
+            .first()
+            .copied()
+            .filter(|&f| syllables.iter().all(|&g| g == f));
+        Classes { bmp, hangul }
+    }
+}
+
+/// Buffers reused across the lines of one text, and what the CPU has to
+/// class a block.
+#[derive(Debug)]
 pub(super) struct Scratch {
-    /// Flags per character, padded with zeros to whole words (slots past
-    /// that hold a longer line's).
-    flags: Vec<u8>,
-    /// Byte offset of each character in the line, then the line's length
-    /// (slots past that hold a longer line's).
-    offs: Vec<u32>,
-    /// Eight masks per word (one per flag bit): `masks[w * 8 + k]`.
+    way: Way,
+    /// The Hangul lane's classifier, when the CPU has one.
+    how: Option<Classifier>,
+    /// Eight masks per word of bytes (one per flag bit): `masks[w * 8 + k]`.
     masks: Vec<u64>,
+    /// The first byte of each character, per word.
+    lead: Vec<u64>,
     /// Piece starts, and the next stage's.
     st: Vec<u64>,
     next: Vec<u64>,
 }
 
-/// The longest line the pass takes (offsets are `u32`).
-pub(super) const LINE_MAX: usize = u32::MAX as usize;
-
 /// The code point bits of a lead byte, by the character's length.
 const LEAD_MASK: [u8; 5] = [0, 0x7F, 0x1F, 0x0F, 0x07];
-
-const LSB: u64 = 0x0101_0101_0101_0101;
-/// Gathers the low bit of each byte into the top byte (byte `j` to bit `j`).
-const GATHER: u64 = 0x0102_0408_1020_4080;
-
-/// The Hangul syllables' fast lane of a chain whose flags are the same for
-/// every syllable U+AC00-U+D77F: their first bytes are found by a vector
-/// classifier, 64 bytes at a time, and given those flags without decoding.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct HangulLane {
-    pub(super) how: Classifier,
-    pub(super) flags: u8,
-}
 
 /// The flags and byte length of the character whose first four bytes (or
 /// fewer, then padded with anything) are `w`: its length from the lead byte
@@ -85,22 +99,19 @@ fn flags_at(t: &Tables, bmp: &[u8], w: [u8; 4]) -> (u8, usize) {
 }
 
 /// The pieces of the lines `b[s..e]` (whole lines and the line breaks
-/// between them, at most [`LINE_MAX`] bytes, not empty) under `steps`, the
-/// chain's stages (the first `[\r\n]`); `t`: the chain's tables, and its
-/// flags of the code points below U+10000; `lane`: the Hangul syllables'
-/// fast lane, where the chain has one.
+/// between them, not empty) under `steps`, the chain's stages (the first
+/// `[\r\n]`); `t`: the chain's tables and what the pass knows of them.
 pub(super) fn line<F: SpanSink>(
     steps: &[Step],
-    t: (&Tables, &[u8]),
-    lane: Option<HangulLane>,
+    t: (&Tables, &Classes),
     b: &[u8],
     (s, e): (usize, usize),
     x: &mut Scratch,
     f: &mut F,
 ) {
-    let n = x.decode(t, &b[s..e], lane);
+    let n = e - s;
     let words = n / 64 + 1;
-    x.transpose(words);
+    x.classify(t, &b[s..e]);
     x.st.clear();
     x.st.resize(words, 0);
     x.st[0] |= 1;
@@ -116,127 +127,61 @@ pub(super) fn line<F: SpanSink>(
 }
 
 impl Scratch {
-    /// Decodes `b` into flags and offsets; returns the number of characters.
-    /// With a Hangul lane, whole 64-byte blocks first ([`Self::hangul_blocks`]).
-    /// Then four bytes are read at each character (the tail byte by byte): its
-    /// length from the lead byte by comparisons, its code point by shifts, so
-    /// a line mixing spaces and syllables costs no branch per character, and
-    /// the next character's position waits on one load and a few additions.
-    /// The buffers only grow (no clearing per line): each slot up to the
-    /// line's end is written before it is read.
-    fn decode(&mut self, (t, bmp): (&Tables, &[u8]), b: &[u8], lane: Option<HangulLane>) -> usize {
+    pub(super) fn new(way: Way, how: Option<Classifier>) -> Scratch {
+        Scratch {
+            way,
+            how,
+            masks: Vec::new(),
+            lead: Vec::new(),
+            st: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// The masks and first bytes of `b`, block by block (the last padded;
+    /// no bit set past `b`'s end). A character that crosses into the next
+    /// block leaves its bits there in `spill`.
+    fn classify(&mut self, (t, c): (&Tables, &Classes), b: &[u8]) {
         let words = b.len() / 64 + 1;
-        if self.flags.len() < words * 64 {
-            self.flags.resize(words * 64, 0);
-        }
-        if self.offs.len() <= b.len() {
-            self.offs.resize(b.len() + 1, 0);
-        }
-        let (mut i, mut n) = match lane {
-            Some(lane) => self.hangul_blocks(lane, (t, bmp), b),
-            None => (0, 0),
-        };
-        let (flags, offs) = (&mut self.flags[..], &mut self.offs[..]);
-        while let Some(&[b0, b1, b2, b3]) = b.get(i..i + 4) {
-            let (fl, len) = flags_at(t, bmp, [b0, b1, b2, b3]);
-            flags[n] = fl;
-            offs[n] = i as u32;
-            (i, n) = (i + len, n + 1);
-        }
-        while let Some(&c) = b.get(i) {
-            let (fl, len) = if c < 0x80 {
-                (t.ascii[c as usize], 1)
-            } else {
-                t.decode_at(b, i)
-            };
-            flags[n] = fl;
-            offs[n] = i as u32;
-            (i, n) = (i + len, n + 1);
-        }
-        offs[n] = b.len() as u32;
-        flags[n..(n / 64 + 1) * 64].fill(0);
-        n
-    }
-
-    /// The characters of `b`'s whole 64-byte blocks that have three bytes
-    /// after them: every character takes the syllables' flags and its
-    /// offset, in one loop over the block's first bytes; then the characters
-    /// outside the lane's syllables are decoded and their flags put right.
-    /// Returns the first character at or after the last block's end, and
-    /// the number of characters decoded.
-    fn hangul_blocks(
-        &mut self,
-        lane: HangulLane,
-        (t, bmp): (&Tables, &[u8]),
-        b: &[u8],
-    ) -> (usize, usize) {
-        let (flags, offs) = (&mut self.flags[..], &mut self.offs[..]);
-        let (mut base, mut n) = (0, 0);
-        while let Some(chunk) = b.get(base..base + 67) {
-            let mut block = [0u8; 64];
-            block.copy_from_slice(&chunk[..64]);
-            let lanes = lane.how.lanes(&block);
-            let (cont, hangul) = (lanes.cont, lanes.hangul);
-            let firsts = !cont;
-            let mut rest = firsts & !hangul;
-            if rest.count_ones() > (firsts & hangul).count_ones() {
-                // mostly other characters: every one decoded, in one loop
-                let mut all = firsts;
-                while all != 0 {
-                    let k = all.trailing_zeros() as usize;
-                    all &= all - 1;
-                    let w = [chunk[k], chunk[k + 1], chunk[k + 2], chunk[k + 3]];
-                    offs[n] = (base + k) as u32;
-                    flags[n] = flags_at(t, bmp, w).0;
-                    n += 1;
-                }
-                base += 64;
-                continue;
-            }
-            let n0 = n;
-            let mut all = firsts;
-            while all != 0 {
-                offs[n] = (base + all.trailing_zeros() as usize) as u32;
-                flags[n] = lane.flags;
-                n += 1;
-                all &= all - 1;
-            }
-            while rest != 0 {
-                let k = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let at = n0 + (firsts & ((1u64 << k) - 1)).count_ones() as usize;
-                let w = [chunk[k], chunk[k + 1], chunk[k + 2], chunk[k + 3]];
-                flags[at] = flags_at(t, bmp, w).0;
-            }
-            base += 64;
-        }
-        // a character begun in the last block was decoded there
-        while b.get(base).is_some_and(|&c| c & 0xC0 == 0x80) {
-            base += 1;
-        }
-        (base, n)
-    }
-
-    /// One mask per flag bit over `words` words of characters.
-    fn transpose(&mut self, words: usize) {
-        self.flags.resize(words * 64, 0);
         self.masks.clear();
         self.masks.resize(words * 8, 0);
-        for (chunk, m) in self
-            .flags
-            .chunks_exact(64)
-            .zip(self.masks.chunks_exact_mut(8))
-        {
-            for (j, g) in chunk.chunks_exact(8).enumerate() {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(g);
-                let v = u64::from_le_bytes(a);
-                if v == 0 {
-                    continue;
-                }
-                for (k, slot) in m.iter_mut().enumerate() {
-                    *slot |= (((v >> k) & LSB).wrapping_mul(GATHER) >> 56) << (8 * j);
-                }
+        self.lead.clear();
+        self.lead.resize(words, 0);
+        let lane = c.hangul.zip(self.how);
+        let mut spill = [0u64; 8];
+        for (w, m) in self.masks.chunks_exact_mut(8).enumerate() {
+            let base = w * 64;
+            let mut blk = [0u8; 64];
+            let have = b.len().saturating_sub(base).min(64);
+            blk[..have].copy_from_slice(&b[base..base + have]);
+            let valid = if have == 64 { !0 } else { (1u64 << have) - 1 };
+            let raw = self.way.planes(&blk);
+            let (high, cont) = (raw[7], raw[7] & !raw[6]);
+            self.lead[w] = !cont & valid;
+            let mut ascii = [0u8; 64];
+            for (fl, &byte) in ascii.iter_mut().zip(&blk) {
+                *fl = t.ascii[byte as usize];
+            }
+            let mut bits = self.way.planes(&ascii);
+            for (k, slot) in bits.iter_mut().enumerate() {
+                *slot |= std::mem::take(&mut spill[k]);
+            }
+            let mut others = high & !cont;
+            if let (Some((flags, how)), true) = (lane, others != 0) {
+                let h = how.lanes(&blk).hangul & others;
+                // a syllable's three bytes (leads are three bytes apart)
+                add_bytes(&mut bits, &mut spill, flags, u128::from(h) * 7);
+                others &= !h;
+            }
+            while others != 0 {
+                let k = others.trailing_zeros() as usize;
+                others &= others - 1;
+                let at = |j: usize| b.get(base + k + j).copied().unwrap_or(0);
+                let (fl, len) = flags_at(t, &c.bmp, [at(0), at(1), at(2), at(3)]);
+                add_bytes(&mut bits, &mut spill, fl, ((1u128 << len) - 1) << k);
+            }
+            for (slot, v) in m.iter_mut().zip(bits) {
+                *slot = v & valid;
             }
         }
     }
@@ -258,7 +203,7 @@ impl Scratch {
         let mut carry = 0;
         for w in 0..self.st.len() {
             let m = self.mask(set, w);
-            self.st[w] |= m | m << 1 | carry;
+            self.st[w] |= (m | m << 1 | carry) & self.lead[w];
             carry = m >> 63;
         }
     }
@@ -281,13 +226,38 @@ impl Scratch {
             // own there (every use below is masked by `same`, or is a start)
             let sr = s & !after_s;
             let srn = sn & !(sn << 1 | s >> 63) & !st_n;
-            let pre = self.mask(prefix, w) & (((sr & same) >> 1) | srn << 63);
-            let after_pre = pre << 1 | pre_carry;
-            pre_carry = pre >> 63;
+            // the last byte of each prefix character, then its first
+            let pre_last = self.mask(prefix, w) & (((sr & same) >> 1) | srn << 63);
+            let after_pre = pre_last << 1 | pre_carry;
+            pre_carry = pre_last >> 63;
+            let mut pre = pre_last & self.lead[w];
+            let mut wide = pre_last & !self.lead[w];
+            while wide != 0 {
+                let j = self.lead_at_or_before(w * 64 + wide.trailing_zeros() as usize);
+                wide &= wide - 1;
+                match j / 64 == w {
+                    true => pre |= 1 << (j % 64),
+                    false => self.next[j / 64] |= 1 << (j % 64),
+                }
+            }
             let end = !s & after_s & same;
             self.next[w] = st | pre | (sr & !after_pre) | end;
         }
         std::mem::swap(&mut self.st, &mut self.next);
+    }
+
+    /// The first byte of the character holding byte `k` (at most three
+    /// bytes back; byte 0 is always a first byte).
+    fn lead_at_or_before(&self, k: usize) -> usize {
+        let (mut w, mut upto) = (k / 64, !0u64 >> (63 - k % 64));
+        while let Some(&lead) = self.lead.get(w) {
+            let m = lead & upto;
+            if m != 0 || w == 0 {
+                return w * 64 + 63 - m.leading_zeros().min(63) as usize;
+            }
+            (w, upto) = (w - 1, !0);
+        }
+        k
     }
 
     /// `W+$` in each piece: the run of `W` that reaches the piece's end.
@@ -297,6 +267,7 @@ impl Scratch {
             let m = self.mask(set, w);
             let mut starts = m & !((m << 1 | carry) & !self.st[w]);
             carry = m >> 63;
+            // (a character's later bytes follow a byte of the class: no start)
             while starts != 0 {
                 let i = w * 64 + starts.trailing_zeros() as usize;
                 starts &= starts - 1;
@@ -309,7 +280,7 @@ impl Scratch {
         }
     }
 
-    /// The first character after `i` outside `set` or starting a piece.
+    /// The first byte after `i` outside `set` or starting a piece.
     fn stop_after(&self, set: u8, i: usize) -> Option<usize> {
         let mut j = i + 1;
         while let Some(&st) = self.st.get(j / 64) {
@@ -334,10 +305,22 @@ impl Scratch {
                 if p > n {
                     return;
                 }
-                let (a, z) = (self.offs[prev] as usize, self.offs[p] as usize);
-                f.span(s + a, s + z);
+                f.span(s + prev, s + p);
                 prev = p;
             }
         }
+    }
+}
+
+/// Adds the flags `fl` to the bytes `bytes` (bit `i` for byte `i` of the
+/// block; bits 64 on spill into the next block).
+#[inline(always)]
+fn add_bytes(bits: &mut [u64; 8], spill: &mut [u64; 8], fl: u8, bytes: u128) {
+    let mut f = fl;
+    while f != 0 {
+        let k = f.trailing_zeros() as usize;
+        f &= f - 1;
+        bits[k] |= bytes as u64;
+        spill[k] |= (bytes >> 64) as u64;
     }
 }

@@ -103,6 +103,83 @@ impl Way {
     }
 }
 
+impl Way {
+    /// The eight bit planes of `blk`: bit `i` of plane `k` is bit `k` of
+    /// byte `i` (one mask per flag of a block of per-character flags).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(super) fn planes(self, blk: &[u8; 64]) -> [u64; 8] {
+        match self {
+            Way::Portable => planes_portable(blk),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` comes from `available` after the CPU reported AVX2.
+            Way::Avx2 => unsafe { planes_avx2(blk) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx512` comes from `available` after the CPU reported
+            // AVX-512F and AVX-512BW.
+            Way::Avx512 => unsafe { planes_avx512(blk) },
+        }
+    }
+}
+
+const LSB: u64 = 0x0101_0101_0101_0101;
+/// Gathers the low bit of each byte into the top byte (byte `j` to bit `j`).
+const GATHER: u64 = 0x0102_0408_1020_4080;
+
+/// Eight bytes at a time, by multiplication: the oracle of the vector ones.
+fn planes_portable(blk: &[u8; 64]) -> [u64; 8] {
+    let mut m = [0u64; 8];
+    for (j, g) in blk.chunks_exact(8).enumerate() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(g);
+        let v = u64::from_le_bytes(a);
+        for (k, slot) in m.iter_mut().enumerate() {
+            *slot |= (((v >> k) & LSB).wrapping_mul(GATHER) >> 56) << (8 * j);
+        }
+    }
+    m
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn planes_avx2(blk: &[u8; 64]) -> [u64; 8] {
+    use std::arch::x86_64::*;
+    let mut m = [0u64; 8];
+    for at in [0, 32] {
+        // SAFETY: 32 bytes at offset 0 or 32 of a 64-byte array; `loadu`
+        // has no alignment requirement.
+        let mut v = unsafe { _mm256_loadu_si256(blk.as_ptr().add(at).cast::<__m256i>()) };
+        // plane 7 is each byte's top bit; shifting left by one brings the
+        // next plane up (bits crossing into the next byte are not read)
+        for k in (0..8).rev() {
+            m[k] |= u64::from(_mm256_movemask_epi8(v) as u32) << at;
+            v = _mm256_add_epi8(v, v);
+        }
+    }
+    m
+}
+
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn planes_avx512(blk: &[u8; 64]) -> [u64; 8] {
+    use std::arch::x86_64::*;
+    // SAFETY: a whole 64-byte array; `loadu` has no alignment requirement.
+    let v = unsafe { _mm512_loadu_si512(blk.as_ptr().cast::<__m512i>()) };
+    let mut m = [0u64; 8];
+    for (k, slot) in m.iter_mut().enumerate() {
+        *slot = _mm512_test_epi8_mask(v, _mm512_set1_epi8(1 << k));
+    }
+    m
+}
+
 fn from_array(m: [u64; 5]) -> Masks {
     Masks {
         a: m[0],
@@ -215,6 +292,15 @@ mod tests {
             }
             for way in Way::available() {
                 assert_eq!(way.classify(&n, &blk), want, "{way:?}");
+            }
+            let planes = planes_portable(&blk);
+            for (k, plane) in planes.iter().enumerate() {
+                for (i, &c) in blk.iter().enumerate() {
+                    assert_eq!(plane >> i & 1, u64::from(c >> k & 1), "plane {k} byte {i}");
+                }
+            }
+            for way in Way::available() {
+                assert_eq!(way.planes(&blk), planes, "{way:?}");
             }
         }
     }

@@ -509,7 +509,7 @@ fn the_block_pass_matches_the_line_pass_at_every_offset() {
     let mut next = xorshift(0x51ab_77c3);
     for st in [llm(), coder()] {
         let chain = SplitChain::new(&st).expect("chain");
-        let flat = chain.flat.as_ref().expect("flat pass");
+        let (flat, _) = chain.flat.as_ref().expect("flat pass");
         for _ in 0..300 {
             let text = ascii_text(&mut next, 400);
             for k in 0..64 {
