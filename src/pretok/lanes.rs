@@ -41,6 +41,8 @@ pub(crate) struct Lanes {
     pub(crate) lower_two: u64,
     /// The Hebrew and Arabic letters of `CASELESS_TWO_BYTE`.
     pub(crate) caseless_two: u64,
+    /// The Latin-1 punctuation and symbols of `PUNCT_TWO_BYTE`.
+    pub(crate) punct_two: u64,
 }
 
 /// The Hangul syllables: `EB-EC` alone, `EA` with `B0-BF`, `ED` with `80-9D`.
@@ -100,6 +102,25 @@ pub(super) const LOWER_TWO_BYTE: &[(u32, u32)] =
 pub(super) const CASELESS_TWO_BYTE: &[(u32, u32)] =
     &[(0x05D0, 0x05EA), (0x0620, 0x064A), (0x0680, 0x06BF)];
 
+/// The Latin-1 punctuation and symbols (`\p{P}` or `\p{S}`, so neither
+/// `\s`, `\p{L}`, `\p{N}` nor a mark): `C2` with `A1-A9`, `AB`, `AC`,
+/// `AE-B1`, `B4`, `B6-B8`, `BB` or `BF`, and the signs `×` and `÷` (`C3`
+/// with `97` or `B7`). Left out: the letters `ª`, `µ`, `º`, the numbers
+/// `²`, `³`, `¹`, `¼-¾`, and the soft hyphen (a format character, which
+/// DeepSeek's punctuation does not take).
+#[cfg(test)]
+pub(super) const PUNCT_TWO_BYTE: &[(u32, u32)] = &[
+    (0x00A1, 0x00A9),
+    (0x00AB, 0x00AC),
+    (0x00AE, 0x00B1),
+    (0x00B4, 0x00B4),
+    (0x00B6, 0x00B8),
+    (0x00BB, 0x00BB),
+    (0x00BF, 0x00BF),
+    (0x00D7, 0x00D7),
+    (0x00F7, 0x00F7),
+];
+
 impl Classifier {
     /// The three-byte lanes of block `b` (`cont`, `hangul`, `cjk`, `e9`); the
     /// others are 0 until [`Self::more_lanes`] adds them. Korean and Chinese
@@ -115,6 +136,7 @@ impl Classifier {
                 upper_two: 0,
                 lower_two: 0,
                 caseless_two: 0,
+                punct_two: 0,
                 ..lanes_portable(b)
             },
             #[cfg(target_arch = "x86_64")]
@@ -128,7 +150,7 @@ impl Classifier {
     }
 
     /// `base` (from [`Self::lanes`] on the same block) with the kana and the
-    /// two-byte lanes.
+    /// two-byte lanes, letters and punctuation.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) fn more_lanes(self, b: &[u8; 64], base: Lanes) -> Lanes {
@@ -176,8 +198,17 @@ fn lanes_from<const MORE: bool>(range: impl Fn(u8, u8) -> u64, base: Lanes) -> L
         | second(0xC3, 0xB8, 0x08)
         | second(0xD0, 0xB0, 0x10)
         | second(0xD1, 0x80, 0x20);
+    let c2_punct = range(0xA1, 9)
+        | range(0xAB, 2)
+        | range(0xAE, 4)
+        | range(0xB4, 1)
+        | range(0xB6, 3)
+        | range(0xBB, 1)
+        | range(0xBF, 1);
+    let punct_two = range(0xC2, 1) & c2_punct >> 1 | second(0xC3, 0x97, 1) | second(0xC3, 0xB7, 1);
     Lanes {
         kana,
+        punct_two,
         two: range(0xC4, 7)
             | range(0xD0, 2)
             | range(0xD3, 1)
@@ -235,6 +266,7 @@ pub(super) fn lanes_portable(b: &[u8; 64]) -> Lanes {
         upper_two: lane_portable(b, UPPER_TWO_BYTE),
         lower_two: lane_portable(b, LOWER_TWO_BYTE),
         caseless_two: lane_portable(b, CASELESS_TWO_BYTE),
+        punct_two: lane_portable(b, PUNCT_TWO_BYTE),
     }
 }
 

@@ -10,7 +10,8 @@
 //! tables. The fast lanes of [`super::lanes`] skip that for the characters
 //! whose first bytes tell they are letters: the Hangul syllables, the CJK
 //! ideographs, the kana, and the two-byte letters of Latin-1, Latin
-//! Extended, Cyrillic, Hebrew and Arabic. o200k's family, whose words need
+//! Extended, Cyrillic, Hebrew and Arabic; and the Latin-1 punctuation and
+//! symbols, for every family. o200k's family, whose words need
 //! each letter's case, takes of the two-byte ones only the Latin-1 and
 //! Cyrillic capitals and small letters and the caseless Hebrew and Arabic
 //! letters. For DeepSeek's
@@ -85,7 +86,7 @@ pub(super) fn classify_beyond_ascii(
         (false, true) => (lanes.two | lanes.hangul | region, 0, 0),
         (false, false) => (lanes.two | lanes.hangul | lanes.cjk | lanes.kana, 0, 0),
     };
-    let firsts = x.na & !cont & !fast;
+    let firsts = x.na & !cont & !fast & !lanes.punct_two;
     // the case masks only where they are read: the loop is the cost per
     // character. `third` is o200k's upper-case-only letters, or the letters
     // of DeepSeek's CJK region.
@@ -95,6 +96,7 @@ pub(super) fn classify_beyond_ascii(
         (false, false) => first_bytes::<false, false>(firsts, b, at, t, other),
     };
     letters |= fast;
+    let punct = punct | lanes.punct_two;
     third |= region | cased_up;
     lower |= cased_lo;
     // Continuation bytes first: a character whose first byte is 1 to 3 bytes

@@ -1,6 +1,6 @@
 use super::*;
 use crate::pretok::classes::block_at;
-use crate::pretok::unicode::{deepseek_tables, tables, DS_CJK, L, LO, UP};
+use crate::pretok::unicode::{deepseek_tables, tables, DS_CJK, L, LO, M, N, OTHER, UP, WS};
 use crate::pretok::wide::classes_ds;
 
 /// Every table of lanes, with the flags each of its code points has in the
@@ -38,6 +38,27 @@ fn lane_letters_have_their_classes() {
                 "U+{cp:04X}"
             );
         }
+    }
+}
+
+/// The punctuation lane's characters are punctuation in every family:
+/// `[^\s\p{L}\p{N}]` and no mark in the scanners' table, `[\p{P}\p{S}]`
+/// outside the CJK region in DeepSeek's.
+#[test]
+fn lane_punctuation_is_punctuation_in_every_family() {
+    let (t, ds) = (tables(), deepseek_tables());
+    for cp in code_points(PUNCT_TWO_BYTE) {
+        assert_eq!(t.of(cp) & (L | N | WS | M | OTHER), OTHER, "U+{cp:04X}");
+        assert_eq!(classes_ds(ds.of(cp)), (false, true), "U+{cp:04X}");
+    }
+    // and the Latin-1 characters left out are not
+    let all: Vec<u32> = code_points(PUNCT_TWO_BYTE).collect();
+    for cp in (0xA1..0x100).filter(|cp| !all.contains(cp)) {
+        let other = t.of(cp) & (L | N | WS | M | OTHER) == OTHER;
+        assert!(
+            !other || classes_ds(ds.of(cp)) != (false, true),
+            "U+{cp:04X}"
+        );
     }
 }
 
@@ -103,7 +124,8 @@ fn portable_lanes_follow_the_code_points() {
         let b = &text.as_bytes()[skip..];
         for at in (0..b.len().saturating_sub(64)).step_by(59) {
             let block = block_at(b, at);
-            for (ranges, _) in CLASSED {
+            let lanes = CLASSED.iter().map(|&(r, _)| r);
+            for ranges in lanes.chain([PUNCT_TWO_BYTE]) {
                 let got = lane_portable(&block, ranges);
                 for (k, &c) in block.iter().enumerate() {
                     let len = match c {
@@ -128,10 +150,11 @@ fn portable_lanes_follow_the_code_points() {
 #[test]
 fn vector_lanes_match_portable() {
     // bytes around the lanes' edges, and real text
-    const PICK: [u8; 45] = [
+    const PICK: [u8; 58] = [
         0xE3, 0xE4, 0xE5, 0xE9, 0xEA, 0xEB, 0xEC, 0xED, 0xEE, 0xB0, 0xB8, 0xB7, 0x9D, 0x9E, 0x80,
         0x81, 0x82, 0x83, 0x96, 0x97, 0x9C, 0xA0, 0xA1, 0xBA, 0xBB, 0xBF, 0xC3, 0xC4, 0xCA, 0xCB,
         0xD0, 0xD1, 0xD3, 0xD7, 0xD8, 0xD9, 0xDA, 0xAF, 0x8A, b'a', 0x97, 0x98, 0x9E, 0x9F, 0xB6,
+        0xC2, 0xA9, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE, 0xB1, 0xB2, 0xB4, 0xB5, 0xB9, 0xBC,
     ];
     let mut rng = crate::TestRng(0x71de);
     let mut blocks: Vec<[u8; 64]> = (0..20000)
@@ -144,7 +167,8 @@ fn vector_lanes_match_portable() {
         })
         .collect();
     let text =
-        "한국어 文字 テキスト, ひらがな・ゔ naïve Жизнь и шалом שלום مرحبا “quote” 😀".repeat(4);
+        "한국어 文字 テキスト, ひらがな・ゔ naïve Жизнь и шалом שלום مرحبا “quote” 😀 «¡x·y×z÷2°ª²»"
+            .repeat(4);
     for skip in 0..64 {
         blocks.push(block_at(&text.as_bytes()[skip..], 0));
     }
