@@ -6,10 +6,11 @@
 //! the block's end whose first byte does not decide alone is left out (it is
 //! decoded).
 //!
-//! Each lane's code points are listed in a table of ranges (the tests'
-//! statement of what it finds, in the tests' build); unit tests check that every one of them is a
-//! letter of the classes the wide blocks give it, and that every vector
-//! version agrees with [`lane_portable`], which reads the ranges.
+//! Each lane's code points are listed in a table of ranges (the statement of
+//! what it finds; the pass over DeepSeek LLM's and Coder's lines reads them
+//! to learn which lanes a chain classes alike); unit tests check that every
+//! one of them is a letter of the classes the wide blocks give it, and that
+//! every vector version agrees with [`lane_portable`], which reads the ranges.
 //!
 //! Cost: nine compares per block with a byte >= 0x80 for the three-byte
 //! lanes (twice that with AVX2), and about twenty more for the kana and the
@@ -46,11 +47,9 @@ pub(crate) struct Lanes {
 }
 
 /// The Hangul syllables: `EB-EC` alone, `EA` with `B0-BF`, `ED` with `80-9D`.
-#[cfg(test)]
 pub(super) const HANGUL: &[(u32, u32)] = &[(0xAC00, 0xD77F)];
 
 /// The CJK ideographs: `E5-E9` alone, `E4` with `B8-BF`.
-#[cfg(test)]
 pub(super) const CJK: &[(u32, u32)] = &[(0x4E00, 0x9FFF)];
 
 /// The kana letters (`\p{Lo}` and `\p{Lm}`): `E3 81` with a third byte from
@@ -58,7 +57,6 @@ pub(super) const CJK: &[(u32, u32)] = &[(0x4E00, 0x9FFF)];
 /// Left out: the voicing marks U+3099-U+309C, the double hyphen U+30A0 and
 /// the middle dot U+30FB, which are no letters, and two unassigned code
 /// points.
-#[cfg(test)]
 pub(super) const KANA: &[(u32, u32)] = &[
     (0x3041, 0x3096),
     (0x309D, 0x309F),
@@ -71,7 +69,6 @@ pub(super) const KANA: &[(u32, u32)] = &[
 /// letters U+0620-U+064A and U+0680-U+06BF: lead `C4-CA`, `D0`, `D1`, `D3`
 /// or `DA` alone, or `C3` with any but `97` and `B7` (the signs `×` and
 /// `÷`), `D7` with `90-AA`, `D8` with `A0-BF`, `D9` with `80-8A`.
-#[cfg(test)]
 pub(super) const TWO_BYTE: &[(u32, u32)] = &[
     (0x00C0, 0x00D6),
     (0x00D8, 0x00F6),
@@ -85,20 +82,17 @@ pub(super) const TWO_BYTE: &[(u32, u32)] = &[
 
 /// The Latin-1 and Cyrillic capitals (`\p{Lu}`): `C3` with `80-96` or
 /// `98-9E`, `D0` with `80-AF`.
-#[cfg(test)]
 pub(super) const UPPER_TWO_BYTE: &[(u32, u32)] =
     &[(0x00C0, 0x00D6), (0x00D8, 0x00DE), (0x0400, 0x042F)];
 
 /// The Latin-1 and Cyrillic small letters (`\p{Ll}`): `C3` with `9F-B6` or
 /// `B8-BF`, `D0` with `B0-BF`, `D1` with `80-9F`.
-#[cfg(test)]
 pub(super) const LOWER_TWO_BYTE: &[(u32, u32)] =
     &[(0x00DF, 0x00F6), (0x00F8, 0x00FF), (0x0430, 0x045F)];
 
 /// The Hebrew and Arabic letters of `TWO_BYTE`, all `\p{Lo}` or `\p{Lm}`
 /// (in both of o200k's case classes): `DA` alone, `D7` with `90-AA`, `D8`
 /// with `A0-BF`, `D9` with `80-8A`.
-#[cfg(test)]
 pub(super) const CASELESS_TWO_BYTE: &[(u32, u32)] =
     &[(0x05D0, 0x05EA), (0x0620, 0x064A), (0x0680, 0x06BF)];
 
@@ -108,7 +102,6 @@ pub(super) const CASELESS_TWO_BYTE: &[(u32, u32)] =
 /// with `97` or `B7`). Left out: the letters `ª`, `µ`, `º`, the numbers
 /// `²`, `³`, `¹`, `¼-¾`, and the soft hyphen (a format character, which
 /// DeepSeek's punctuation does not take).
-#[cfg(test)]
 pub(super) const PUNCT_TWO_BYTE: &[(u32, u32)] = &[
     (0x00A1, 0x00A9),
     (0x00AB, 0x00AC),

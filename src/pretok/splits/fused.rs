@@ -3,13 +3,15 @@
 //!
 //! Each 64-byte block of the lines is classed at once: the ASCII bytes by a
 //! table of their flags, turned into a mask per flag by vector instructions
-//! ([`Way::planes`]), the Hangul syllables by a vector lane where the chain gives them all the same
-//! flags, and only the other characters outside ASCII are decoded. A class's
-//! mask has every byte of each of its characters set, so a run of a class
-//! is a run of bits, and the byte before a character is the last byte of the
-//! character before it. The pieces are a mask too, `st`: bit `i` set when a
-//! piece starts at byte `i` (bit 0, and bit `n` for the end); pieces start
-//! only at a character's first byte (the `lead` mask).
+//! ([`Way::planes`]), the characters of a vector lane (Hangul, CJK, kana,
+//! two-byte letters, Latin-1 punctuation) by that lane where the chain gives
+//! all of its code points the same flags, and only the other characters
+//! outside ASCII are decoded. A class's mask has every byte of each of its
+//! characters set, so a run of a class is a run of bits, and the byte before
+//! a character is the last byte of the character before it. The pieces are
+//! a mask too, `st`: bit `i` set when a piece starts at byte `i` (bit 0, and
+//! bit `n` for the end); pieces start only at a character's first byte (the
+//! `lead` mask).
 //! Each stage, from the first (`[\r\n]`: the lines and each line break),
 //! adds the starts it makes inside the pieces it is given, read from the
 //! masks of its classes and `st` alone, with `same(i)` (no piece starts at
@@ -35,7 +37,8 @@
 
 use super::masks::Way;
 use super::{Step, Tables};
-use crate::pretok::classes::Classifier;
+use crate::pretok::classes::{block_at, Classifier};
+use crate::pretok::lanes::{self, Lanes};
 use crate::SpanSink;
 
 /// What the pass knows of a chain's classes, built with the chain.
@@ -44,20 +47,59 @@ pub(super) struct Classes {
     /// The flags of every code point below U+10000: one load per character
     /// decoded.
     bmp: Vec<u8>,
-    /// The flags of the Hangul syllables U+AC00-U+D77F, when they all have
-    /// the same: then their bytes are classed by a vector lane, undecoded.
-    hangul: Option<u8>,
+    /// Per lane of [`LANES`], the flags of all of its code points when they
+    /// have the same: then its characters are classed by the lane, undecoded.
+    uniform: [Option<u8>; LANES.len()],
+}
+
+/// The lanes the pass can take, with their code points: the three-byte ones
+/// of [`Classifier::lanes`], then the kana and the two-byte ones of
+/// [`Classifier::more_lanes`] (from [`MORE`] on). The CJK ideographs come
+/// whole and below U+9000 (DeepSeek's CJK ranges end at U+9FA5); `TWO_BYTE`
+/// whole and in its parts.
+const LANES: [&[(u32, u32)]; 9] = [
+    lanes::HANGUL,
+    lanes::CJK,
+    &[(0x4E00, 0x8FFF)],
+    lanes::KANA,
+    lanes::TWO_BYTE,
+    lanes::UPPER_TWO_BYTE,
+    lanes::LOWER_TWO_BYTE,
+    lanes::CASELESS_TWO_BYTE,
+    lanes::PUNCT_TWO_BYTE,
+];
+
+/// The first lane of [`LANES`] that needs [`Classifier::more_lanes`].
+const MORE: usize = 3;
+
+/// The first bytes of each lane of [`LANES`] in a block, from its lanes,
+/// and the factor that spreads a first byte over its character's bytes
+/// (first bytes of one lane are as far apart as its characters are long).
+#[inline(always)]
+fn picks(l: &Lanes) -> [(u64, u128); 9] {
+    let (three, two) = (0b111, 0b11);
+    [
+        (l.hangul, three),
+        (l.cjk, three),
+        (l.cjk & !l.e9, three),
+        (l.kana, three),
+        (l.two, two),
+        (l.upper_two, two),
+        (l.lower_two, two),
+        (l.caseless_two, two),
+        (l.punct_two, two),
+    ]
 }
 
 impl Classes {
     pub(super) fn new(t: &Tables) -> Classes {
         let bmp: Vec<u8> = (0..0x10000).map(|cp| t.of(cp)).collect();
-        let syllables = bmp.get(0xAC00..=0xD77F).unwrap_or(&[]);
-        let hangul = syllables
-            .first()
-            .copied()
-            .filter(|&f| syllables.iter().all(|&g| g == f));
-        Classes { bmp, hangul }
+        let uniform = LANES.map(|ranges| {
+            let mut flags = ranges.iter().flat_map(|&(a, z)| a..=z).map(|cp| t.of(cp));
+            let first = flags.next()?;
+            flags.all(|f| f == first).then_some(first)
+        });
+        Classes { bmp, uniform }
     }
 }
 
@@ -147,13 +189,12 @@ impl Scratch {
         self.masks.resize(words * 8, 0);
         self.lead.clear();
         self.lead.resize(words, 0);
-        let lane = c.hangul.zip(self.how);
+        let how = self.how.filter(|_| c.uniform.iter().any(Option::is_some));
+        let more = c.uniform[MORE..].iter().any(Option::is_some);
         let mut spill = [0u64; 8];
         for (w, m) in self.masks.chunks_exact_mut(8).enumerate() {
             let base = w * 64;
-            let mut blk = [0u8; 64];
-            let have = b.len().saturating_sub(base).min(64);
-            blk[..have].copy_from_slice(&b[base..base + have]);
+            let (blk, have) = (block_at(b, base), b.len().saturating_sub(base).min(64));
             let valid = if have == 64 { !0 } else { (1u64 << have) - 1 };
             let raw = self.way.planes(&blk);
             let (high, cont) = (raw[7], raw[7] & !raw[6]);
@@ -167,11 +208,16 @@ impl Scratch {
                 *slot |= std::mem::take(&mut spill[k]);
             }
             let mut others = high & !cont;
-            if let (Some((flags, how)), true) = (lane, others != 0) {
-                let h = how.lanes(&blk).hangul & others;
-                // a syllable's three bytes (leads are three bytes apart)
-                add_bytes(&mut bits, &mut spill, flags, u128::from(h) * 7);
-                others &= !h;
+            // the lanes cost more than decoding a character or two
+            if let (Some(how), true) = (how, several(others)) {
+                let (u, l) = (&c.uniform, how.lanes(&blk));
+                let to = (&mut bits, &mut spill);
+                take_lanes(&u[..MORE], &picks(&l)[..MORE], &mut others, to);
+                if more && several(others) {
+                    let l = how.more_lanes(&blk, l);
+                    let to = (&mut bits, &mut spill);
+                    take_lanes(&u[MORE..], &picks(&l)[MORE..], &mut others, to);
+                }
             }
             while others != 0 {
                 let k = others.trailing_zeros() as usize;
@@ -308,6 +354,32 @@ impl Scratch {
                 f.span(s + prev, s + p);
                 prev = p;
             }
+        }
+    }
+}
+
+/// Whether `x` has three bits or more.
+#[inline(always)]
+fn several(x: u64) -> bool {
+    let y = x & x.wrapping_sub(1);
+    y & y.wrapping_sub(1) != 0
+}
+
+/// The characters of `others` (first bytes) in a lane whose code points
+/// all have the same flags: given those flags on every byte, and taken out
+/// of `others`.
+#[inline(always)]
+fn take_lanes(
+    uniform: &[Option<u8>],
+    picks: &[(u64, u128)],
+    others: &mut u64,
+    (bits, spill): (&mut [u64; 8], &mut [u64; 8]),
+) {
+    for (flags, &(firsts, spread)) in uniform.iter().zip(picks) {
+        if let Some(fl) = *flags {
+            let h = firsts & *others;
+            add_bytes(bits, spill, fl, u128::from(h) * spread);
+            *others &= !h;
         }
     }
 }
