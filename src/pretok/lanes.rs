@@ -1,7 +1,7 @@
 //! The fast lanes of the wide blocks ([`super::wide`]): in one pass of vector
 //! compares over a 64-byte block, the first bytes of the characters that need
-//! no decode because every code point their bytes allow is a letter of known
-//! classes. A lane is told by a character's first byte, or by its first two
+//! no decode because every code point their bytes allow is a letter, or a
+//! punctuation mark or symbol, of known classes. A lane is told by a character's first byte, or by its first two
 //! or three bytes where the ones after it are in the block; a character cut by
 //! the block's end whose first byte does not decide alone is left out (it is
 //! decoded).
@@ -9,7 +9,7 @@
 //! Each lane's code points are listed in a table of ranges (the statement of
 //! what it finds; the pass over DeepSeek LLM's and Coder's lines reads them
 //! to learn which lanes a chain classes alike); unit tests check that every
-//! one of them is a letter of the classes the wide blocks give it, and that
+//! one of them has the classes the wide blocks give it, and that
 //! every vector version agrees with [`lane_portable`], which reads the ranges.
 //!
 //! Cost: nine compares per block with a byte >= 0x80 for the three-byte

@@ -11,13 +11,12 @@
 //! whose first bytes tell they are letters: the Hangul syllables, the CJK
 //! ideographs, the kana, and the two-byte letters of Latin-1, Latin
 //! Extended, Cyrillic, Hebrew and Arabic; and the Latin-1 punctuation and
-//! symbols, for every family. o200k's family, whose words need
-//! each letter's case, takes of the two-byte ones only the Latin-1 and
-//! Cyrillic capitals and small letters and the caseless Hebrew and Arabic
-//! letters. For DeepSeek's
-//! chain the kana and the ideographs before U+9000 are the letters of its CJK
-//! region; the ideographs from U+9000 on are decoded, as its region ends at
-//! U+9FA5.
+//! symbols, for every family. o200k's family, whose words need each
+//! letter's case, takes of the two-byte ones only the Latin-1 and Cyrillic
+//! capitals and small letters and the caseless Hebrew and Arabic letters.
+//! For DeepSeek's chain the kana and the ideographs before U+9000 are the
+//! letters of its CJK region; the ideographs from U+9000 on are decoded, as
+//! its region ends at U+9FA5.
 //!
 //! [`super::block`] explains why the bit algebra holds for such blocks.
 

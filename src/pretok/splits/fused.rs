@@ -292,16 +292,16 @@ impl Scratch {
         std::mem::swap(&mut self.st, &mut self.next);
     }
 
-    /// The first byte of the character holding byte `k` (at most three
-    /// bytes back; byte 0 is always a first byte).
-    fn lead_at_or_before(&self, k: usize) -> usize {
-        let (mut w, mut upto) = (k / 64, !0u64 >> (63 - k % 64));
-        while let Some(&lead) = self.lead.get(w) {
-            let m = lead & upto;
-            if m != 0 || w == 0 {
-                return w * 64 + 63 - m.leading_zeros().min(63) as usize;
-            }
-            (w, upto) = (w - 1, !0);
+    /// The first byte of the character holding byte `k`: at most three
+    /// bytes back (byte 0 is always a first byte).
+    fn lead_at_or_before(&self, mut k: usize) -> usize {
+        let is_lead = |i: usize| {
+            self.lead
+                .get(i / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 == 1)
+        };
+        while k > 0 && !is_lead(k) {
+            k -= 1;
         }
         k
     }

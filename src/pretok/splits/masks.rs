@@ -1,5 +1,7 @@
 //! The class masks of one 64-byte block for the flat pass ([`super::ascii`]):
-//! bit `k` of each mask is byte `k` of the block.
+//! bit `k` of each mask is byte `k` of the block; and a block's eight bit
+//! planes ([`Way::planes`]), which the pass over the other lines
+//! ([`super::fused`]) makes its masks with.
 //!
 //! The classes are sets of ASCII bytes known only when the chain is built,
 //! so each is tested by a nibble table: `t[lo]` has bit `hi` set when the
@@ -101,11 +103,9 @@ impl Way {
             Way::Avx512 => unsafe { avx512(n, blk) },
         }
     }
-}
 
-impl Way {
     /// The eight bit planes of `blk`: bit `i` of plane `k` is bit `k` of
-    /// byte `i` (one mask per flag of a block of per-character flags).
+    /// byte `i` (one mask per flag of a block of flags, one per byte).
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(super) fn planes(self, blk: &[u8; 64]) -> [u64; 8] {
