@@ -472,9 +472,9 @@ impl PieceCache {
             .insert(home, p.key[0], p.key[1], piece.len() as u32 | n << 8, ids);
     }
 
-    /// A piece of more than 16 bytes: a token, a remembered piece, or merged
-    /// (and remembered when at most [`MAX_PIECE`] bytes). Out of the hit
-    /// loop's way, like [`Self::miss`].
+    /// A piece of more than 16 bytes: a remembered piece, or else a token
+    /// or merged (and remembered when at most [`MAX_PIECE`] bytes). Out of
+    /// the hit loop's way, like [`Self::miss`].
     #[cold]
     #[inline(never)]
     fn encode_long<M: PieceModel>(
@@ -484,12 +484,15 @@ impl PieceCache {
         piece: &[u8],
         out: &mut Vec<Rank>,
     ) {
-        if let Some(r) = model.whole(piece) {
-            out.push(r);
-            return;
-        }
+        // a token or merged: asked of the model only when the long-piece
+        // table does not have it (a token's lookup costs as much as this
+        // table's, and most long pieces are not tokens)
+        let ids = |out: &mut Vec<Rank>| match model.whole(piece) {
+            Some(r) => out.push(r),
+            None => model.merge_long(piece, out),
+        };
         if piece.len() > MAX_PIECE {
-            model.merge_long(piece, out);
+            ids(out);
             return;
         }
         let h = FxBuildHasher.hash_one(piece);
@@ -501,7 +504,7 @@ impl PieceCache {
             return;
         }
         let at = out.len();
-        model.merge_long(piece, out);
+        ids(out);
         let k = out.len() - at;
         let extra = piece.len() + 4 * k;
         if !self.make_room(seed, extra) {

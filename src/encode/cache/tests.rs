@@ -227,3 +227,31 @@ fn parts_equal_stretches_encoded_alone() {
         }
     }
 }
+
+/// A piece of more than 16 bytes that is a token is that token, the first
+/// time (asked of the vocabulary) and after (from the long-piece table),
+/// also among pieces that are not tokens.
+#[test]
+fn a_long_token_is_its_id_cold_and_warm() {
+    let mut toks: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    let long = b"abcdxy0123456789efab".to_vec();
+    toks.push(long.clone());
+    let v = Vocab::new(toks).unwrap();
+    let id = v.rank(&long).unwrap();
+    let seed = Arc::new(Seed::new(&v));
+    let mut c = PieceCache::new(&seed);
+    let other = "xyxyxyxyxyxyxyxyxyxy";
+    let text = format!(
+        "{}{other}{}",
+        std::str::from_utf8(&long).unwrap(),
+        std::str::from_utf8(&long).unwrap()
+    );
+    let byte_ids: Vec<Rank> = other.bytes().map(Rank::from).collect();
+    let mut expect = vec![id];
+    expect.extend(&byte_ids);
+    expect.push(id);
+    for pass in 0..2 {
+        assert_eq!(run(&mut c, &seed, &v, &text, 20), expect, "pass {pass}");
+        assert_eq!(c.stats().long_entries, 2, "pass {pass}");
+    }
+}
