@@ -15,6 +15,7 @@ use numpy::PyArray1;
 use super::array;
 use super::errors::to_py;
 use super::ints::IntTable;
+use super::text::Text;
 use crate::error::{Error, Result};
 use crate::pipeline::file::{self, ModelFile};
 use crate::pipeline::{
@@ -309,12 +310,12 @@ impl PyPipeline {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         add_special_tokens: bool,
         split_special: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let ids = py
-            .detach(|| self.inner.encode(text, add_special_tokens, split_special))
+            .detach(|| self.inner.encode(&text, add_special_tokens, split_special))
             .map_err(to_py)?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
@@ -324,12 +325,12 @@ impl PyPipeline {
     fn encode_to_array<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         add_special_tokens: bool,
         split_special: bool,
     ) -> PyResult<Bound<'py, PyArray1<Rank>>> {
         let ids = py
-            .detach(|| self.inner.encode(text, add_special_tokens, split_special))
+            .detach(|| self.inner.encode(&text, add_special_tokens, split_special))
             .map_err(to_py)?;
         array::owned(py, ids)
     }
@@ -340,7 +341,7 @@ impl PyPipeline {
     fn encode_batch_to_array<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<Text>,
         add_special_tokens: bool,
         split_special: bool,
         num_threads: Option<usize>,
@@ -365,7 +366,7 @@ impl PyPipeline {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<Text>,
         add_special_tokens: bool,
         split_special: bool,
         num_threads: Option<usize>,
@@ -393,7 +394,7 @@ impl PyPipeline {
     /// one per core); what both batch bindings run with the GIL released.
     fn encode_all(
         &self,
-        texts: &[String],
+        texts: &[Text],
         add_special_tokens: bool,
         split_special: bool,
         num_threads: Option<usize>,
