@@ -2,8 +2,8 @@
 
 A Python ``str`` that is not ASCII reaches the encoder as UTF-8 made from its
 code units: by CPython on first use (then kept with the string) or, on CPUs
-with AVX-512 VBMI2, by bytepair (``src/utf8.rs``; the thread keeps the last
-string it converted). Which one pays, and how much, depends on whether the
+with AVX-512 VBMI2, by bytepair (``src/utf8.rs``, into a new buffer on every
+call: nothing is kept). Which one pays, and how much, depends on whether the
 object is new, so this tool times both cases, in one process, the builds
 interleaved (as ``ab_core.py``):
 
