@@ -6,7 +6,9 @@ whole package, so here each build is a copy of ``python/bytepair`` with its
 extension, and every round runs one fresh process per build, alternated (order
 reversed on odd rounds), each pinned to one core. A process loads the file,
 encodes each corpus's first ``--mb`` MB once to warm the piece cache, then
-prints the best of ``--repeat`` ``encode_to_numpy`` calls in MB/s (CPU time).
+prints the best of ``--repeat`` ``encode_to_numpy`` calls in MB/s (CPU time);
+with ``--fresh`` each call gets a new ``str`` equal to the text (made before
+the clock starts), which CPython has not converted to UTF-8 yet.
 The corpora are encoded in the order given, in one process: a corpus after
 others meets the piece cache they left. A corpus is a name, or a path to any
 text file (for example ``help_pages_text.py``'s).
@@ -36,16 +38,17 @@ DATA = Path(os.environ.get("BYTEPAIR_DATA") or Path.home() / ".cache" / "bytepai
 
 CHILD = """
 import sys, time, bytepair
-model, mb, repeat = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+model, mb, repeat, fresh = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 tok = bytepair.load(model)
 rates = []
-for path in sys.argv[4:]:
+for path in sys.argv[5:]:
     text = open(path, "rb").read()[: int(mb * 1e6)].decode("utf-8", "ignore")
     tok.encode_to_numpy(text)
     best = float("inf")
     for _ in range(repeat):
+        t = text[:1] + text[1:] if fresh else text
         t0 = time.process_time()
-        tok.encode_to_numpy(text)
+        tok.encode_to_numpy(t)
         best = min(best, time.process_time() - t0)
     rates.append(len(text.encode()) / best / 1e6)
 print(" ".join(f"{r:.0f}" for r in rates))
@@ -57,10 +60,10 @@ def corpus_path(c: str) -> str:
     return c if "/" in c else str(DATA / "corpora" / f"{c}.txt")
 
 
-def run(build: str, model: Path, corpora: list, mb: float, repeat: int, cpu: int) -> list:
+def run(build: str, model: Path, corpora: list, mb: float, repeat: int, cpu: int, fresh: bool = False) -> list:
     """One fresh process of ``build``: MB/s per corpus."""
     env = dict(os.environ, PYTHONPATH=build)
-    cmd = ["taskset", "-c", str(cpu), sys.executable, "-c", CHILD, str(model), str(mb), str(repeat)]
+    cmd = ["taskset", "-c", str(cpu), sys.executable, "-c", CHILD, str(model), str(mb), str(repeat), str(int(fresh))]
     out = subprocess.run(cmd + [corpus_path(c) for c in corpora],
                          env=env, capture_output=True, text=True, check=True)
     return [float(x) for x in out.stdout.split()]
@@ -76,15 +79,17 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cpu", type=int, default=1)
+    ap.add_argument("--fresh", action="store_true", help="each timed call on a new str equal to the text")
     args = ap.parse_args()
     model = DATA / "models" / args.model / args.file
     print(f"# {' '.join(sys.argv)}")
-    print(f"# {args.model}: encode_to_numpy MB/s, best of {args.repeat}, one fresh process per build and round")
+    kind = "a new str each call" if args.fresh else "the same str"
+    print(f"# {args.model}: encode_to_numpy MB/s, best of {args.repeat} ({kind}), one fresh process per build and round")
     print(f"{'round':6} {'build':30} " + " ".join(f"{c:>14}" for c in args.corpora))
     for r in range(args.rounds):
         order = args.builds if r % 2 == 0 else args.builds[::-1]
         for build in order:
-            rates = run(build, model, args.corpora, args.mb, args.repeat, args.cpu)
+            rates = run(build, model, args.corpora, args.mb, args.repeat, args.cpu, args.fresh)
             print(f"{r + 1:<6} {build:30} " + " ".join(f"{x:14.0f}" for x in rates), flush=True)
 
 
