@@ -85,7 +85,12 @@ pub fn convert(units: Units<'_>, mut buf: Vec<u8>) -> Result<Utf8, Vec<u8>> {
         Units::Ucs2(u) => 3 * u.len(),
         Units::Ucs4(u) => 4 * u.len(),
     } + SLACK;
-    if buf.len() < need {
+    if buf.capacity() == 0 {
+        // a new buffer comes zeroed from the allocator (calloc): pages a
+        // conversion never writes (most of a UCS-4 string's 4 bytes per
+        // character) are never touched
+        buf = vec![0; need];
+    } else if buf.len() < need {
         // only the new part is zeroed: a reused buffer is written over as is
         buf.resize(need, 0);
     }
