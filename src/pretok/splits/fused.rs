@@ -47,54 +47,49 @@ pub(super) struct Classes {
     /// The flags of every code point below U+10000: one load per character
     /// decoded.
     bmp: Vec<u8>,
-    /// Per lane of [`LANES`], the flags of all of its code points when they
+    /// Per lane of [`picks`], the flags of all of its code points when they
     /// have the same: then its characters are classed by the lane, undecoded.
-    uniform: [Option<u8>; LANES.len()],
+    uniform: [Option<u8>; LANE_COUNT],
 }
 
-/// The lanes the pass can take, with their code points: the three-byte ones
-/// of [`Classifier::lanes`], then the kana and the two-byte ones of
+/// The lanes the pass can take ([`picks`]).
+const LANE_COUNT: usize = 9;
+
+/// One lane in a block: the first bytes of its characters, the factor that
+/// spreads them over the characters' bytes, and its code points.
+type Pick = (u64, u128, &'static [(u32, u32)]);
+
+/// The first lane of [`picks`] that needs [`Classifier::more_lanes`].
+const MORE: usize = 3;
+
+/// The lanes the pass can take, in one list: for each, its first bytes in a
+/// block (from the block's lanes `l`), the factor that spreads a first byte
+/// over its character's bytes (first bytes of one lane are as far apart as
+/// its characters are long), and its code points. The three-byte lanes of
+/// [`Classifier::lanes`] come first, then the kana and the two-byte ones of
 /// [`Classifier::more_lanes`] (from [`MORE`] on). The CJK ideographs come
 /// whole and below U+9000 (DeepSeek's CJK ranges end at U+9FA5); `TWO_BYTE`
 /// whole and in its parts.
-const LANES: [&[(u32, u32)]; 9] = [
-    lanes::HANGUL,
-    lanes::CJK,
-    &[(0x4E00, 0x8FFF)],
-    lanes::KANA,
-    lanes::TWO_BYTE,
-    lanes::UPPER_TWO_BYTE,
-    lanes::LOWER_TWO_BYTE,
-    lanes::CASELESS_TWO_BYTE,
-    lanes::PUNCT_TWO_BYTE,
-];
-
-/// The first lane of [`LANES`] that needs [`Classifier::more_lanes`].
-const MORE: usize = 3;
-
-/// The first bytes of each lane of [`LANES`] in a block, from its lanes,
-/// and the factor that spreads a first byte over its character's bytes
-/// (first bytes of one lane are as far apart as its characters are long).
 #[inline(always)]
-fn picks(l: &Lanes) -> [(u64, u128); 9] {
+fn picks(l: &Lanes) -> [Pick; LANE_COUNT] {
     let (three, two) = (0b111, 0b11);
     [
-        (l.hangul, three),
-        (l.cjk, three),
-        (l.cjk & !l.e9, three),
-        (l.kana, three),
-        (l.two, two),
-        (l.upper_two, two),
-        (l.lower_two, two),
-        (l.caseless_two, two),
-        (l.punct_two, two),
+        (l.hangul, three, lanes::HANGUL),
+        (l.cjk, three, lanes::CJK),
+        (l.cjk & !l.e9, three, &[(0x4E00, 0x8FFF)]),
+        (l.kana, three, lanes::KANA),
+        (l.two, two, lanes::TWO_BYTE),
+        (l.upper_two, two, lanes::UPPER_TWO_BYTE),
+        (l.lower_two, two, lanes::LOWER_TWO_BYTE),
+        (l.caseless_two, two, lanes::CASELESS_TWO_BYTE),
+        (l.punct_two, two, lanes::PUNCT_TWO_BYTE),
     ]
 }
 
 impl Classes {
     pub(super) fn new(t: &Tables) -> Classes {
         let bmp: Vec<u8> = (0..0x10000).map(|cp| t.of(cp)).collect();
-        let uniform = LANES.map(|ranges| {
+        let uniform = picks(&Lanes::default()).map(|(_, _, ranges)| {
             let mut flags = ranges.iter().flat_map(|&(a, z)| a..=z).map(|cp| t.of(cp));
             let first = flags.next()?;
             flags.all(|f| f == first).then_some(first)
@@ -371,11 +366,11 @@ fn several(x: u64) -> bool {
 #[inline(always)]
 fn take_lanes(
     uniform: &[Option<u8>],
-    picks: &[(u64, u128)],
+    picks: &[Pick],
     others: &mut u64,
     (bits, spill): (&mut [u64; 8], &mut [u64; 8]),
 ) {
-    for (flags, &(firsts, spread)) in uniform.iter().zip(picks) {
+    for (flags, &(firsts, spread, _)) in uniform.iter().zip(picks) {
         if let Some(fl) = *flags {
             let h = firsts & *others;
             add_bytes(bits, spill, fl, u128::from(h) * spread);
